@@ -1,0 +1,24 @@
+GO ?= go
+BIN := bin/qlessd
+
+.PHONY: build run test bench vet fmt
+
+build:
+	$(GO) build -o $(BIN) ./cmd/qlessd
+
+# Starts a server on 127.0.0.1:6379 with its data in ./qlessd-data.
+run: build
+	./$(BIN) $(ARGS)
+
+# Every test, differential ones included: they need redis-server 7.0.
+test:
+	./tests/ensure-redis.sh
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+bench: build
+	./tests/ensure-redis.sh
+	$(GO) run ./tests/bench $(ARGS)
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')

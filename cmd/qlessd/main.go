@@ -1,0 +1,110 @@
+// Command qlessd runs the qlessd server: flags, configuration, start and
+// graceful stop.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/server"
+	"github.com/qlessd/qlessd/store"
+)
+
+// version is reported by --version and INFO; redis_version stays 7.0.x so
+// clients that check it accept us.
+const version = "0.1.0"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(argv []string) int {
+	fs := flag.NewFlagSet("qlessd", flag.ContinueOnError)
+	bind := fs.String("bind", "127.0.0.1", "address to listen on")
+	port := fs.Int("port", 6379, "TCP port")
+	dir := fs.String("dir", "./qlessd-data", "data directory (created if missing)")
+	fsync := fs.String("appendfsync", "everysec", "when writes reach the disk: always, everysec or no")
+	pass := fs.String("requirepass", "", "password clients must AUTH with")
+	dbs := fs.Int("databases", 16, "number of databases (1-256)")
+	level := fs.String("loglevel", "notice", "debug, verbose, notice or warning")
+	protected := fs.String("protected-mode", "yes", "refuse to listen beyond loopback without a password: yes or no")
+	maxClients := fs.Int("maxclients", 10000, "maximum simultaneous clients")
+	timeout := fs.Int("timeout", 0, "close idle clients after this many seconds (0 never)")
+	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(argv); err != nil {
+		return 2
+	}
+	if *showVersion {
+		fmt.Printf("qlessd v=%s redis_version=7.0.0\n", version)
+		return 0
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(*level)}))
+	sync, err := store.ParseSync(*fsync)
+	if err != nil {
+		logger.Error(err.Error())
+		return 2
+	}
+	if *protected != "yes" && *protected != "no" {
+		logger.Error("protected-mode must be yes or no")
+		return 2
+	}
+	cfg := server.Config{
+		Bind:          *bind,
+		Port:          *port,
+		Dir:           *dir,
+		AppendFsync:   sync,
+		RequirePass:   *pass,
+		Databases:     *dbs,
+		ProtectedMode: *protected == "yes",
+		MaxClients:    *maxClients,
+		Timeout:       time.Duration(*timeout) * time.Second,
+		LuaTimeLimit:  time.Duration(*luaLimit) * time.Millisecond,
+		Logger:        logger,
+		Version:       version,
+	}
+	srv, err := server.New(cfg, commands.Default())
+	if err != nil {
+		logger.Error("cannot start", "err", err)
+		return 1
+	}
+	if err := srv.Start(); err != nil {
+		logger.Error("cannot listen", "err", err)
+		srv.Close()
+		return 1
+	}
+	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "version", version)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case s := <-sig:
+		logger.Info("received signal, shutting down", "signal", s.String())
+	case <-srv.Done():
+		logger.Info("shutdown requested")
+	}
+	if err := srv.Close(); err != nil {
+		logger.Error("shutdown", "err", err)
+		return 1
+	}
+	logger.Info("qlessd stopped; data synced")
+	return 0
+}
+
+func logLevel(s string) slog.Level {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug
+	case "verbose":
+		return slog.LevelDebug + 2
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
+}

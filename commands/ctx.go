@@ -1,0 +1,105 @@
+package commands
+
+import (
+	"time"
+
+	"github.com/qlessd/qlessd/resp"
+	"github.com/qlessd/qlessd/store"
+)
+
+// Session is the calling connection as commands see it. The server
+// implements it; scripts run with their caller's session.
+type Session interface {
+	ID() int64
+	DB() int
+	SetDB(i int)
+}
+
+// Env is what the running server provides to commands beyond the store.
+type Env interface {
+	Store() *store.DB
+	// CountSubscribers returns how many subscriptions (channels and
+	// patterns) a message on channel would reach now.
+	CountSubscribers(channel string) int64
+}
+
+// Message is a pub/sub message published by a command.
+type Message struct {
+	Channel, Payload string
+}
+
+// BlockRequest is how a blocking command asks to wait: the server waits
+// until one of Keys changes or Timeout passes (0 waits forever), then runs
+// the command again.
+type BlockRequest struct {
+	DB      int
+	Keys    []string
+	Timeout time.Duration
+}
+
+// Ctx carries one command execution.
+type Ctx struct {
+	Tx       *store.Tx
+	W        resp.Writer
+	Sess     Session
+	Env      Env
+	Table    *Table
+	Name     string // the command name as called, lowercased
+	InScript bool   // called through redis.call
+	InMulti  bool   // queued by MULTI and run by EXEC
+
+	// Block is set by a blocking command that found no data and may wait.
+	Block *BlockRequest
+	// TimedOut is set when a blocked command is run for the last time after
+	// its timeout: it must write its timeout reply.
+	TimedOut bool
+
+	published []Message
+}
+
+// CanBlock reports whether a blocking command may wait instead of replying
+// at once: never inside scripts or MULTI, and not after its timeout.
+func (c *Ctx) CanBlock() bool { return !c.InScript && !c.InMulti && !c.TimedOut }
+
+// Publish queues a message for delivery once the transaction commits and
+// returns the number of receivers, as PUBLISH does.
+func (c *Ctx) Publish(channel, payload string) int64 {
+	c.published = append(c.published, Message{channel, payload})
+	if c.Env == nil {
+		return 0
+	}
+	return c.Env.CountSubscribers(channel)
+}
+
+// TakePublished returns and clears the queued messages.
+func (c *Ctx) TakePublished() []Message {
+	m := c.published
+	c.published = nil
+	return m
+}
+
+// Error writes an error reply.
+func (c *Ctx) Error(msg string) { c.W.WriteError(msg) }
+
+// OK writes +OK.
+func (c *Ctx) OK() { c.W.WriteStatus("OK") }
+
+// Dispatch runs cmd after checking its arity. The caller has looked the
+// command up and opened a suitable transaction.
+func (t *Table) Dispatch(c *Ctx, cmd *Cmd, args [][]byte) {
+	if !cmd.ArityOK(len(args)) {
+		c.W.WriteError(WrongArgs(cmd.Name))
+		return
+	}
+	c.Name = cmd.Name
+	cmd.Run(c, args)
+}
+
+// StoreErr writes the reply for a store error (a wrong type, most often).
+func (c *Ctx) StoreErr(err error) {
+	if err == store.ErrWrongType {
+		c.W.WriteError(ErrWrongType)
+		return
+	}
+	c.W.WriteError("ERR " + err.Error())
+}

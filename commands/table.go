@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"sort"
+	"strings"
+)
+
+// Flags describe a command to the dispatcher and to COMMAND INFO.
+type Flags uint32
+
+const (
+	Write        Flags = 1 << iota // runs in a write transaction
+	ReadOnly                       // runs in a read transaction
+	NoScript                       // refused inside EVAL
+	Blocking                       // may wait for data
+	Admin                          // administrative
+	PubSubOK                       // allowed in subscribe mode
+	Fast                           // O(1) or O(log n)
+	NoTx                           // needs no store transaction (connection level)
+	Loading                        // allowed while loading
+	Stale                          // allowed on a stale replica
+	NoAuth                         // allowed before AUTH
+	NoMulti                        // refused inside MULTI
+	DenyOOM                        // may grow memory use
+	MayReplicate                   // e.g. PUBLISH
+	SkipMonitor
+	AllowBusy // allowed while a script runs too long
+)
+
+var flagNames = []struct {
+	f    Flags
+	name string
+}{
+	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
+	{PubSubOK, "pubsub"}, {NoScript, "noscript"}, {Blocking, "blocking"}, {Loading, "loading"},
+	{Stale, "stale"}, {SkipMonitor, "skip_monitor"}, {NoAuth, "no_auth"}, {Fast, "fast"},
+	{MayReplicate, "may_replicate"}, {AllowBusy, "allow_busy"}, {NoMulti, "no_multi"},
+}
+
+// Names returns the Redis flag names in COMMAND INFO order.
+func (f Flags) Names() []string {
+	var out []string
+	for _, fn := range flagNames {
+		if f&fn.f != 0 {
+			out = append(out, fn.name)
+		}
+	}
+	return out
+}
+
+// Cmd is one entry of the command table.
+type Cmd struct {
+	Name     string // lowercase
+	Arity    int    // Redis arity: exact when positive, minimum when negative (name included)
+	Flags    Flags
+	FirstKey int
+	LastKey  int
+	Step     int
+	Run      func(c *Ctx, args [][]byte)
+}
+
+// Table maps command names to commands.
+type Table struct {
+	cmds map[string]*Cmd
+}
+
+// NewTable returns an empty table.
+func NewTable() *Table { return &Table{cmds: map[string]*Cmd{}} }
+
+// Add registers commands, replacing any of the same name.
+func (t *Table) Add(cmds ...*Cmd) {
+	for _, c := range cmds {
+		t.cmds[c.Name] = c
+	}
+}
+
+// Lookup finds a command by name, in any case.
+func (t *Table) Lookup(name []byte) *Cmd {
+	if c, ok := t.cmds[string(name)]; ok {
+		return c
+	}
+	return t.cmds[strings.ToLower(string(name))]
+}
+
+// All returns the commands sorted by name.
+func (t *Table) All() []*Cmd {
+	out := make([]*Cmd, 0, len(t.cmds))
+	for _, c := range t.cmds {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ArityOK reports whether n arguments (name included) fit the command.
+func (c *Cmd) ArityOK(n int) bool {
+	if c.Arity >= 0 {
+		return n == c.Arity
+	}
+	return n >= -c.Arity
+}
+
+// Keys returns the key arguments of a call, by the table's key positions.
+func (c *Cmd) Keys(args [][]byte) [][]byte {
+	if c.FirstKey <= 0 {
+		return nil
+	}
+	last := c.LastKey
+	if last < 0 {
+		last = len(args) + last
+	}
+	var out [][]byte
+	step := c.Step
+	if step <= 0 {
+		step = 1
+	}
+	for i := c.FirstKey; i <= last && i < len(args); i += step {
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// Default builds the table of every Redis command group. Packages outside
+// commands (server, qless) add their own entries to it.
+func Default() *Table {
+	t := NewTable()
+	for _, register := range []func(*Table){
+		registerKeys,
+		registerStrings,
+		registerHashes,
+		registerLists,
+		registerSets,
+		registerZSets,
+		registerServer,
+	} {
+		register(t)
+	}
+	return t
+}

@@ -1,0 +1,68 @@
+package resp
+
+// Recorder is a Writer that builds a Value. It accepts one top-level reply;
+// nested arrays are completed as their announced elements arrive.
+type Recorder struct {
+	root  Value
+	done  bool
+	stack []frame
+}
+
+type frame struct {
+	v    *Value
+	left int
+}
+
+// Reset prepares the recorder for a new reply, keeping its buffers.
+func (r *Recorder) Reset() {
+	r.root = Value{}
+	r.done = false
+	r.stack = r.stack[:0]
+}
+
+// Value returns the recorded reply. It is only complete once the handler has
+// written every announced array element.
+func (r *Recorder) Value() Value { return r.root }
+
+// Written reports whether a complete top-level reply was recorded.
+func (r *Recorder) Written() bool { return r.done }
+
+func (r *Recorder) put(v Value) {
+	if len(r.stack) == 0 {
+		r.root = v
+		r.done = v.Kind != Array || len(v.Array) == 0
+		if v.Kind == Array && len(v.Array) > 0 {
+			r.stack = append(r.stack, frame{v: &r.root, left: len(v.Array)})
+		}
+		return
+	}
+	top := &r.stack[len(r.stack)-1]
+	idx := len(top.v.Array) - top.left
+	top.v.Array[idx] = v
+	top.left--
+	slot := &top.v.Array[idx]
+	for len(r.stack) > 0 && r.stack[len(r.stack)-1].left == 0 {
+		r.stack = r.stack[:len(r.stack)-1]
+	}
+	if v.Kind == Array && len(v.Array) > 0 {
+		r.stack = append(r.stack, frame{v: slot, left: len(v.Array)})
+	}
+	if len(r.stack) == 0 {
+		r.done = true
+	}
+}
+
+func (r *Recorder) WriteError(msg string)    { r.put(Value{Kind: Error, Str: msg}) }
+func (r *Recorder) WriteStatus(s string)     { r.put(Value{Kind: Status, Str: s}) }
+func (r *Recorder) WriteBulk(b []byte)       { r.put(Value{Kind: Bulk, Str: string(b)}) }
+func (r *Recorder) WriteBulkString(s string) { r.put(Value{Kind: Bulk, Str: s}) }
+func (r *Recorder) WriteInt(n int64)         { r.put(Value{Kind: Int, Int: n}) }
+func (r *Recorder) WriteNull()               { r.put(Value{Kind: Null}) }
+func (r *Recorder) WriteNullArray()          { r.put(Value{Kind: NullArray}) }
+func (r *Recorder) WriteArray(n int) {
+	if n < 0 {
+		r.put(Value{Kind: NullArray})
+		return
+	}
+	r.put(Value{Kind: Array, Array: make([]Value, n)})
+}

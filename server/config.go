@@ -1,0 +1,27 @@
+// Package server speaks RESP over redcon: connections, dispatch into the
+// command table, authentication, pub/sub, blocking waits and client
+// sessions. It holds no data logic.
+package server
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/qlessd/qlessd/store"
+)
+
+// Config holds the server settings, named after redis-server's.
+type Config struct {
+	Bind          string
+	Port          int
+	Dir           string
+	AppendFsync   store.Sync
+	RequirePass   string
+	Databases     int
+	ProtectedMode bool
+	MaxClients    int
+	Timeout       time.Duration // idle client timeout, 0 for none
+	LuaTimeLimit  time.Duration
+	Logger        *slog.Logger
+	Version       string
+}

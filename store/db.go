@@ -1,0 +1,238 @@
+// Package store keeps Redis data types in buntdb. It is the only package that
+// imports buntdb; everything above it sees Redis keys, types and values.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Sync says when writes reach the disk, as redis-server's appendfsync.
+type Sync int
+
+const (
+	SyncEverySec Sync = iota
+	SyncAlways
+	SyncNo
+)
+
+// ParseSync reads an appendfsync value.
+func ParseSync(s string) (Sync, error) {
+	switch s {
+	case "everysec":
+		return SyncEverySec, nil
+	case "always":
+		return SyncAlways, nil
+	case "no":
+		return SyncNo, nil
+	}
+	return 0, fmt.Errorf("invalid appendfsync value %q (want always, everysec or no)", s)
+}
+
+func (s Sync) String() string {
+	switch s {
+	case SyncAlways:
+		return "always"
+	case SyncNo:
+		return "no"
+	}
+	return "everysec"
+}
+
+// Options configures Open.
+type Options struct {
+	Dir       string // data directory; "" or ":memory:" keeps nothing on disk
+	Sync      Sync
+	Databases int
+	Logger    *slog.Logger
+}
+
+// DataFile is the name of the append-only data file inside Dir.
+const DataFile = "qlessd.db"
+
+// DB is an open store.
+type DB struct {
+	bdb       *buntdb.DB
+	opts      Options
+	path      string
+	log       *slog.Logger
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	mu        sync.Mutex
+	lastSave  time.Time
+	onCommit  func(touched []KeyRef)
+	dirtyMu   sync.Mutex
+	dirty     int64 // writes since the last save, for INFO
+	startTime time.Time
+}
+
+// KeyRef names a key in one database.
+type KeyRef struct {
+	DB  int
+	Key string
+}
+
+// Open opens (creating if needed) the store in opts.Dir.
+func Open(opts Options) (*DB, error) {
+	if opts.Databases <= 0 {
+		opts.Databases = 16
+	}
+	if opts.Databases > 256 {
+		return nil, fmt.Errorf("databases must be between 1 and 256, got %d", opts.Databases)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	db := &DB{opts: opts, log: opts.Logger, stop: make(chan struct{}), startTime: time.Now()}
+	path := ":memory:"
+	if opts.Dir != "" && opts.Dir != ":memory:" {
+		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create data directory: %w", err)
+		}
+		path = filepath.Join(opts.Dir, DataFile)
+		if err := repairTail(path, db.log); err != nil {
+			return nil, err
+		}
+	}
+	db.path = path
+	bdb, err := buntdb.Open(path)
+	if err != nil {
+		if errors.Is(err, buntdb.ErrInvalid) {
+			return nil, fmt.Errorf("data file %s is damaged before its last record; refusing to start (move it aside to start empty): %w", path, err)
+		}
+		return nil, fmt.Errorf("open data file %s: %w", path, err)
+	}
+	var cfg buntdb.Config
+	if err := bdb.ReadConfig(&cfg); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	switch opts.Sync {
+	case SyncAlways:
+		cfg.SyncPolicy = buntdb.Always
+	case SyncNo:
+		cfg.SyncPolicy = buntdb.Never
+	default:
+		cfg.SyncPolicy = buntdb.EverySecond
+	}
+	if err := bdb.SetConfig(cfg); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	db.bdb = bdb
+	db.lastSave = time.Now()
+	db.wg.Add(1)
+	go db.sweepLoop()
+	return db, nil
+}
+
+// Databases returns how many database indexes exist.
+func (db *DB) Databases() int { return db.opts.Databases }
+
+// Path returns the data file path, or ":memory:".
+func (db *DB) Path() string { return db.path }
+
+// SyncPolicy returns the configured appendfsync mode.
+func (db *DB) SyncPolicy() Sync { return db.opts.Sync }
+
+// OnCommit registers a function called after every write transaction that
+// changed keys, outside the store lock, with the keys it touched. The server
+// uses it to wake blocked clients and to invalidate WATCHes.
+func (db *DB) OnCommit(fn func(touched []KeyRef)) { db.onCommit = fn }
+
+// Update runs fn in a write transaction. The transaction always commits what
+// fn wrote, even when fn returns an error: like Redis, a command or script
+// that fails part way keeps its earlier writes. Commands validate their
+// arguments before writing so a rejected command writes nothing.
+func (db *DB) Update(fn func(tx *Tx) error) error {
+	var fnErr error
+	var touched []KeyRef
+	err := db.bdb.Update(func(btx *buntdb.Tx) error {
+		tx := newTx(db, btx, true)
+		fnErr = fn(tx)
+		touched = tx.touched
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(touched) > 0 {
+		db.dirtyMu.Lock()
+		db.dirty += int64(len(touched))
+		db.dirtyMu.Unlock()
+		if db.onCommit != nil {
+			db.onCommit(touched)
+		}
+	}
+	return fnErr
+}
+
+// View runs fn in a read-only transaction.
+func (db *DB) View(fn func(tx *Tx) error) error {
+	var fnErr error
+	err := db.bdb.View(func(btx *buntdb.Tx) error {
+		fnErr = fn(newTx(db, btx, false))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return fnErr
+}
+
+// Save compacts the data file (SAVE/BGSAVE): buntdb rewrites it holding only
+// the live items.
+func (db *DB) Save() error {
+	if db.path == ":memory:" {
+		db.markSaved()
+		return nil
+	}
+	err := db.bdb.Shrink()
+	if err == nil || errors.Is(err, buntdb.ErrShrinkInProcess) {
+		db.markSaved()
+		return nil
+	}
+	return err
+}
+
+func (db *DB) markSaved() {
+	db.mu.Lock()
+	db.lastSave = time.Now()
+	db.mu.Unlock()
+	db.dirtyMu.Lock()
+	db.dirty = 0
+	db.dirtyMu.Unlock()
+}
+
+// LastSave returns when the data file was last compacted or opened.
+func (db *DB) LastSave() time.Time {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.lastSave
+}
+
+// Dirty returns the number of key changes since the last save.
+func (db *DB) Dirty() int64 {
+	db.dirtyMu.Lock()
+	defer db.dirtyMu.Unlock()
+	return db.dirty
+}
+
+// Close stops background work, syncs and closes the data file.
+func (db *DB) Close() error {
+	select {
+	case <-db.stop:
+		return nil
+	default:
+	}
+	close(db.stop)
+	db.wg.Wait()
+	return db.bdb.Close()
+}

@@ -1,0 +1,154 @@
+package store
+
+import (
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Tx is one store transaction. Its clock is read once, so a command or a
+// whole script sees keys expire at a single instant, as Redis freezes time
+// during a script.
+type Tx struct {
+	db       *DB
+	btx      *buntdb.Tx
+	writable bool
+	now      int64 // unix ms
+	sel      int   // selected database index
+	touched  []KeyRef
+}
+
+func newTx(db *DB, btx *buntdb.Tx, writable bool) *Tx {
+	return &Tx{db: db, btx: btx, writable: writable, now: time.Now().UnixMilli()}
+}
+
+// Select makes database index i current for the following operations.
+func (tx *Tx) Select(i int) { tx.sel = i }
+
+// Selected returns the current database index.
+func (tx *Tx) Selected() int { return tx.sel }
+
+// Writable reports whether the transaction may write.
+func (tx *Tx) Writable() bool { return tx.writable }
+
+// Now returns the transaction's clock in unix milliseconds.
+func (tx *Tx) Now() int64 { return tx.now }
+
+// Databases returns the number of database indexes.
+func (tx *Tx) Databases() int { return tx.db.opts.Databases }
+
+func (tx *Tx) touch(key string) {
+	tx.touched = append(tx.touched, KeyRef{DB: tx.sel, Key: key})
+}
+
+// Touch records that key changed without going through a store write, so
+// watchers and blocked clients hear of it.
+func (tx *Tx) Touch(key string) { tx.touch(key) }
+
+// lookup returns key's metadata, treating an expired key as absent (and
+// deleting it in a write transaction).
+func (tx *Tx) lookup(key string) (Meta, bool) {
+	v, err := tx.btx.Get(metaKey(tx.sel, key))
+	if err != nil {
+		return Meta{}, false
+	}
+	m, ok := decodeMeta(v)
+	if !ok {
+		return Meta{}, false
+	}
+	if m.ExpireAt != 0 && m.ExpireAt <= tx.now {
+		if tx.writable {
+			tx.remove(key, m)
+		}
+		return Meta{}, false
+	}
+	return m, true
+}
+
+// lookupType returns key's metadata if it exists, ErrWrongType if it holds a
+// type other than t.
+func (tx *Tx) lookupType(key string, t Type) (Meta, bool, error) {
+	m, ok := tx.lookup(key)
+	if !ok {
+		return Meta{}, false, nil
+	}
+	if m.Type != t {
+		return Meta{}, false, ErrWrongType
+	}
+	return m, true, nil
+}
+
+// putMeta writes key's metadata, keeping the expiry index in step with it.
+func (tx *Tx) putMeta(key string, old Meta, existed bool, m Meta) {
+	if existed && old.ExpireAt != 0 && old.ExpireAt != m.ExpireAt {
+		tx.btx.Delete(expiryKey(tx.sel, old.ExpireAt, key))
+	}
+	if m.ExpireAt != 0 && (!existed || old.ExpireAt != m.ExpireAt) {
+		tx.btx.Set(expiryKey(tx.sel, m.ExpireAt, key), "", nil)
+	}
+	tx.btx.Set(metaKey(tx.sel, key), m.encode(), nil)
+	tx.touch(key)
+}
+
+// remove deletes key's metadata, expiry entry and elements.
+func (tx *Tx) remove(key string, m Meta) {
+	tx.btx.Delete(metaKey(tx.sel, key))
+	if m.ExpireAt != 0 {
+		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, key))
+	}
+	if m.Type != TypeString {
+		tx.deleteRange(dataPrefix(tx.sel, key))
+	}
+	tx.touch(key)
+}
+
+// deleteRange deletes every item whose key starts with prefix.
+func (tx *Tx) deleteRange(prefix string) {
+	var keys []string
+	tx.ascendPrefix(prefix, func(k, _ string) bool {
+		keys = append(keys, k)
+		return true
+	})
+	for _, k := range keys {
+		tx.btx.Delete(k)
+	}
+}
+
+// ascendPrefix iterates items whose key starts with prefix in key order.
+func (tx *Tx) ascendPrefix(prefix string, fn func(k, v string) bool) {
+	end := prefixEnd(prefix)
+	if end == "" {
+		tx.btx.AscendGreaterOrEqual("", prefix, fn)
+		return
+	}
+	tx.btx.AscendRange("", prefix, end, fn)
+}
+
+// descendPrefix iterates items whose key starts with prefix in reverse key order.
+func (tx *Tx) descendPrefix(prefix string, fn func(k, v string) bool) {
+	iter := func(k, v string) bool {
+		if len(k) < len(prefix) || k[:len(prefix)] != prefix {
+			return k > prefix // only the exclusive upper bound itself is skipped
+		}
+		return fn(k, v)
+	}
+	end := prefixEnd(prefix)
+	if end == "" {
+		tx.btx.Descend("", iter)
+		return
+	}
+	tx.btx.DescendLessOrEqual("", end, iter)
+}
+
+// rawGet, rawSet and rawDelete give the type files direct access to items.
+func (tx *Tx) rawGet(k string) (string, bool) {
+	v, err := tx.btx.Get(k)
+	if err != nil {
+		return "", false
+	}
+	return v, true
+}
+
+func (tx *Tx) rawSet(k, v string) { tx.btx.Set(k, v, nil) }
+
+func (tx *Tx) rawDelete(k string) { tx.btx.Delete(k) }

@@ -1,0 +1,242 @@
+// Package tests holds end-to-end tests against a started qlessd, and
+// differential tests that send the same commands to qlessd and to a real
+// redis-server and compare the replies byte for byte.
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	qlessdBin string
+	buildErr  error
+	buildOnce sync.Once
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if qlessdBin != "" {
+		os.RemoveAll(filepath.Dir(qlessdBin))
+	}
+	os.Exit(code)
+}
+
+// binary builds cmd/qlessd once per test run.
+func binary(t testing.TB) string {
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "qlessd-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		bin := filepath.Join(dir, "qlessd")
+		out, err := exec.Command("go", "build", "-o", bin, "../cmd/qlessd").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("build qlessd: %v\n%s", err, out)
+			return
+		}
+		qlessdBin = bin
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return qlessdBin
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Proc is a started server process.
+type Proc struct {
+	Addr string
+	Dir  string
+	cmd  *exec.Cmd
+	out  *bytes.Buffer
+	mu   sync.Mutex
+	done chan struct{}
+}
+
+// Output returns what the process logged so far.
+func (p *Proc) Output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+type lockedWriter struct {
+	p *Proc
+}
+
+func (w lockedWriter) Write(b []byte) (int, error) {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	return w.p.out.Write(b)
+}
+
+func startProc(t testing.TB, dir string, name string, args ...string) *Proc {
+	t.Helper()
+	p := &Proc{Dir: dir, out: &bytes.Buffer{}, done: make(chan struct{})}
+	port := 0
+	for i, a := range args {
+		if a == "--port" {
+			port, _ = strconv.Atoi(args[i+1])
+		}
+	}
+	p.Addr = fmt.Sprintf("127.0.0.1:%d", port)
+	p.cmd = exec.Command(name, args...)
+	p.cmd.Stdout = lockedWriter{p}
+	p.cmd.Stderr = lockedWriter{p}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", p.Addr, 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("%s exited at start:\n%s", name, p.Output())
+		default:
+		}
+		if time.Now().After(deadline) {
+			p.Kill()
+			t.Fatalf("%s did not listen on %s:\n%s", name, p.Addr, p.Output())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return p
+}
+
+// StartQlessd starts qlessd on a free port with its data in dir ("" for a
+// fresh temporary directory). It is stopped when the test ends.
+func StartQlessd(t testing.TB, dir string, extra ...string) *Proc {
+	t.Helper()
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	args := append([]string{"--port", strconv.Itoa(freePort(t)), "--dir", dir, "--loglevel", "warning"}, extra...)
+	p := startProc(t, dir, binary(t), args...)
+	t.Cleanup(func() { p.Stop() })
+	return p
+}
+
+// redisServerPath finds redis-server, failing (never skipping) with advice
+// when it is missing: differential tests are part of the suite.
+func redisServerPath(t testing.TB) string {
+	if p := os.Getenv("REDIS_SERVER"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatal("redis-server not found: differential tests need Redis 7.0 " +
+			"(apt-get install -y redis-server, or set REDIS_SERVER=/path/to/redis-server)")
+	}
+	return p
+}
+
+// StartRedis starts a real redis-server without persistence on a free port.
+func StartRedis(t testing.TB, extra ...string) *Proc {
+	t.Helper()
+	dir := t.TempDir()
+	args := append([]string{"--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1",
+		"--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no"}, extra...)
+	p := startProc(t, dir, redisServerPath(t), args...)
+	t.Cleanup(func() { p.Stop() })
+	return p
+}
+
+// Stop sends SIGTERM and waits.
+func (p *Proc) Stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// Kill sends SIGKILL and waits.
+func (p *Proc) Kill() {
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
+// Exited reports whether the process has ended.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Pair is a qlessd and a redis-server with a raw connection to each.
+type Pair struct {
+	Q, R   *Raw
+	QP, RP *Proc
+}
+
+// StartPair starts both servers for a differential test.
+func StartPair(t testing.TB) *Pair {
+	t.Helper()
+	qp, rp := StartQlessd(t, ""), StartRedis(t)
+	return &Pair{Q: DialRaw(t, qp.Addr), R: DialRaw(t, rp.Addr), QP: qp, RP: rp}
+}
+
+// Same sends one command to both servers and fails the test unless the raw
+// replies are identical. It returns the reply.
+func (p *Pair) Same(t testing.TB, args ...string) string {
+	t.Helper()
+	q := p.Q.Do(t, args...)
+	r := p.R.Do(t, args...)
+	if q != r {
+		t.Errorf("%s\n  qlessd: %q\n  redis:  %q", quoteArgs(args), q, r)
+	}
+	return r
+}
+
+// SameSorted is Same for replies whose array order Redis leaves unspecified
+// (SMEMBERS, KEYS, ...): top-level array elements are compared as sorted.
+func (p *Pair) SameSorted(t testing.TB, args ...string) {
+	t.Helper()
+	q := p.Q.Do(t, args...)
+	r := p.R.Do(t, args...)
+	if SortedReply(q) != SortedReply(r) {
+		t.Errorf("%s (sorted)\n  qlessd: %q\n  redis:  %q", quoteArgs(args), q, r)
+	}
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = strconv.Quote(a)
+	}
+	return strings.Join(q, " ")
+}
