@@ -170,11 +170,7 @@ func cmdSPop(c *Ctx, args [][]byte) {
 		return
 	}
 	count, ok := ParseInt(args[2])
-	if !ok {
-		c.Error(ErrNotInt)
-		return
-	}
-	if count < 0 {
+	if !ok || count < 0 {
 		c.Error(ErrPositive)
 		return
 	}
