@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,6 +149,16 @@ func TestHashesScan(t *testing.T) {
 		"x[a-\xff]", "x[\xff-a]", "foo*bar", "*o*a*", "***", "", "[\\^]", "[*]", "a[^]b", "?*", "*?",
 		"h[a-", "[a-c", "\\a*", "a\\", "[\\", "\xc3*"} {
 		p.Same(t, "HSCAN", "h", "0", "MATCH", pat)
+	}
+	// Random patterns over the glob metacharacters.
+	rng := rand.New(rand.NewPCG(7, 11))
+	const alphabet = "ab*?[]^-\\xo"
+	for i := 0; i < 400; i++ {
+		b := make([]byte, 1+rng.IntN(7))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		p.Same(t, "HSCAN", "h", "0", "MATCH", string(b))
 	}
 }
 
