@@ -19,24 +19,40 @@ func registerSetAlgebra(t *Table) {
 
 // hsOperand is one input set; a missing key is an empty set.
 type hsOperand struct {
-	key     string
-	members []string // byte order
-	intset  bool
+	key    string
+	card   int64
+	intset bool
 }
 
-// hsLoadSets reads every key, replying WRONGTYPE if any is not a set.
+// hsLoadSets checks every key, replying WRONGTYPE if any is not a set.
 func hsLoadSets(c *Ctx, keys [][]byte) ([]hsOperand, bool) {
 	ops := make([]hsOperand, len(keys))
 	for i, k := range keys {
-		members, _, err := c.Tx.SMembers(string(k))
+		card, err := c.Tx.SCard(string(k))
 		if err != nil {
 			c.StoreErr(err)
 			return nil, false
 		}
 		intset, _ := c.Tx.SIntset(string(k))
-		ops[i] = hsOperand{key: string(k), members: members, intset: intset}
+		ops[i] = hsOperand{key: string(k), card: card, intset: intset}
 	}
 	return ops, true
+}
+
+// members returns the operand's members in byte order.
+func (op hsOperand) members(c *Ctx) []string {
+	m, _, _ := c.Tx.SMembers(op.key)
+	return m
+}
+
+// hsInAll reports whether m belongs to every operand.
+func hsInAll(c *Ctx, ops []hsOperand, m string) bool {
+	for _, op := range ops {
+		if ok, _ := c.Tx.SIsMember(op.key, m); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // hsStoreOrReply stores result at dst (when storing) and replies with its
@@ -61,25 +77,18 @@ func hsSplitStore(c *Ctx, args [][]byte) (store bool, dst []byte, keys [][]byte)
 // keeping members every other set holds, up to limit (0 for all).
 func hsIntersect(c *Ctx, ops []hsOperand, limit int) []string {
 	for _, op := range ops {
-		if len(op.members) == 0 {
+		if op.card == 0 {
 			return nil
 		}
 	}
-	sort.SliceStable(ops, func(i, j int) bool { return len(ops[i].members) < len(ops[j].members) })
-	first := ops[0].members
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].card < ops[j].card })
+	first := ops[0].members(c)
 	if ops[0].intset {
 		first = hsIntsetOrder(first)
 	}
 	var out []string
 	for _, m := range first {
-		in := true
-		for _, op := range ops[1:] {
-			if ok, _ := c.Tx.SIsMember(op.key, m); !ok {
-				in = false
-				break
-			}
-		}
-		if in {
+		if hsInAll(c, ops[1:], m) {
 			out = append(out, m)
 			if limit > 0 && len(out) >= limit {
 				break
@@ -107,7 +116,7 @@ func cmdSUnion(c *Ctx, args [][]byte) {
 	seen := map[string]bool{}
 	var out []string
 	for _, op := range ops {
-		for _, m := range op.members {
+		for _, m := range op.members(c) {
 			if !seen[m] {
 				seen[m] = true
 				out = append(out, m)
@@ -124,19 +133,23 @@ func cmdSDiff(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	gone := map[string]bool{}
-	for _, op := range ops[1:] {
-		for _, m := range op.members {
-			gone[m] = true
-		}
-	}
 	var out []string
-	for _, m := range ops[0].members {
-		if !gone[m] {
+	for _, m := range ops[0].members(c) {
+		if !hsInAny(c, ops[1:], m) {
 			out = append(out, m)
 		}
 	}
 	hsStoreOrReply(c, store, dst, hsBuiltSetOrder(out))
+}
+
+// hsInAny reports whether m belongs to any operand.
+func hsInAny(c *Ctx, ops []hsOperand, m string) bool {
+	for _, op := range ops {
+		if ok, _ := c.Tx.SIsMember(op.key, m); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func cmdSInterCard(c *Ctx, args [][]byte) {
