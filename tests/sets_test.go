@@ -227,3 +227,46 @@ func TestSetsRandomProperties(t *testing.T) {
 		t.Fatalf("emptied set still exists: %q", e)
 	}
 }
+
+// TestSetsScanGuarantee checks SCAN's promise on a paged set: a member
+// present from the first call to the last is returned, whatever is added or
+// removed between pages, and pages stay near COUNT when prefixes differ.
+func TestSetsScanGuarantee(t *testing.T) {
+	q := StartQlessd(t, "")
+	c := DialRaw(t, q.Addr)
+	args := []string{"SADD", "s"}
+	for i := 0; i < 400; i++ {
+		args = append(args, fmt.Sprintf("%03d-member", i))
+	}
+	c.Do(t, args...)
+	seen := map[string]bool{}
+	cursor := "0"
+	pages := 0
+	for {
+		flat := hsFlat(t, c.Do(t, "SSCAN", "s", cursor, "COUNT", "10"))
+		cursor = flat[0]
+		for _, m := range flat[1:] {
+			seen[m] = true
+		}
+		if len(flat)-1 > 10 {
+			t.Fatalf("page of %d members for COUNT 10", len(flat)-1)
+		}
+		pages++
+		// Churn: remove members already returned and add new ones.
+		c.Do(t, "SREM", "s", fmt.Sprintf("%03d-member", pages*3))
+		c.Do(t, "SADD", "s", fmt.Sprintf("new-%d", pages), fmt.Sprintf("%03d-extra", pages*7))
+		if cursor == "0" {
+			break
+		}
+	}
+	for i := 0; i < 400; i++ {
+		m := fmt.Sprintf("%03d-member", i)
+		removed := i%3 == 0 && i/3 >= 1 && i/3 <= pages
+		if !removed && !seen[m] {
+			t.Errorf("member %s present throughout was not returned", m)
+		}
+	}
+	if pages < 40 {
+		t.Errorf("400 members took only %d pages of COUNT 10", pages)
+	}
+}
