@@ -11,7 +11,7 @@ import (
 const (
 	ldPrec       = 64
 	ldMaxExp     = 16384  // big.Float MantExp of LDBL_MAX
-	ldMinExp     = -16444 // MantExp of the smallest denormal
+	ldMinExp     = -16445 // MantExp of half the smallest denormal, the least that rounds up to it
 	ldMaxStrLen  = 5*1024 - 1
 	ldDecExpLimt = 5000 // decimal exponents beyond this are out of range
 )
@@ -69,8 +69,10 @@ func parseLongDouble(b []byte) (*big.Float, bool) {
 			return nil, false
 		}
 	}
-	if e := f.MantExp(nil); e > ldMaxExp || e < ldMinExp {
-		return nil, false
+	mant := newLongDouble()
+	e := f.MantExp(mant)
+	if e > ldMaxExp || e < ldMinExp || (e == ldMinExp && mant.Abs(mant).Cmp(big.NewFloat(0.5)) == 0) {
+		return nil, false // overflow, or underflow to zero (a tie rounds to even)
 	}
 	return f, true
 }

@@ -68,6 +68,15 @@ func TestHashesDifferential(t *testing.T) {
 		{"HINCRBYFLOAT", "fl", "x", " 1"}, {"HINCRBYFLOAT", "fl", "x", "1 "}, {"HINCRBYFLOAT", "fl", "x", "1e"},
 		{"HINCRBYFLOAT", "fl", "x", "0x"}, {"HINCRBYFLOAT", "fl", "x", "1_0"}, {"HINCRBYFLOAT", "fl", "x", "0b1"},
 		{"HINCRBYFLOAT", "fl", "x", "."}, {"HINCRBYFLOAT", "fl", "x", "1e+"}, {"HINCRBYFLOAT", "fl", "x", "0x1p"},
+		// range edges of long double: LDBL_MAX, overflow, denormals and underflow
+		{"HINCRBYFLOAT", "edge", "a", "1.18973149535723176502e+4932"}, {"HINCRBYFLOAT", "edge", "b", "1.2e4932"},
+		{"HINCRBYFLOAT", "edge", "c", "0x1.fffffffffffffffep16383"}, {"HINCRBYFLOAT", "edge", "d", "0x1p16384"},
+		{"HINCRBYFLOAT", "edge", "e", "2e-4951"}, {"HINCRBYFLOAT", "edge", "e", "1.8e-4951"},
+		{"HINCRBYFLOAT", "edge", "f", "0x1p-16446"}, {"HINCRBYFLOAT", "edge", "f", "0x1.0000000000000002p-16446"},
+		{"HINCRBYFLOAT", "edge", "g", "1e-400"}, {"HINCRBYFLOAT", "edge", "h", "99999999999999999.5"},
+		{"HINCRBYFLOAT", "edge", "i", "0xAbC.dEfp-3"}, {"HINCRBYFLOAT", "edge", "j", "00000.0000001e7"},
+		{"HINCRBYFLOAT", "edge", "a", "-1.18973149535723176502e+4932"},
+		{"HINCRBYFLOAT", "edge", "c", "1e4931"}, {"HGET", "edge", "c"},
 		{"HSET", "fl", "s", "abc", "inf", "inf", "int", "10", "sp", " 2"},
 		{"HINCRBYFLOAT", "fl", "s", "1"}, {"HINCRBYFLOAT", "fl", "inf", "1"}, {"HINCRBYFLOAT", "fl", "int", "0.5"},
 		{"HINCRBYFLOAT", "fl", "sp", "1"}, {"HINCRBYFLOAT", "nokey3", "x", "bad"}, {"EXISTS", "nokey3"},
@@ -184,14 +193,27 @@ func TestHashesScanLarge(t *testing.T) {
 			t.Errorf("HSCAN %s %v: qlessd %d elements, redis %d", c.key, c.opts, len(q), len(r))
 		}
 	}
-	// Paging goes in steps of about COUNT, and a large hash stays a hashtable
-	// after shrinking: deleting most fields still pages.
-	page := hsFlat(t, p.Q.Do(t, "HSCAN", "big", "0", "COUNT", "5"))
-	if page[0] == "0" || len(page) != 1+2*5 {
-		t.Errorf("first page of a large hash: %q", page)
+	// Paging goes in steps of COUNT when field prefixes differ.
+	page := hsFlat(t, p.Q.Do(t, "HSCAN", "wide", "0", "COUNT", "1"))
+	if page[0] == "0" || len(page) != 1+2*1 {
+		t.Errorf("first page of a hashtable hash: %q", page)
 	}
+	// A hashtable stays one after shrinking, so it still pages.
+	del := []string{"HDEL", "big"}
+	for i := 3; i < 300; i++ {
+		del = append(del, fmt.Sprintf("field:%d", i))
+	}
+	p.Same(t, del...)
 	p.Same(t, "HLEN", "big")
 	hsSamePairs(t, p, "HGETALL", "big")
+	if page = hsFlat(t, p.Q.Do(t, "HSCAN", "big", "0", "COUNT", "1")); page[0] == "0" {
+		t.Errorf("a shrunk hashtable came whole: %q", page)
+	}
+	q := hsScanAll(t, p.Q, "HSCAN", "big", true, "COUNT", "1")
+	r := hsScanAll(t, p.R, "HSCAN", "big", true, "COUNT", "1")
+	if strings.Join(q, "\n") != strings.Join(r, "\n") {
+		t.Errorf("HSCAN of a shrunk hash: qlessd %q, redis %q", q, r)
+	}
 }
 
 // TestHashesRandomProperties checks HRANDFIELD's random replies by their
