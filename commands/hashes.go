@@ -7,7 +7,7 @@ func registerHashes(t *Table) {
 	t.Add(
 		&Cmd{Name: "hget", Arity: 3, Flags: r | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdHGet},
 		&Cmd{Name: "hset", Arity: -4, Flags: w | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdHSet},
-		&Cmd{Name: "hmset", Arity: -4, Flags: w | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdHSet},
+		&Cmd{Name: "hmset", Arity: -4, Flags: w | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdHMSet},
 		&Cmd{Name: "hsetnx", Arity: 4, Flags: w | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdHSetNX},
 		&Cmd{Name: "hmget", Arity: -3, Flags: r | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdHMGet},
 		&Cmd{Name: "hgetall", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdHGetAll},
@@ -36,25 +36,30 @@ func cmdHGet(c *Ctx, args [][]byte) {
 	}
 }
 
-// cmdHSet serves HSET (replies with the new field count) and HMSET (+OK).
 func cmdHSet(c *Ctx, args [][]byte) {
-	if len(args)%2 != 0 {
-		c.Error(WrongArgs(c.Name))
-		return
-	}
-	pairs := make([]string, 0, len(args)-2)
-	for _, a := range args[2:] {
-		pairs = append(pairs, string(a))
-	}
-	n, err := c.Tx.HSet(string(args[1]), pairs...)
-	switch {
-	case err != nil:
-		c.StoreErr(err)
-	case c.Name == "hmset":
-		c.OK()
-	default:
+	if n, ok := hsSetPairs(c, "hset", args); ok {
 		c.W.WriteInt(int64(n))
 	}
+}
+
+func cmdHMSet(c *Ctx, args [][]byte) {
+	if _, ok := hsSetPairs(c, "hmset", args); ok {
+		c.OK()
+	}
+}
+
+// hsSetPairs stores HSET's field/value pairs, replying on error.
+func hsSetPairs(c *Ctx, name string, args [][]byte) (int, bool) {
+	if len(args)%2 != 0 {
+		c.Error(WrongArgs(name))
+		return 0, false
+	}
+	n, err := c.Tx.HSet(string(args[1]), hsStrings(args[2:])...)
+	if err != nil {
+		c.StoreErr(err)
+		return 0, false
+	}
+	return n, true
 }
 
 func cmdHSetNX(c *Ctx, args [][]byte) {
@@ -112,11 +117,7 @@ func cmdHKeys(c *Ctx, args [][]byte)   { writeHash(c, args[1], true, false) }
 func cmdHVals(c *Ctx, args [][]byte)   { writeHash(c, args[1], false, true) }
 
 func cmdHDel(c *Ctx, args [][]byte) {
-	fields := make([]string, 0, len(args)-2)
-	for _, f := range args[2:] {
-		fields = append(fields, string(f))
-	}
-	n, err := c.Tx.HDel(string(args[1]), fields...)
+	n, err := c.Tx.HDel(string(args[1]), hsStrings(args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return

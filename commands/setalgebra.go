@@ -7,12 +7,12 @@ import "sort"
 func registerSetAlgebra(t *Table) {
 	const r, w = ReadOnly, Write
 	t.Add(
-		&Cmd{Name: "sinter", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Run: cmdSInter},
-		&Cmd{Name: "sunion", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Run: cmdSUnion},
-		&Cmd{Name: "sdiff", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Run: cmdSDiff},
-		&Cmd{Name: "sinterstore", Arity: -3, Flags: w | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, Run: cmdSInter},
-		&Cmd{Name: "sunionstore", Arity: -3, Flags: w | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, Run: cmdSUnion},
-		&Cmd{Name: "sdiffstore", Arity: -3, Flags: w | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, Run: cmdSDiff},
+		&Cmd{Name: "sinter", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Run: hsAlgebra(hsInter, false)},
+		&Cmd{Name: "sunion", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Run: hsAlgebra(hsUnion, false)},
+		&Cmd{Name: "sdiff", Arity: -2, Flags: r, FirstKey: 1, LastKey: -1, Step: 1, Run: hsAlgebra(hsDiff, false)},
+		&Cmd{Name: "sinterstore", Arity: -3, Flags: w | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, Run: hsAlgebra(hsInter, true)},
+		&Cmd{Name: "sunionstore", Arity: -3, Flags: w | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, Run: hsAlgebra(hsUnion, true)},
+		&Cmd{Name: "sdiffstore", Arity: -3, Flags: w | DenyOOM, FirstKey: 1, LastKey: -1, Step: 1, Run: hsAlgebra(hsDiff, true)},
 		&Cmd{Name: "sintercard", Arity: -3, Flags: r, Run: cmdSInterCard},
 	)
 }
@@ -55,22 +55,25 @@ func hsInAll(c *Ctx, ops []hsOperand, m string) bool {
 	return true
 }
 
-// hsStoreOrReply stores result at dst (when storing) and replies with its
-// size, or replies with the members.
-func hsStoreOrReply(c *Ctx, store bool, dst []byte, result []string) {
-	if store {
-		c.W.WriteInt(int64(c.Tx.SStore(string(dst), result)))
-		return
+// hsAlgebra makes the Run of SINTER, SUNION, SDIFF or, when store is set,
+// of their STORE form, which writes the result to its first key.
+func hsAlgebra(op func(c *Ctx, ops []hsOperand) []string, store bool) func(*Ctx, [][]byte) {
+	return func(c *Ctx, args [][]byte) {
+		keys := args[1:]
+		if store {
+			keys = args[2:]
+		}
+		ops, ok := hsLoadSets(c, keys)
+		if !ok {
+			return
+		}
+		result := op(c, ops)
+		if store {
+			c.W.WriteInt(int64(c.Tx.SStore(string(args[1]), result)))
+			return
+		}
+		hsWriteMembers(c, result)
 	}
-	hsWriteMembers(c, result)
-}
-
-// hsSplitStore returns the destination and source keys of a STORE form.
-func hsSplitStore(c *Ctx, args [][]byte) (store bool, dst []byte, keys [][]byte) {
-	if len(c.Name) > 5 && c.Name[len(c.Name)-5:] == "store" {
-		return true, args[1], args[2:]
-	}
-	return false, nil, args[1:]
 }
 
 // hsIntersect walks the smallest set in its order (numeric for an intset),
@@ -98,21 +101,9 @@ func hsIntersect(c *Ctx, ops []hsOperand, limit int) []string {
 	return out
 }
 
-func cmdSInter(c *Ctx, args [][]byte) {
-	store, dst, keys := hsSplitStore(c, args)
-	ops, ok := hsLoadSets(c, keys)
-	if !ok {
-		return
-	}
-	hsStoreOrReply(c, store, dst, hsIntersect(c, ops, 0))
-}
+func hsInter(c *Ctx, ops []hsOperand) []string { return hsIntersect(c, ops, 0) }
 
-func cmdSUnion(c *Ctx, args [][]byte) {
-	store, dst, keys := hsSplitStore(c, args)
-	ops, ok := hsLoadSets(c, keys)
-	if !ok {
-		return
-	}
+func hsUnion(c *Ctx, ops []hsOperand) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, op := range ops {
@@ -124,22 +115,17 @@ func cmdSUnion(c *Ctx, args [][]byte) {
 		}
 	}
 	sort.Strings(out)
-	hsStoreOrReply(c, store, dst, hsBuiltSetOrder(out))
+	return hsBuiltSetOrder(out)
 }
 
-func cmdSDiff(c *Ctx, args [][]byte) {
-	store, dst, keys := hsSplitStore(c, args)
-	ops, ok := hsLoadSets(c, keys)
-	if !ok {
-		return
-	}
+func hsDiff(c *Ctx, ops []hsOperand) []string {
 	var out []string
 	for _, m := range ops[0].members(c) {
 		if !hsInAny(c, ops[1:], m) {
 			out = append(out, m)
 		}
 	}
-	hsStoreOrReply(c, store, dst, hsBuiltSetOrder(out))
+	return hsBuiltSetOrder(out)
 }
 
 // hsInAny reports whether m belongs to any operand.
