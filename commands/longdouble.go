@@ -13,7 +13,7 @@ const (
 	ldMaxExp     = 16384  // big.Float MantExp of LDBL_MAX
 	ldMinExp     = -16445 // MantExp of half the smallest denormal, the least that rounds up to it
 	ldMaxStrLen  = 5*1024 - 1
-	ldDecExpLimt = 5000 // decimal exponents beyond this are out of range
+	ldDecExpLimit = 5000 // decimal exponents beyond this are out of range
 )
 
 func newLongDouble() *big.Float {
@@ -62,7 +62,7 @@ func parseLongDouble(b []byte) (*big.Float, bool) {
 			return nil, false
 		}
 	} else {
-		if mag > ldDecExpLimt || mag < -ldDecExpLimt {
+		if mag > ldDecExpLimit || mag < -ldDecExpLimit {
 			return nil, false
 		}
 		if _, _, err := f.Parse(s, 10); err != nil {
