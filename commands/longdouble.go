@@ -9,10 +9,10 @@ import (
 // exponent) and prints with "%.17Lf". A 64-bit big.Float rounds as that type
 // does, so results print digit for digit as Redis's do (0.1+0.2 is "0.3").
 const (
-	ldPrec       = 64
-	ldMaxExp     = 16384  // big.Float MantExp of LDBL_MAX
-	ldMinExp     = -16445 // MantExp of half the smallest denormal, the least that rounds up to it
-	ldMaxStrLen  = 5*1024 - 1
+	ldPrec        = 64
+	ldMaxExp      = 16384  // big.Float MantExp of LDBL_MAX
+	ldMinExp      = -16445 // MantExp of half the smallest denormal, the least that rounds up to it
+	ldMaxStrLen   = 5*1024 - 1
 	ldDecExpLimit = 5000 // decimal exponents beyond this are out of range
 )
 
