@@ -57,6 +57,11 @@ const (
 	ErrConfigParam     = "ERR Unknown option or number of arguments for CONFIG SET - '%s'"
 	ErrSameObject      = "ERR source and destination objects are the same"
 	ErrBitValue        = "ERR bit is not an integer or out of range"
+	ErrNaNOrInf        = "ERR value is NaN or Infinity"
+	ErrValueRange      = "ERR value is out of range"
+	ErrRangeBetween    = "ERR value is out of range, value must between %d and %d"
+	ErrNumKeysGtZero   = "ERR numkeys should be greater than 0"
+	ErrLimitNegative   = "ERR LIMIT can't be negative"
 )
 
 // WrongArgs is the reply to a command called with the wrong number of

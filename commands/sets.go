@@ -1,3 +1,195 @@
 package commands
 
-func registerSets(t *Table) {}
+import (
+	"sort"
+	"strconv"
+)
+
+func registerSets(t *Table) {
+	const r, w = ReadOnly, Write
+	t.Add(
+		&Cmd{Name: "sadd", Arity: -3, Flags: w | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSAdd},
+		&Cmd{Name: "srem", Arity: -3, Flags: w | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSRem},
+		&Cmd{Name: "smembers", Arity: 2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSMembers},
+		&Cmd{Name: "sismember", Arity: 3, Flags: r | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSIsMember},
+		&Cmd{Name: "smismember", Arity: -3, Flags: r | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSMIsMember},
+		&Cmd{Name: "scard", Arity: 2, Flags: r | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSCard},
+		&Cmd{Name: "spop", Arity: -2, Flags: w | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSPop},
+		&Cmd{Name: "srandmember", Arity: -2, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSRandMember},
+		&Cmd{Name: "smove", Arity: 4, Flags: w | Fast, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdSMove},
+		&Cmd{Name: "sscan", Arity: -3, Flags: r, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSScan},
+	)
+	registerSetAlgebra(t)
+}
+
+func hsStrings(args [][]byte) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// hsWriteMembers replies with an array of members.
+func hsWriteMembers(c *Ctx, members []string) {
+	c.W.WriteArray(len(members))
+	for _, m := range members {
+		c.W.WriteBulkString(m)
+	}
+}
+
+// hsIntsetOrder sorts integer members numerically, the order of an intset.
+// Members are byte-ordered otherwise, standing in for hash order.
+func hsIntsetOrder(members []string) []string {
+	nums := make([]int64, len(members))
+	for i, m := range members {
+		v, ok := ParseInt([]byte(m))
+		if !ok {
+			return members
+		}
+		nums[i] = v
+	}
+	sort.Slice(nums, func(i, j int) bool { return nums[i] < nums[j] })
+	out := make([]string, len(nums))
+	for i, v := range nums {
+		out[i] = strconv.FormatInt(v, 10)
+	}
+	return out
+}
+
+// hsBuiltSetOrder orders members as Redis replies with a set it builds by
+// adding them: an intset while all are integers and at most 512.
+func hsBuiltSetOrder(members []string) []string {
+	if len(members) > 512 {
+		return members
+	}
+	return hsIntsetOrder(members)
+}
+
+func cmdSAdd(c *Ctx, args [][]byte) {
+	n, err := c.Tx.SAdd(string(args[1]), hsStrings(args[2:])...)
+	if err != nil {
+		c.StoreErr(err)
+		return
+	}
+	c.W.WriteInt(int64(n))
+}
+
+func cmdSRem(c *Ctx, args [][]byte) {
+	n, err := c.Tx.SRem(string(args[1]), hsStrings(args[2:])...)
+	if err != nil {
+		c.StoreErr(err)
+		return
+	}
+	c.W.WriteInt(int64(n))
+}
+
+// hsSetMembers returns a key's members in Redis's reply order where it is
+// predictable (intsets), replying on a type error.
+func hsSetMembers(c *Ctx, key string) ([]string, bool) {
+	members, _, err := c.Tx.SMembers(key)
+	if err != nil {
+		c.StoreErr(err)
+		return nil, false
+	}
+	if intset, _ := c.Tx.SIntset(key); intset {
+		members = hsIntsetOrder(members)
+	}
+	return members, true
+}
+
+func cmdSMembers(c *Ctx, args [][]byte) {
+	if members, ok := hsSetMembers(c, string(args[1])); ok {
+		hsWriteMembers(c, members)
+	}
+}
+
+func cmdSIsMember(c *Ctx, args [][]byte) {
+	ok, err := c.Tx.SIsMember(string(args[1]), string(args[2]))
+	if err != nil {
+		c.StoreErr(err)
+		return
+	}
+	c.W.WriteInt(hsBoolInt(ok))
+}
+
+func cmdSMIsMember(c *Ctx, args [][]byte) {
+	key := string(args[1])
+	if _, err := c.Tx.SCard(key); err != nil {
+		c.StoreErr(err)
+		return
+	}
+	c.W.WriteArray(len(args) - 2)
+	for _, m := range args[2:] {
+		ok, _ := c.Tx.SIsMember(key, string(m))
+		c.W.WriteInt(hsBoolInt(ok))
+	}
+}
+
+func cmdSCard(c *Ctx, args [][]byte) {
+	n, err := c.Tx.SCard(string(args[1]))
+	if err != nil {
+		c.StoreErr(err)
+		return
+	}
+	c.W.WriteInt(n)
+}
+
+func cmdSMove(c *Ctx, args [][]byte) {
+	ok, err := c.Tx.SMove(string(args[1]), string(args[2]), string(args[3]))
+	if err != nil {
+		c.StoreErr(err)
+		return
+	}
+	c.W.WriteInt(hsBoolInt(ok))
+}
+
+func cmdSScan(c *Ctx, args [][]byte) {
+	cursor, ok := hsParseCursor(args[2])
+	if !ok {
+		c.Error(ErrInvalidCursor)
+		return
+	}
+	key := string(args[1])
+	n, err := c.Tx.SCard(key)
+	if err != nil {
+		c.StoreErr(err)
+		return
+	}
+	if n == 0 {
+		writeScanReply(c, 0, nil)
+		return
+	}
+	opts, ok := hsParseScanOpts(c, args[3:])
+	if !ok {
+		return
+	}
+	var out []string
+	if intset, _ := c.Tx.SIntset(key); intset {
+		// An intset is returned whole whatever the cursor and COUNT.
+		members, _ := hsSetMembers(c, key)
+		for _, m := range members {
+			if opts.match(m) {
+				out = append(out, m)
+			}
+		}
+		writeScanReply(c, 0, out)
+		return
+	}
+	from, ok := hsCursorStart(cursor)
+	if !ok {
+		writeScanReply(c, 0, nil)
+		return
+	}
+	pg := hsPager{start: cursor, count: opts.count}
+	c.Tx.SIterate(key, from, func(m string) bool {
+		if !pg.take(m) {
+			return false
+		}
+		if opts.match(m) {
+			out = append(out, m)
+		}
+		return true
+	})
+	writeScanReply(c, pg.next, out)
+}
