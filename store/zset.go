@@ -10,13 +10,12 @@ import (
 // endian). Each member has two items under the key's data prefix:
 //
 //	<prefix> 'm' <member>                 -> 8-byte IEEE bits of the score
-//	<prefix> 's' <8-byte ordered score> <member> -> "" ("-" for a -0 score)
+//	<prefix> 's' <8-byte ordered score> <member> -> ""
 //
 // The score items sort by score then by member bytes, which is Redis's
 // order, so score ranges are buntdb key ranges and a bounded query visits
-// only the items it returns. The ordered encoding maps -0 and 0 to the same
-// bytes (Redis compares them equal); the item value remembers a -0 so that
-// it prints as Redis prints it.
+// only the items it returns. A -0 score is stored as 0, as Redis stores it
+// in a small (listpack) set.
 const (
 	zTagMember = 'm'
 	zTagScore  = 's'
@@ -94,6 +93,7 @@ func (z *ZSet) Score(member string) (float64, bool) {
 
 // Put sets member's score and reports whether the member is new.
 func (z *ZSet) Put(member string, score float64) bool {
+	score = normZero(score)
 	old, exists := z.Score(member)
 	if exists {
 		if math.Float64bits(old) == math.Float64bits(score) {
@@ -104,7 +104,7 @@ func (z *ZSet) Put(member string, score float64) bool {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], math.Float64bits(score))
 	z.tx.rawSet(z.memberKey(member), string(b[:]))
-	z.tx.rawSet(z.scoreKey(score, member), scoreItemValue(score))
+	z.tx.rawSet(z.scoreKey(score, member), "")
 	if !exists {
 		z.card++
 	}
@@ -401,7 +401,7 @@ func (z *ZSet) scan(lo, hi string, reverse bool, fn func(Entry) bool) {
 		if len(k) < sp+8 {
 			return true
 		}
-		return fn(Entry{Member: k[sp+8:], Score: decodeScore(k[sp:sp+8], v)})
+		return fn(Entry{Member: k[sp+8:], Score: decodeScore(k[sp : sp+8])})
 	})
 }
 
@@ -462,23 +462,12 @@ func orderedScore(f float64) uint64 {
 	return bits | 1<<63
 }
 
-func decodeScore(enc, v string) float64 {
+func decodeScore(enc string) float64 {
 	u := binary.BigEndian.Uint64([]byte(enc))
 	if u>>63 == 1 {
 		u &^= 1 << 63
 	} else {
 		u = ^u
 	}
-	f := math.Float64frombits(u)
-	if f == 0 && v == "-" {
-		return math.Copysign(0, -1)
-	}
-	return f
-}
-
-func scoreItemValue(score float64) string {
-	if score == 0 && math.Signbit(score) {
-		return "-"
-	}
-	return ""
+	return math.Float64frombits(u)
 }

@@ -53,14 +53,14 @@ func TestZSetOrderAndBounds(t *testing.T) {
 			t.Errorf("len %d", z.Len())
 		}
 		got := collect(z.Ascend)
-		want := "c=-Inf e=-1.5 a=-0 b=0 =2 f=2 f\x00=2 d=+Inf "
+		want := "c=-Inf e=-1.5 a=0 b=0 =2 f=2 f\x00=2 d=+Inf "
 		if got != want {
 			t.Errorf("ascend %q want %q", got, want)
 		}
 		got = collect(func(fn func(Entry) bool) {
 			z.RangeByScore(ScoreBound{0, false}, ScoreBound{2, true}, false, fn)
 		})
-		if got != "a=-0 b=0 " {
+		if got != "a=0 b=0 " {
 			t.Errorf("[0,2) = %q", got)
 		}
 		got = collect(func(fn func(Entry) bool) {
