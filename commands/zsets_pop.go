@@ -44,11 +44,7 @@ func cmdZPop(c *Ctx, args [][]byte) {
 	count := int64(1)
 	if len(args) == 3 {
 		n, ok := ParseInt(args[2])
-		if !ok {
-			c.Error(ErrNotInt)
-			return
-		}
-		if n < 0 {
+		if !ok || n < 0 {
 			c.Error(ErrPositive)
 			return
 		}
