@@ -6,7 +6,7 @@ import (
 )
 
 // zcmds runs each whitespace-separated command line on both servers; an
-// argument written as '' is the empty string, and \s inside one is a space.
+// argument of two single quotes is the empty string, and \s is a space.
 func zcmds(t *testing.T, p *Pair, lines ...string) {
 	t.Helper()
 	for _, l := range lines {
@@ -141,9 +141,9 @@ func TestZSetsPops(t *testing.T) {
 func TestZSetsBlockingPop(t *testing.T) {
 	p := StartPair(t)
 	for _, pair := range []struct {
-		blocker, writer *Raw
-		addr            string
-	}{{p.Q, nil, p.QP.Addr}, {p.R, nil, p.RP.Addr}} {
+		blocker *Raw
+		addr    string
+	}{{p.Q, p.QP.Addr}, {p.R, p.RP.Addr}} {
 		w := DialRaw(t, pair.addr)
 		pair.blocker.Send(t, "BZPOPMIN", "a", "b", "0")
 		w.Do(t, "PING") // let the blocker register first
