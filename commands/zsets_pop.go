@@ -30,7 +30,7 @@ func popEntries(z *store.ZSet, n int64, max bool) []store.Entry {
 		z.RangeByRank(0, n-1, max, func(e store.Entry) bool { es = append(es, e); return true })
 	}
 	for _, e := range es {
-		z.Remove(e.Member)
+		z.RemoveEntry(e)
 	}
 	z.Flush()
 	return es

@@ -346,7 +346,7 @@ func zremRangeCmd(kind rangeKind) func(*Ctx, [][]byte) {
 		}
 		es := r.collect(z)
 		for _, e := range es {
-			z.Remove(e.Member)
+			z.RemoveEntry(e)
 		}
 		z.Flush()
 		c.W.WriteInt(int64(len(es)))

@@ -125,6 +125,15 @@ func (z *ZSet) Remove(member string) bool {
 	return true
 }
 
+// RemoveEntry deletes an entry just read from this set (its score as
+// iterated), saving the lookup Remove does.
+func (z *ZSet) RemoveEntry(e Entry) {
+	z.tx.rawDelete(z.memberKey(e.Member))
+	z.tx.rawDelete(z.scoreKey(e.Score, e.Member))
+	z.card--
+	z.dirty = true
+}
+
 // Clear removes every member (the key goes at Flush).
 func (z *ZSet) Clear() {
 	if z.card == 0 {

@@ -193,6 +193,8 @@ func TestZSetsAlgebra(t *testing.T) {
 		"ZADD f1 0.1 m", "ZADD f2 0.2 m 1 other", "ZADD f3 0.3 m 1 o1 2 o2", "ZUNION 3 f3 f2 f1 WITHSCORES",
 		"ZINTER 3 f1 f3 f2 WITHSCORES", "ZUNION 3 f1 f2 f3 WEIGHTS 3 1e308 -1e308 WITHSCORES",
 		"ZUNIONSTORE a 2 a b", "ZRANGE a 0 -1 WITHSCORES",
+		"ZADD nz -0 x 0 y 1 w", "ZUNION 1 nz WEIGHTS -1 WITHSCORES", "ZUNIONSTORE nz2 1 nz WEIGHTS -1",
+		"ZRANGE nz2 0 -1 WITHSCORES", "ZINTER 2 nz nz WEIGHTS -1 1 WITHSCORES",
 	)
 }
 
@@ -205,7 +207,10 @@ func TestZSetsScan(t *testing.T) {
 		"ZSCAN z 5", "ZSCAN nokey 0", "ZSCAN nokey 0 COUNT 0", "ZSCAN nokey x", "SET s v", "ZSCAN s 0",
 		"ZSCAN z '' MATCH ?????", "ZSCAN z 0 MATCH [a-c]*", "ZSCAN z 0 MATCH [^a]*", "ZSCAN z 0 MATCH [c-a]*",
 		"ZSCAN z 0 MATCH *[", "ZSCAN z 0 MATCH \\a*", "ZSCAN z 0 MATCH ***e*", "ZSCAN z 0 MATCH [\\b]*",
-		"ZSCAN z 0 MATCH ''",
+		"ZSCAN z 0 MATCH ''", "ZSCAN z 0 MATCH [a-", "ZSCAN z 0 MATCH apple\\", "ZSCAN z 0 MATCH [^]*",
+		"ZSCAN z 0 MATCH *\\*", "ZSCAN z 0 MATCH [a-b-c]*", "ZSCAN z 0 MATCH ?", "ZSCAN z 0 MATCH *o",
+		"ZADD w 1 a*b 2 a?b 3 a[b 4 a]b 5 \xff 6 a\\b", "ZSCAN w 0 MATCH a\\*b", "ZSCAN w 0 MATCH a[*?]b",
+		"ZSCAN w 0 MATCH a[\\[]b", "ZSCAN w 0 MATCH a[]]b", "ZSCAN w 0 MATCH [a-\xff]*", "ZSCAN w 0 MATCH a\\\\b",
 	)
 }
 
