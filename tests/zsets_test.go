@@ -225,3 +225,22 @@ func TestZSetsArity(t *testing.T) {
 		zcmds(t, p, c)
 	}
 }
+
+func TestZSetsFloatForms(t *testing.T) {
+	p := StartPair(t)
+	zcmds(t, p,
+		"ZADD f 1E5 a +5 b .5 c 5. d -.5e-3 e 0X1P3 f infinity g -Infinity h INF i 123456789012345678 j 1e21 k",
+		"ZRANGE f 0 -1 WITHSCORES", "ZINCRBY f 0.1 c", "ZINCRBY f 0.2 c", "ZINCRBY f 1e-17 j",
+		"ZADD f 0x1p-1080 z", "ZADD f 0x z", "ZADD f 1e z", "ZADD f 1e+ z", "ZADD f - z", "ZADD f + z",
+		"ZADD f 1_000 z", "ZADD f 0b1 z", "ZADD f infinit z", "ZADD f -nan z", "ZADD f 1.7976931348623157e308 z",
+		"ZADD f 1.7976931348623159e308 z", "ZADD f 4.9e-324 y", "ZSCORE f y", "ZSCORE f z",
+		"ZRANGEBYSCORE f (-inf (+inf", "ZRANGEBYSCORE f (-inf -inf", "ZRANGEBYSCORE f +inf (+inf",
+		"ZRANGEBYSCORE f -inf (-inf", "ZRANGEBYSCORE f (inf +inf", "ZRANGEBYSCORE f 1e5 (1e5",
+		"ZRANGEBYSCORE f 0X1P3 8", "ZRANGEBYSCORE f 0x8 0x8", "ZRANGEBYSCORE f (0x8 +inf", "ZRANGEBYSCORE f 0x 1",
+		"ZRANGEBYSCORE f 1e 2", "ZRANGEBYSCORE f \\s \\s", "ZRANGEBYSCORE f \\s5 \\s\\s6", "ZRANGEBYSCORE f 5\\s 6",
+		"ZRANGEBYSCORE f (\\s5 6", "ZRANGEBYSCORE f 1e-400 1e400", "ZRANGEBYSCORE f -nan 1", "ZRANGEBYSCORE f nan nan",
+		"ZCOUNT f -1e400 1e400", "ZCOUNT f 1_0 2",
+		"ZADD t 1 b 1 a 1 c 1 ab 1 aa 1 '' 1 B", "ZRANGE t 0 -1", "ZREVRANGE t 0 -1", "ZRANGEBYSCORE t 1 1 LIMIT 2 2",
+		"ZREVRANGEBYSCORE t 1 1 LIMIT 2 2", "ZRANK t ab", "ZREVRANK t ab",
+	)
+}
