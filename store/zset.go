@@ -34,6 +34,7 @@ type ZSet struct {
 	meta    Meta
 	existed bool
 	card    int64
+	stored  int64 // cardinality in the metadata item
 	prefix  string
 	dirty   bool
 }
@@ -48,6 +49,7 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 	z := &ZSet{tx: tx, key: key, meta: m, existed: ok, prefix: dataPrefix(tx.sel, key)}
 	if ok && len(m.Payload) >= 8 {
 		z.card = int64(binary.BigEndian.Uint64([]byte(m.Payload[:8])))
+		z.stored = z.card
 	}
 	return z, nil
 }
@@ -72,11 +74,15 @@ func (z *ZSet) Flush() {
 		}
 		return
 	}
+	if z.existed && z.card == z.stored {
+		z.tx.touch(z.key) // only scores changed: the metadata item stands
+		return
+	}
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(z.card))
 	nm := Meta{Type: TypeZSet, ExpireAt: z.meta.ExpireAt, Payload: string(b[:])}
 	z.tx.putMeta(z.key, z.meta, z.existed, nm)
-	z.meta, z.existed = nm, true
+	z.meta, z.existed, z.stored = nm, true, z.card
 }
 
 // Score returns member's score.

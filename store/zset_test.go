@@ -169,3 +169,39 @@ func TestZSetBoundedQueryDoesNotScan(t *testing.T) {
 		return nil
 	})
 }
+
+func BenchmarkZSetPut(b *testing.B) {
+	db, _ := Open(Options{Dir: ":memory:"})
+	defer db.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		db.Update(func(tx *Tx) error {
+			z, _ := tx.OpenZSet("q")
+			z.Put("job-"+strconv.Itoa(i), float64(i%1000))
+			z.Flush()
+			return nil
+		})
+	}
+}
+
+func BenchmarkZSetFirstByScore(b *testing.B) {
+	db, _ := Open(Options{Dir: ":memory:"})
+	defer db.Close()
+	db.Update(func(tx *Tx) error {
+		z, _ := tx.OpenZSet("q")
+		for i := 0; i < 100000; i++ {
+			z.Put("job-"+strconv.Itoa(i), float64(i))
+		}
+		z.Flush()
+		return nil
+	})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		db.View(func(tx *Tx) error {
+			z, _ := tx.OpenZSet("q")
+			z.RangeByScore(ScoreBound{Value: float64(i % 100000)}, ScoreBound{Value: math.Inf(1)}, false,
+				func(Entry) bool { return false })
+			return nil
+		})
+	}
+}
