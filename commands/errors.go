@@ -57,7 +57,7 @@ const (
 	ErrConfigParam     = "ERR Unknown option or number of arguments for CONFIG SET - '%s'"
 	ErrSameObject      = "ERR source and destination objects are the same"
 	ErrBitValue        = "ERR bit is not an integer or out of range"
-	ErrNumKeysGreater  = "ERR numkeys should be greater than 0"
+	ErrNumKeysGtZero   = "ERR numkeys should be greater than 0"
 	ErrCountGreater    = "ERR count should be greater than 0"
 	ErrLimitNegative   = "ERR LIMIT can't be negative"
 )

@@ -134,7 +134,7 @@ func parseZMPop(c *Ctx, args [][]byte) (zmpopArgs, bool) {
 	var p zmpopArgs
 	n, ok := ParseInt(args[0])
 	if !ok || n <= 0 {
-		c.Error(ErrNumKeysGreater)
+		c.Error(ErrNumKeysGtZero)
 		return p, false
 	}
 	if n > int64(len(args)-2) {

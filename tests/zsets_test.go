@@ -208,7 +208,7 @@ func TestZSetsScan(t *testing.T) {
 		"ZSCAN z '' MATCH ?????", "ZSCAN z 0 MATCH [a-c]*", "ZSCAN z 0 MATCH [^a]*", "ZSCAN z 0 MATCH [c-a]*",
 		"ZSCAN z 0 MATCH *[", "ZSCAN z 0 MATCH \\a*", "ZSCAN z 0 MATCH ***e*", "ZSCAN z 0 MATCH [\\b]*",
 		"ZSCAN z 0 MATCH ''", "ZSCAN z 0 MATCH [a-", "ZSCAN z 0 MATCH apple\\", "ZSCAN z 0 MATCH [^]*",
-		"ZSCAN z 0 MATCH *\\*", "ZSCAN z 0 MATCH [a-b-c]*", "ZSCAN z 0 MATCH ?", "ZSCAN z 0 MATCH *o",
+		"ZSCAN z 0 MATCH *\\*", "ZSCAN z 0 MATCH [a-b-c]*", "ZSCAN z 0 MATCH ?", "ZSCAN z 0 MATCH *o", "ZSCAN z 0 MATCH **", "ZSCAN z 0 MATCH [a-]*",
 		"ZADD w 1 a*b 2 a?b 3 a[b 4 a]b 5 \xff 6 a\\b", "ZSCAN w 0 MATCH a\\*b", "ZSCAN w 0 MATCH a[*?]b",
 		"ZSCAN w 0 MATCH a[\\[]b", "ZSCAN w 0 MATCH a[]]b", "ZSCAN w 0 MATCH [a-\xff]*", "ZSCAN w 0 MATCH a\\\\b",
 	)
