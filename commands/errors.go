@@ -60,6 +60,8 @@ const (
 	ErrNumKeysGtZero   = "ERR numkeys should be greater than 0"
 	ErrCountGreater    = "ERR count should be greater than 0"
 	ErrLimitNegative   = "ERR LIMIT can't be negative"
+	ErrValueRange      = "ERR value is out of range"
+	ErrRangeBetween    = "ERR value is out of range, value must between %d and %d"
 )
 
 // WrongArgs is the reply to a command called with the wrong number of

@@ -8,7 +8,8 @@ import (
 )
 
 // Sorted-set commands. Range commands are in zsets_range.go, pops in
-// zsets_pop.go, set algebra in zsets_algebra.go and ZSCAN in zsets_scan.go.
+// zsets_pop.go, set algebra in zsets_algebra.go, ZSCAN in zsets_scan.go and
+// ZRANDMEMBER in zsets_random.go.
 func registerZSets(t *Table) {
 	t.Add(
 		&Cmd{Name: "zadd", Arity: -4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZAdd},
@@ -19,6 +20,7 @@ func registerZSets(t *Table) {
 		&Cmd{Name: "zcard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZCard},
 		&Cmd{Name: "zrank", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZRank},
 		&Cmd{Name: "zrevrank", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZRank},
+		&Cmd{Name: "zrandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZRandMember},
 	)
 	registerZSetRanges(t)
 	registerZSetPops(t)

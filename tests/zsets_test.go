@@ -244,3 +244,24 @@ func TestZSetsFloatForms(t *testing.T) {
 		"ZREVRANGEBYSCORE t 1 1 LIMIT 2 2", "ZRANK t ab", "ZREVRANK t ab",
 	)
 }
+
+// ZRANDMEMBER is random except where Redis is deterministic: one member,
+// or a count covering the whole set (returned in order).
+func TestZSetsRandMember(t *testing.T) {
+	p := StartPair(t)
+	zcmds(t, p,
+		"ZADD one 1.5 only", "ZADD three 3 c 1 a 2 b", "ZRANDMEMBER one", "ZRANDMEMBER one 1", "ZRANDMEMBER one -3",
+		"ZRANDMEMBER one -2 WITHSCORES", "ZRANDMEMBER one 1 WITHSCORES", "ZRANDMEMBER three 3", "ZRANDMEMBER three 10 WITHSCORES",
+		"ZRANDMEMBER three 0", "ZRANDMEMBER three 0 WITHSCORES", "ZRANDMEMBER nokey", "ZRANDMEMBER nokey 5",
+		"ZRANDMEMBER nokey -5 WITHSCORES", "ZRANDMEMBER three x", "ZRANDMEMBER three 1 bogus", "ZRANDMEMBER three 1 WITHSCORES x",
+		"ZRANDMEMBER three -9223372036854775808", "ZRANDMEMBER three 9223372036854775807 WITHSCORES",
+		"ZRANDMEMBER three -4611686018427387904 WITHSCORES", "ZRANDMEMBER nokey x", "SET s v", "ZRANDMEMBER s",
+		"ZRANDMEMBER s 1", "ZRANDMEMBER s x", "ZRANDMEMBER",
+	)
+	for _, c := range [][]string{{"ZRANDMEMBER", "three", "2"}, {"ZRANDMEMBER", "three", "-5", "WITHSCORES"}} {
+		q, r := p.Q.Do(t, c...), p.R.Do(t, c...)
+		if strings.Count(q, "\r\n") != strings.Count(r, "\r\n") || q[:4] != r[:4] {
+			t.Errorf("%v: qlessd %q, redis %q", c, q, r)
+		}
+	}
+}
