@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/binary"
 	"math"
-	"sync/atomic"
 )
 
 // Sorted sets. The metadata payload holds the cardinality (8 bytes, big
@@ -21,10 +20,6 @@ const (
 	zTagScore  = 's'
 )
 
-// zsetVisits counts score and member items visited by range iterations, so
-// tests can check that bounded queries do not scan.
-var zsetVisits atomic.Int64
-
 // ZSet is an open sorted set. Reads see the transaction's state; writes
 // change items at once and the cardinality in memory, and Flush records it
 // (deleting the key when it became empty). Callers never see the layout.
@@ -37,6 +32,7 @@ type ZSet struct {
 	stored  int64 // cardinality in the metadata item
 	prefix  string
 	dirty   bool
+	visits  int64 // items visited by iterations, so tests can check that bounded queries do not scan
 }
 
 // OpenZSet opens key as a sorted set. An absent key gives an empty set that
@@ -54,7 +50,7 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 	return z, nil
 }
 
-// Exists reports whether the key existed when opened.
+// Exists reports whether the key exists (as of the last Flush).
 func (z *ZSet) Exists() bool { return z.existed }
 
 // Len returns the number of members.
@@ -137,16 +133,6 @@ func (z *ZSet) RemoveEntry(e Entry) {
 	z.tx.rawDelete(z.memberKey(e.Member))
 	z.tx.rawDelete(z.scoreKey(e.Score, e.Member))
 	z.card--
-	z.dirty = true
-}
-
-// Clear removes every member (the key goes at Flush).
-func (z *ZSet) Clear() {
-	if z.card == 0 {
-		return
-	}
-	z.tx.deleteRange(z.prefix)
-	z.card = 0
 	z.dirty = true
 }
 
@@ -401,7 +387,7 @@ func (z *ZSet) Rank(member string, reverse bool) (int64, bool) {
 func (z *ZSet) Members(from string, fn func(Entry) bool) {
 	mp := z.prefix + string(zTagMember)
 	z.tx.btx.AscendRange("", mp+from, prefixEnd(mp), func(k, v string) bool {
-		zsetVisits.Add(1)
+		z.visits++
 		if len(v) != 8 {
 			return true
 		}
@@ -428,13 +414,13 @@ func (z *ZSet) scanKeys(lo, hi string, reverse bool, fn func(string) bool) {
 func (z *ZSet) scanItems(lo, hi string, reverse bool, fn func(k, v string) bool) {
 	if !reverse {
 		z.tx.btx.AscendRange("", lo, hi, func(k, v string) bool {
-			zsetVisits.Add(1)
+			z.visits++
 			return fn(k, v)
 		})
 		return
 	}
 	z.tx.btx.DescendLessOrEqual("", hi, func(k, v string) bool {
-		zsetVisits.Add(1)
+		z.visits++
 		if k >= hi {
 			return true // only hi itself, the exclusive bound
 		}

@@ -144,10 +144,10 @@ func TestZSetBoundedQueryDoesNotScan(t *testing.T) {
 		}
 		check := func(name string, want string, f func(fn func(Entry) bool)) {
 			t.Helper()
-			before := zsetVisits.Load()
+			before := z.visits
 			var got string
 			f(func(e Entry) bool { got = fmt.Sprintf("%s=%v", e.Member, e.Score); return false })
-			if v := zsetVisits.Load() - before; v > 2 {
+			if v := z.visits - before; v > 2 {
 				t.Errorf("%s visited %d items", name, v)
 			}
 			if got != want {
