@@ -205,3 +205,35 @@ func BenchmarkZSetFirstByScore(b *testing.B) {
 		})
 	}
 }
+
+func TestZSetReopenAndRename(t *testing.T) {
+	dir := t.TempDir()
+	db := openTemp(t, dir)
+	db.Update(func(tx *Tx) error {
+		z := zopen(t, tx, "z")
+		z.Put("a", 2)
+		z.Put("b", math.Inf(-1))
+		z.Put("c", 1e-310)
+		z.Flush()
+		z.Put("a", 3) // a score change alone keeps the metadata item
+		z.Remove("zz")
+		z.Flush()
+		if !tx.Rename("z", "y") {
+			t.Error("rename failed")
+		}
+		return nil
+	})
+	db.Close()
+	db = openTemp(t, dir)
+	defer db.Close()
+	db.View(func(tx *Tx) error {
+		if tx.Exists("z") {
+			t.Error("z survived rename")
+		}
+		z := zopen(t, tx, "y")
+		if got := collect(z.Ascend); got != "b=-Inf c=1e-310 a=3 " || z.Len() != 3 {
+			t.Errorf("after reopen %q len %d", got, z.Len())
+		}
+		return nil
+	})
+}
