@@ -221,21 +221,24 @@ func (r *zrange) each(z *store.ZSet, fn func(store.Entry)) {
 	if r.offset < 0 || (r.offset > 0 && r.offset >= z.Len()) || r.limit == 0 {
 		return
 	}
-	skip, left := r.offset, r.limit
+	left := r.limit
 	visit := func(e store.Entry) bool {
-		if skip > 0 {
-			skip--
-			return true
-		}
 		fn(e)
 		left--
 		return left != 0
 	}
-	if r.kind == rangeScore {
-		z.RangeByScore(r.min, r.max, r.reverse, visit)
-	} else {
-		z.RangeByLex(r.lexMin, r.lexMax, r.reverse, visit)
+	if r.kind == rangeLex {
+		z.RangeByLex(r.lexMin, r.lexMax, r.reverse, r.offset, visit)
+		return
 	}
+	skip := r.offset
+	z.RangeByScore(r.min, r.max, r.reverse, func(e store.Entry) bool {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		return visit(e)
+	})
 }
 
 func (r *zrange) collect(z *store.ZSet) []store.Entry {
@@ -330,7 +333,7 @@ func cmdZLexCount(c *Ctx, args [][]byte) {
 		return
 	}
 	var n int64
-	z.RangeByLex(min, max, false, func(store.Entry) bool { n++; return true })
+	z.RangeByLex(min, max, false, 0, func(store.Entry) bool { n++; return true })
 	c.W.WriteInt(n)
 }
 

@@ -253,9 +253,11 @@ func lexLteMax(m string, max LexBound) bool {
 // which is score order when all scores are equal (the case ZRANGEBYLEX is
 // meant for); then the range is a key range under that score and costs only
 // what it returns. With mixed scores it walks score order as Redis walks a
-// small set: from the first member >= min (<= max when reversed) while
-// members stay within the other bound.
-func (z *ZSet) RangeByLex(min, max LexBound, reverse bool, fn func(Entry) bool) {
+// small set: from the first member >= min (<= max when reversed), which
+// must be within the other bound, then past skip members unchecked (as
+// Redis applies a LIMIT offset), then while members stay within the other
+// bound. With equal scores, skipping checked or unchecked is the same.
+func (z *ZSet) RangeByLex(min, max LexBound, reverse bool, skip int64, fn func(Entry) bool) {
 	if z.card == 0 || !LexRangeNonEmpty(min, max) {
 		return
 	}
@@ -280,19 +282,38 @@ func (z *ZSet) RangeByLex(min, max LexBound, reverse bool, fn func(Entry) bool) 
 			}
 		}
 		if lo < hi {
-			z.scan(lo, hi, reverse, fn)
+			z.scan(lo, hi, reverse, func(e Entry) bool {
+				if skip > 0 {
+					skip--
+					return true
+				}
+				return fn(e)
+			})
 		}
 		return
 	}
 	started := false
+	inFar := func(m string) bool {
+		if reverse {
+			return lexGteMin(m, min)
+		}
+		return lexLteMax(m, max)
+	}
 	iter := func(e Entry) bool {
 		if !started {
 			if reverse && !lexLteMax(e.Member, max) || !reverse && !lexGteMin(e.Member, min) {
 				return true
 			}
 			started = true
+			if !inFar(e.Member) {
+				return false
+			}
 		}
-		if reverse && !lexGteMin(e.Member, min) || !reverse && !lexLteMax(e.Member, max) {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		if !inFar(e.Member) {
 			return false
 		}
 		return fn(e)

@@ -102,7 +102,7 @@ func TestZSetLexAndDelete(t *testing.T) {
 		}
 		z.Flush()
 		lex := func(min, max LexBound, rev bool) string {
-			return collect(func(fn func(Entry) bool) { z.RangeByLex(min, max, rev, fn) })
+			return collect(func(fn func(Entry) bool) { z.RangeByLex(min, max, rev, 0, fn) })
 		}
 		if g := lex(LexBound{Value: "b", Excl: true}, LexBound{Value: "d"}, false); g != "c=7 d=7 " {
 			t.Errorf("(b [d = %q", g)
