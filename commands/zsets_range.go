@@ -109,16 +109,18 @@ func parseLexBound(b []byte) (store.LexBound, bool) {
 }
 
 // parseZRange parses "<min> <max> [options]" starting at args[0] as
-// Redis's zrangeGenericCommand: options first, then the range by kind. It
-// replies with the error and returns false on bad input.
-func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, store bool) (*zrange, bool) {
+// Redis's zrangeGenericCommand: options first, then the range by kind.
+// fixedDir refuses REV (the command name says the direction); storing
+// refuses WITHSCORES (ZRANGESTORE). It replies with the error and returns
+// false on bad input.
+func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, storing bool) (*zrange, bool) {
 	r := &zrange{kind: kind, reverse: reverse, limit: -1}
 	dirSet := fixedDir
 	for j := 2; j < len(args); j++ {
 		left := len(args) - j - 1
 		a := args[j]
 		switch {
-		case !store && EqualFold(a, "withscores"):
+		case !storing && EqualFold(a, "withscores"):
 			r.withScores = true
 		case EqualFold(a, "limit") && left >= 2:
 			off, ok1 := ParseInt(args[j+1])
