@@ -62,6 +62,7 @@ const (
 	ErrRangeBetween    = "ERR value is out of range, value must between %d and %d"
 	ErrNumKeysGtZero   = "ERR numkeys should be greater than 0"
 	ErrLimitNegative   = "ERR LIMIT can't be negative"
+	ErrCountGreater    = "ERR count should be greater than 0"
 )
 
 // WrongArgs is the reply to a command called with the wrong number of

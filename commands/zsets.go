@@ -1,3 +1,239 @@
 package commands
 
-func registerZSets(t *Table) {}
+import (
+	"math"
+	"strings"
+
+	"github.com/qlessd/qlessd/store"
+)
+
+// Sorted-set commands. Range commands are in zsets_range.go, pops in
+// zsets_pop.go, set algebra in zsets_algebra.go, ZSCAN in zsets_scan.go and
+// ZRANDMEMBER in zsets_random.go.
+func registerZSets(t *Table) {
+	t.Add(
+		&Cmd{Name: "zadd", Arity: -4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZAdd},
+		&Cmd{Name: "zincrby", Arity: 4, Flags: Write | DenyOOM | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZIncrBy},
+		&Cmd{Name: "zrem", Arity: -3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZRem},
+		&Cmd{Name: "zscore", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZScore},
+		&Cmd{Name: "zmscore", Arity: -3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZMScore},
+		&Cmd{Name: "zcard", Arity: 2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZCard},
+		&Cmd{Name: "zrank", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZRank},
+		&Cmd{Name: "zrevrank", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZRank},
+		&Cmd{Name: "zrandmember", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZRandMember},
+	)
+	registerZSetRanges(t)
+	registerZSetPops(t)
+	registerZSetAlgebra(t)
+	t.Add(&Cmd{Name: "zscan", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZScan})
+}
+
+// openZSet opens key as a sorted set, replying WRONGTYPE on failure.
+func openZSet(c *Ctx, key []byte) (*store.ZSet, bool) {
+	z, err := c.Tx.OpenZSet(string(key))
+	if err != nil {
+		c.StoreErr(err)
+		return nil, false
+	}
+	return z, true
+}
+
+func writeScore(c *Ctx, f float64) { c.W.WriteBulkString(FormatFloat(f)) }
+
+// parseScore reads a score argument as Redis's getDoubleFromObject does:
+// like ParseFloat, but a value that underflows to zero is refused too
+// (strtod's ERANGE).
+func parseScore(b []byte) (float64, bool) {
+	f, ok := ParseFloat(b)
+	if !ok {
+		return 0, false
+	}
+	if f == 0 && mantissaNonZero(string(b)) {
+		return 0, false
+	}
+	return f, true
+}
+
+func mantissaNonZero(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	digits, end := "123456789", "eE"
+	if len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		s, digits, end = s[2:], "123456789abcdefABCDEF", "pP"
+	}
+	if i := strings.IndexAny(s, end); i >= 0 {
+		s = s[:i]
+	}
+	return strings.ContainsAny(s, digits)
+}
+
+type zaddFlags struct {
+	nx, xx, gt, lt, ch, incr bool
+}
+
+func cmdZAdd(c *Ctx, args [][]byte) { zaddGeneric(c, args, zaddFlags{}) }
+
+// ZINCRBY shares ZADD's parsing, options included, as in Redis: ZINCRBY k
+// nx m is a syntax error because the pairs no longer add up.
+func cmdZIncrBy(c *Ctx, args [][]byte) { zaddGeneric(c, args, zaddFlags{incr: true}) }
+
+func zaddGeneric(c *Ctx, args [][]byte, f zaddFlags) {
+	i := 2
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case EqualFold(a, "nx"):
+			f.nx = true
+		case EqualFold(a, "xx"):
+			f.xx = true
+		case EqualFold(a, "ch"):
+			f.ch = true
+		case EqualFold(a, "incr"):
+			f.incr = true
+		case EqualFold(a, "gt"):
+			f.gt = true
+		case EqualFold(a, "lt"):
+			f.lt = true
+		default:
+			goto pairs
+		}
+	}
+pairs:
+	rest := args[i:]
+	if len(rest) == 0 || len(rest)%2 != 0 {
+		c.Error(ErrSyntax)
+		return
+	}
+	switch {
+	case f.nx && f.xx:
+		c.Error(ErrXXNX)
+		return
+	case (f.gt && f.nx) || (f.lt && f.nx) || (f.gt && f.lt):
+		c.Error(ErrGTLTNX)
+		return
+	case f.incr && len(rest) > 2:
+		c.Error(ErrIncrOnePair)
+		return
+	}
+	scores := make([]float64, len(rest)/2)
+	for j := range scores {
+		s, ok := parseScore(rest[2*j])
+		if !ok {
+			c.Error(ErrNotFloat)
+			return
+		}
+		scores[j] = s
+	}
+	z, ok := openZSet(c, args[1])
+	if !ok {
+		return
+	}
+	var added, updated, processed int64
+	var last float64
+	for j, score := range scores {
+		member := string(rest[2*j+1])
+		cur, exists := z.Score(member)
+		switch {
+		case exists:
+			if f.nx {
+				continue
+			}
+			if f.incr {
+				score += cur
+				if math.IsNaN(score) {
+					z.Flush()
+					c.Error(ErrZScoreNaN)
+					return
+				}
+			}
+			if (f.lt && score >= cur) || (f.gt && score <= cur) {
+				continue
+			}
+			last = score
+			processed++
+			if score != cur {
+				z.Put(member, score)
+				updated++
+			}
+		case !f.xx:
+			z.Put(member, score)
+			last = score
+			added++
+			processed++
+		}
+	}
+	z.Flush()
+	switch {
+	case f.incr && processed > 0:
+		writeScore(c, last)
+	case f.incr:
+		c.W.WriteNull()
+	case f.ch:
+		c.W.WriteInt(added + updated)
+	default:
+		c.W.WriteInt(added)
+	}
+}
+
+func cmdZRem(c *Ctx, args [][]byte) {
+	z, ok := openZSet(c, args[1])
+	if !ok {
+		return
+	}
+	var n int64
+	for _, m := range args[2:] {
+		if z.Remove(string(m)) {
+			n++
+		}
+	}
+	z.Flush()
+	c.W.WriteInt(n)
+}
+
+func cmdZScore(c *Ctx, args [][]byte) {
+	z, ok := openZSet(c, args[1])
+	if !ok {
+		return
+	}
+	if s, ok := z.Score(string(args[2])); ok {
+		writeScore(c, s)
+		return
+	}
+	c.W.WriteNull()
+}
+
+func cmdZMScore(c *Ctx, args [][]byte) {
+	z, ok := openZSet(c, args[1])
+	if !ok {
+		return
+	}
+	c.W.WriteArray(len(args) - 2)
+	for _, m := range args[2:] {
+		if s, ok := z.Score(string(m)); ok {
+			writeScore(c, s)
+		} else {
+			c.W.WriteNull()
+		}
+	}
+}
+
+func cmdZCard(c *Ctx, args [][]byte) {
+	z, ok := openZSet(c, args[1])
+	if !ok {
+		return
+	}
+	c.W.WriteInt(z.Len())
+}
+
+// cmdZRank serves ZRANK and ZREVRANK; the cost is one visit per member
+// ranked before the member, counted from the end the rank starts at.
+func cmdZRank(c *Ctx, args [][]byte) {
+	z, ok := openZSet(c, args[1])
+	if !ok {
+		return
+	}
+	if r, ok := z.Rank(string(args[2]), c.Name == "zrevrank"); ok {
+		c.W.WriteInt(r)
+		return
+	}
+	c.W.WriteNull()
+}

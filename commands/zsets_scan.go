@@ -1,0 +1,122 @@
+package commands
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+
+	"github.com/qlessd/qlessd/store"
+)
+
+// zscanWhole is the size up to which ZSCAN returns a set in one reply with
+// cursor 0, as Redis does for a set small enough to be a listpack
+// (zset-max-listpack-entries).
+const zscanWhole = 128
+
+// cmdZSCAN. A larger set is walked in member order; the cursor holds the
+// first 8 bytes of the next member (big endian), so it stays valid across
+// writes: members present for the whole scan are returned at least once.
+// A batch never ends between members sharing those 8 bytes.
+func cmdZScan(c *Ctx, args [][]byte) {
+	cursor, ok := parseCursor(args[2])
+	if !ok {
+		c.Error(ErrInvalidCursor)
+		return
+	}
+	z, ok := openZSet(c, args[1])
+	if !ok {
+		return
+	}
+	if !z.Exists() {
+		c.W.WriteArray(2)
+		c.W.WriteBulkString("0")
+		c.W.WriteArray(0)
+		return
+	}
+	count := int64(10)
+	pattern, usePattern := "", false
+	for i := 3; i < len(args); i += 2 {
+		switch {
+		case EqualFold(args[i], "count") && i+1 < len(args):
+			n, ok := ParseInt(args[i+1])
+			if !ok {
+				c.Error(ErrNotInt)
+				return
+			}
+			if n < 1 {
+				c.Error(ErrSyntax)
+				return
+			}
+			count = n
+		case EqualFold(args[i], "match") && i+1 < len(args):
+			pattern = string(args[i+1])
+			usePattern = pattern != "*"
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	var batch []store.Entry
+	next := uint64(0)
+	if z.Len() <= zscanWhole {
+		z.Ascend(func(e store.Entry) bool { batch = append(batch, e); return true })
+	} else {
+		from := ""
+		if cursor != 0 {
+			var b [8]byte
+			binary.BigEndian.PutUint64(b[:], cursor)
+			from = strings.TrimRight(string(b[:]), "\x00")
+		}
+		z.Members(from, func(e store.Entry) bool {
+			if int64(len(batch)) >= count {
+				k := cursorOf(e.Member)
+				if k != 0 && k != cursorOf(batch[len(batch)-1].Member) {
+					next = k
+					return false
+				}
+			}
+			batch = append(batch, e)
+			return true
+		})
+	}
+	n := 0
+	for _, e := range batch {
+		if !usePattern || zsetGlobMatch(pattern, e.Member) {
+			batch[n] = e
+			n++
+		}
+	}
+	c.W.WriteArray(2)
+	c.W.WriteBulkString(strconv.FormatUint(next, 10))
+	writeEntries(c, batch[:n], true)
+}
+
+func cursorOf(member string) uint64 {
+	var b [8]byte
+	copy(b[:], member)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// parseCursor reads a SCAN cursor as strtoul does, whole string only.
+func parseCursor(b []byte) (uint64, bool) {
+	s := string(b)
+	if s == "" {
+		return 0, true
+	}
+	if isSpace(s[0]) {
+		return 0, false
+	}
+	neg := false
+	if s[0] == '+' || s[0] == '-' {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}

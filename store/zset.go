@@ -1,0 +1,495 @@
+package store
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// Sorted sets. The metadata payload holds the cardinality (8 bytes, big
+// endian). Each member has two items under the key's data prefix:
+//
+//	<prefix> 'm' <member>                 -> 8-byte IEEE bits of the score
+//	<prefix> 's' <8-byte ordered score> <member> -> ""
+//
+// The score items sort by score then by member bytes, which is Redis's
+// order, so score ranges are buntdb key ranges and a bounded query visits
+// only the items it returns. A -0 score is stored as 0, as Redis stores it
+// in a small (listpack) set.
+const (
+	zTagMember = 'm'
+	zTagScore  = 's'
+)
+
+// ZSet is an open sorted set. Reads see the transaction's state; writes
+// change items at once and the cardinality in memory, and Flush records it
+// (deleting the key when it became empty). Callers never see the layout.
+type ZSet struct {
+	tx      *Tx
+	key     string
+	meta    Meta
+	existed bool
+	card    int64
+	stored  int64 // cardinality in the metadata item
+	prefix  string
+	dirty   bool
+	visits  int64 // items visited by iterations, so tests can check that bounded queries do not scan
+}
+
+// OpenZSet opens key as a sorted set. An absent key gives an empty set that
+// is created by the first write; another type gives ErrWrongType.
+func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
+	m, ok, err := tx.lookupType(key, TypeZSet)
+	if err != nil {
+		return nil, err
+	}
+	z := &ZSet{tx: tx, key: key, meta: m, existed: ok, prefix: dataPrefix(tx.sel, key)}
+	if ok && len(m.Payload) >= 8 {
+		z.card = int64(binary.BigEndian.Uint64([]byte(m.Payload[:8])))
+		z.stored = z.card
+	}
+	return z, nil
+}
+
+// Exists reports whether the key exists (as of the last Flush).
+func (z *ZSet) Exists() bool { return z.existed }
+
+// Len returns the number of members.
+func (z *ZSet) Len() int64 { return z.card }
+
+// Flush records the new cardinality after writes; an emptied set's key is
+// deleted. It is a no-op when nothing was written.
+func (z *ZSet) Flush() {
+	if !z.dirty {
+		return
+	}
+	z.dirty = false
+	if z.card == 0 {
+		if z.existed {
+			z.tx.remove(z.key, z.meta)
+			z.existed = false
+		}
+		return
+	}
+	if z.existed && z.card == z.stored {
+		z.tx.touch(z.key) // only scores changed: the metadata item stands
+		return
+	}
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(z.card))
+	nm := Meta{Type: TypeZSet, ExpireAt: z.meta.ExpireAt, Payload: string(b[:])}
+	z.tx.putMeta(z.key, z.meta, z.existed, nm)
+	z.meta, z.existed, z.stored = nm, true, z.card
+}
+
+// Score returns member's score.
+func (z *ZSet) Score(member string) (float64, bool) {
+	if z.card == 0 {
+		return 0, false
+	}
+	v, ok := z.tx.rawGet(z.memberKey(member))
+	if !ok || len(v) != 8 {
+		return 0, false
+	}
+	return math.Float64frombits(binary.BigEndian.Uint64([]byte(v))), true
+}
+
+// Put sets member's score and reports whether the member is new.
+func (z *ZSet) Put(member string, score float64) bool {
+	score = normZero(score)
+	old, exists := z.Score(member)
+	if exists {
+		if math.Float64bits(old) == math.Float64bits(score) {
+			return false
+		}
+		z.tx.rawDelete(z.scoreKey(old, member))
+	}
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], math.Float64bits(score))
+	z.tx.rawSet(z.memberKey(member), string(b[:]))
+	z.tx.rawSet(z.scoreKey(score, member), "")
+	if !exists {
+		z.card++
+	}
+	z.dirty = true
+	return !exists
+}
+
+// Remove deletes member and reports whether it was there.
+func (z *ZSet) Remove(member string) bool {
+	old, exists := z.Score(member)
+	if !exists {
+		return false
+	}
+	z.tx.rawDelete(z.memberKey(member))
+	z.tx.rawDelete(z.scoreKey(old, member))
+	z.card--
+	z.dirty = true
+	return true
+}
+
+// RemoveEntry deletes an entry just read from this set (its score as
+// iterated), saving the lookup Remove does.
+func (z *ZSet) RemoveEntry(e Entry) {
+	z.tx.rawDelete(z.memberKey(e.Member))
+	z.tx.rawDelete(z.scoreKey(e.Score, e.Member))
+	z.card--
+	z.dirty = true
+}
+
+// Entry is one member with its score.
+type Entry struct {
+	Member string
+	Score  float64
+}
+
+// ScoreBound is one end of a score range; Excl makes it exclusive.
+type ScoreBound struct {
+	Value float64
+	Excl  bool
+}
+
+// LexBound is one end of a member range: Inf -1 is "-", +1 is "+",
+// otherwise Value with Excl for "(" and inclusive for "[".
+type LexBound struct {
+	Value string
+	Excl  bool
+	Inf   int
+}
+
+// Ascend calls fn for members in score order until it returns false.
+func (z *ZSet) Ascend(fn func(Entry) bool) {
+	z.scan(z.prefix+string(zTagScore), prefixEnd(z.prefix+string(zTagScore)), false, fn)
+}
+
+// Descend calls fn for members in reverse score order until it returns false.
+func (z *ZSet) Descend(fn func(Entry) bool) {
+	z.scan(z.prefix+string(zTagScore), prefixEnd(z.prefix+string(zTagScore)), true, fn)
+}
+
+// RangeByScore calls fn for members with min <= score <= max (bounds as
+// given), in score order or reversed, until fn returns false. It visits
+// only the items it passes to fn, plus at most one past the end.
+func (z *ZSet) RangeByScore(min, max ScoreBound, reverse bool, fn func(Entry) bool) {
+	if z.card == 0 || !scoreRangeNonEmpty(min, max) {
+		return
+	}
+	lo := z.scorePrefix(min.Value)
+	if min.Excl {
+		lo = prefixEnd(lo)
+	}
+	hi := z.scorePrefix(max.Value)
+	if !max.Excl {
+		hi = prefixEnd(hi)
+	}
+	z.scan(lo, hi, reverse, fn)
+}
+
+// CountByScore counts members in a score range. It costs one visit per
+// counted member: the layout keeps no subtree counts.
+func (z *ZSet) CountByScore(min, max ScoreBound) int64 {
+	var n int64
+	z.RangeByScore(min, max, false, func(Entry) bool { n++; return true })
+	return n
+}
+
+func scoreRangeNonEmpty(min, max ScoreBound) bool {
+	return !(min.Value > max.Value || (min.Value == max.Value && (min.Excl || max.Excl)))
+}
+
+// LexRangeNonEmpty reports whether a member range can hold anything, as
+// Redis tests before looking (for example "(a" to "[a" is always empty).
+func LexRangeNonEmpty(min, max LexBound) bool {
+	c := lexCompare(min, max)
+	return !(c > 0 || (c == 0 && (min.Excl || max.Excl || min.Inf != 0)))
+}
+
+func lexCompare(a, b LexBound) int {
+	if a.Inf != 0 || b.Inf != 0 {
+		switch {
+		case a.Inf == b.Inf:
+			return 0
+		case a.Inf == -1 || b.Inf == 1:
+			return -1
+		default:
+			return 1
+		}
+	}
+	switch {
+	case a.Value < b.Value:
+		return -1
+	case a.Value > b.Value:
+		return 1
+	}
+	return 0
+}
+
+func lexGteMin(m string, min LexBound) bool {
+	switch min.Inf {
+	case -1:
+		return true
+	case 1:
+		return false
+	}
+	if min.Excl {
+		return m > min.Value
+	}
+	return m >= min.Value
+}
+
+func lexLteMax(m string, max LexBound) bool {
+	switch max.Inf {
+	case -1:
+		return false
+	case 1:
+		return true
+	}
+	if max.Excl {
+		return m < max.Value
+	}
+	return m <= max.Value
+}
+
+// RangeByLex calls fn for members between min and max in member order,
+// which is score order when all scores are equal (the case ZRANGEBYLEX is
+// meant for); then the range is a key range under that score and costs only
+// what it returns. With mixed scores it walks score order as Redis walks a
+// small set: from the first member >= min (<= max when reversed), which
+// must be within the other bound, then past skip members unchecked (as
+// Redis applies a LIMIT offset), then while members stay within the other
+// bound. With equal scores, skipping checked or unchecked is the same.
+func (z *ZSet) RangeByLex(min, max LexBound, reverse bool, skip int64, fn func(Entry) bool) {
+	if z.card == 0 || !LexRangeNonEmpty(min, max) {
+		return
+	}
+	first, _ := z.edge(false)
+	last, _ := z.edge(true)
+	if !lexGteMin(last.Member, min) || !lexLteMax(first.Member, max) {
+		return
+	}
+	if math.Float64bits(normZero(first.Score)) == math.Float64bits(normZero(last.Score)) {
+		sp := z.scorePrefix(first.Score)
+		lo, hi := sp, prefixEnd(sp)
+		if min.Inf == 0 {
+			lo = sp + min.Value
+			if min.Excl {
+				lo += "\x00"
+			}
+		}
+		if max.Inf == 0 {
+			hi = sp + max.Value
+			if !max.Excl {
+				hi += "\x00"
+			}
+		}
+		if lo < hi {
+			z.scan(lo, hi, reverse, func(e Entry) bool {
+				if skip > 0 {
+					skip--
+					return true
+				}
+				return fn(e)
+			})
+		}
+		return
+	}
+	started := false
+	inFar := func(m string) bool {
+		if reverse {
+			return lexGteMin(m, min)
+		}
+		return lexLteMax(m, max)
+	}
+	iter := func(e Entry) bool {
+		if !started {
+			if reverse && !lexLteMax(e.Member, max) || !reverse && !lexGteMin(e.Member, min) {
+				return true
+			}
+			started = true
+			if !inFar(e.Member) {
+				return false
+			}
+		}
+		if skip > 0 {
+			skip--
+			return true
+		}
+		if !inFar(e.Member) {
+			return false
+		}
+		return fn(e)
+	}
+	if reverse {
+		z.Descend(iter)
+	} else {
+		z.Ascend(iter)
+	}
+}
+
+// edge returns the lowest (or, with last, highest) entry.
+func (z *ZSet) edge(last bool) (Entry, bool) {
+	var out Entry
+	found := false
+	fn := func(e Entry) bool { out, found = e, true; return false }
+	if last {
+		z.Descend(fn)
+	} else {
+		z.Ascend(fn)
+	}
+	return out, found
+}
+
+// RangeByRank calls fn for ranks start..stop (0-based, already clamped to
+// 0 <= start <= stop < Len) in score order, or for reverse ranks in reverse
+// order. It walks from whichever end of the set is nearer, so it costs
+// min(start, Len-stop) skipped items plus the items returned.
+func (z *ZSet) RangeByRank(start, stop int64, reverse bool, fn func(Entry) bool) {
+	if start < 0 || stop >= z.card || start > stop {
+		return
+	}
+	if reverse {
+		// Reverse rank r is forward rank card-1-r.
+		start, stop = z.card-1-stop, z.card-1-start
+	}
+	n := stop - start + 1
+	fromLow := start < z.card-1-stop || (start == z.card-1-stop && !reverse)
+	walk, skip := z.Ascend, start
+	if !fromLow {
+		walk, skip = z.Descend, z.card-1-stop
+	}
+	if fromLow != reverse {
+		// The walk runs in the order the caller wants: stream.
+		walk(func(e Entry) bool {
+			if skip > 0 {
+				skip--
+				return true
+			}
+			n--
+			return fn(e) && n > 0
+		})
+		return
+	}
+	buf := make([]Entry, 0, n)
+	walk(func(e Entry) bool {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		buf = append(buf, e)
+		return int64(len(buf)) < n
+	})
+	for i := len(buf) - 1; i >= 0; i-- {
+		if !fn(buf[i]) {
+			return
+		}
+	}
+}
+
+// Rank returns member's 0-based rank in score order, or in reverse order.
+// It counts from the end the rank is measured from, so it costs one visit
+// per member ranked before it.
+func (z *ZSet) Rank(member string, reverse bool) (int64, bool) {
+	score, ok := z.Score(member)
+	if !ok {
+		return 0, false
+	}
+	target := z.scoreKey(score, member)
+	var n int64
+	base := z.prefix + string(zTagScore)
+	if reverse {
+		z.scanKeys(target+"\x00", prefixEnd(base), true, func(string) bool { n++; return true })
+	} else {
+		z.scanKeys(base, target, false, func(string) bool { n++; return true })
+	}
+	return n, true
+}
+
+// Members calls fn for members in member byte order starting at the first
+// member >= from, until fn returns false (for ZSCAN).
+func (z *ZSet) Members(from string, fn func(Entry) bool) {
+	mp := z.prefix + string(zTagMember)
+	z.tx.btx.AscendRange("", mp+from, prefixEnd(mp), func(k, v string) bool {
+		z.visits++
+		if len(v) != 8 {
+			return true
+		}
+		return fn(Entry{Member: k[len(mp):], Score: math.Float64frombits(binary.BigEndian.Uint64([]byte(v)))})
+	})
+}
+
+// scan iterates score items with lo <= key < hi, decoding entries.
+func (z *ZSet) scan(lo, hi string, reverse bool, fn func(Entry) bool) {
+	sp := len(z.prefix) + 1
+	z.scanItems(lo, hi, reverse, func(k, v string) bool {
+		if len(k) < sp+8 {
+			return true
+		}
+		return fn(Entry{Member: k[sp+8:], Score: decodeScore(k[sp : sp+8])})
+	})
+}
+
+func (z *ZSet) scanKeys(lo, hi string, reverse bool, fn func(string) bool) {
+	z.scanItems(lo, hi, reverse, func(k, _ string) bool { return fn(k) })
+}
+
+// scanItems iterates items with lo <= key < hi, counting visits.
+func (z *ZSet) scanItems(lo, hi string, reverse bool, fn func(k, v string) bool) {
+	if !reverse {
+		z.tx.btx.AscendRange("", lo, hi, func(k, v string) bool {
+			z.visits++
+			return fn(k, v)
+		})
+		return
+	}
+	z.tx.btx.DescendLessOrEqual("", hi, func(k, v string) bool {
+		z.visits++
+		if k >= hi {
+			return true // only hi itself, the exclusive bound
+		}
+		if k < lo {
+			return false
+		}
+		return fn(k, v)
+	})
+}
+
+func (z *ZSet) memberKey(member string) string {
+	return z.prefix + string(zTagMember) + member
+}
+
+func (z *ZSet) scorePrefix(score float64) string {
+	var b [9]byte
+	b[0] = zTagScore
+	binary.BigEndian.PutUint64(b[1:], orderedScore(score))
+	return z.prefix + string(b[:])
+}
+
+func (z *ZSet) scoreKey(score float64, member string) string {
+	return z.scorePrefix(score) + member
+}
+
+func normZero(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	return f
+}
+
+// orderedScore maps a score to 8 bytes whose byte order is numeric order:
+// flip every bit of negatives, only the sign bit of the others.
+func orderedScore(f float64) uint64 {
+	bits := math.Float64bits(normZero(f))
+	if bits>>63 == 1 {
+		return ^bits
+	}
+	return bits | 1<<63
+}
+
+func decodeScore(enc string) float64 {
+	u := binary.BigEndian.Uint64([]byte(enc))
+	if u>>63 == 1 {
+		u &^= 1 << 63
+	} else {
+		u = ^u
+	}
+	return math.Float64frombits(u)
+}
