@@ -168,7 +168,9 @@ func (s *session) Exec(c *commands.Ctx) {
 		for _, q := range m.cmds {
 			tx.Select(s.DB())
 			ctx := &commands.Ctx{Tx: tx, W: &buf, Sess: s, Env: srv, Table: srv.table, InMulti: true}
-			srv.table.Dispatch(ctx, q.cmd, q.args)
+			if !pingSubscribed(s, q.cmd, q.args, &buf) {
+				srv.table.Dispatch(ctx, q.cmd, q.args)
+			}
 			msgs = append(msgs, ctx.TakePublished()...)
 		}
 		return msgs

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/store"
 	"github.com/tidwall/redcon"
 )
@@ -244,19 +245,27 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) bool {
 	case cmd.Name == "quit":
 		w.WriteStatus("OK")
 		return true
-	case cmd.Name == "ping" && sess.subscriptions() > 0:
-		// RESP2 subscribers get PING's answer as a message-like array.
-		w.WriteArray(2)
-		w.WriteBulkString("pong")
-		if len(args) > 1 {
-			w.WriteBulk(args[1])
-		} else {
-			w.WriteBulkString("")
-		}
+	case pingSubscribed(sess, cmd, args, w):
 		return false
 	}
 	s.execute(sess, cmd, args, w)
 	return false
+}
+
+// pingSubscribed answers PING from a RESP2 client in subscribe mode, which
+// gets a message-like array instead of +PONG. It reports whether it did.
+func pingSubscribed(sess *session, cmd *commands.Cmd, args [][]byte, w resp.Writer) bool {
+	if cmd.Name != "ping" || sess.subscriptions() == 0 || len(args) > 2 {
+		return false
+	}
+	w.WriteArray(2)
+	w.WriteBulkString("pong")
+	if len(args) > 1 {
+		w.WriteBulk(args[1])
+	} else {
+		w.WriteBulkString("")
+	}
+	return true
 }
 
 // allowedSubscribed are the commands a RESP2 client in subscribe mode may send.
