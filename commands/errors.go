@@ -59,7 +59,7 @@ const (
 	ErrBitValue        = "ERR bit is not an integer or out of range"
 	ErrNoConn          = "ERR This Redis command is not allowed from script"
 	ErrMaxClients      = "ERR max number of clients reached"
-	ErrHelloNoAuth     = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	ErrHelloNoAuth     = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
 	ErrHelloProto      = "ERR Protocol version is not an integer or out of range"
 	ErrHelloOption     = "ERR Syntax error in HELLO option '%s'"
 	ErrClientName      = "ERR Client names cannot contain spaces, newlines or special characters."
