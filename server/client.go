@@ -166,7 +166,7 @@ func clientList(s *session, c *commands.Ctx, args [][]byte) {
 		var ids []int64
 		for _, a := range args[3:] {
 			id, ok := commands.ParseInt(a)
-			if !ok || id < 1 {
+			if !ok {
 				c.Error(commands.ErrInvalidClientID)
 				return
 			}
