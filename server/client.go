@@ -129,7 +129,7 @@ func clientType(name []byte) (string, bool) {
 func (s *Server) typeOf(sess *session) string {
 	s.pubsub.mu.RLock()
 	defer s.pubsub.mu.RUnlock()
-	if sess.subscriptions() > 0 {
+	if sess.subsLocked() > 0 {
 		return "pubsub"
 	}
 	return "normal"
@@ -324,6 +324,9 @@ func (s *Server) kill(caller, target *session) {
 		return
 	}
 	target.netConn.Close()
+	// Its subscriptions end now, as Redis frees a killed client at once;
+	// its own goroutine does the rest of the cleanup.
+	s.unsubscribeAll(target)
 }
 
 func writeHelp(w interface {

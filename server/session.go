@@ -68,8 +68,14 @@ func (s *session) DB() int     { return int(s.db.Load()) }
 func (s *session) SetDB(i int) { s.db.Store(int64(i)) }
 
 // subscriptions counts channels and patterns, as the replies report it.
-// Only the session's own goroutine changes them, so it may read unlocked.
-func (s *session) subscriptions() int { return len(s.channels) + len(s.patterns) }
+func (s *session) subscriptions() int {
+	s.srv.pubsub.mu.RLock()
+	defer s.srv.pubsub.mu.RUnlock()
+	return s.subsLocked()
+}
+
+// subsLocked is subscriptions for callers holding the pubsub lock.
+func (s *session) subsLocked() int { return len(s.channels) + len(s.patterns) }
 
 // setCmd records the running command for CLIENT LIST's cmd field.
 func (s *session) setCmd(cmd *commands.Cmd, args [][]byte) {

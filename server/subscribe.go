@@ -23,7 +23,7 @@ func (s *session) Subscribe(c *commands.Ctx, pattern bool, names [][]byte) {
 	}
 	for _, n := range names {
 		ps.add(s, pattern, string(n))
-		subReply(c.W, kind, n, s.subscriptions())
+		subReply(c.W, kind, n, s.subsLocked())
 	}
 }
 
@@ -44,17 +44,17 @@ func (s *session) Unsubscribe(c *commands.Ctx, pattern bool, names [][]byte) {
 		}
 		sort.Strings(all)
 		if len(all) == 0 {
-			subReply(c.W, kind, nil, s.subscriptions())
+			subReply(c.W, kind, nil, s.subsLocked())
 		}
 		for _, n := range all {
 			ps.remove(s, pattern, n)
-			subReply(c.W, kind, []byte(n), s.subscriptions())
+			subReply(c.W, kind, []byte(n), s.subsLocked())
 		}
 		return
 	}
 	for _, n := range names {
 		ps.remove(s, pattern, string(n))
-		subReply(c.W, kind, n, s.subscriptions())
+		subReply(c.W, kind, n, s.subsLocked())
 	}
 }
 

@@ -85,6 +85,12 @@ func TestPubSubDifferential(t *testing.T) {
 	sub.same(t, 1, "RESET")
 	sub.same(t, 1, "PING")
 	p.Same(t, "PUBSUB", "NUMPAT")
+	// QUIT is answered in subscribe mode, then the connection closes.
+	sub.same(t, 1, "SUBSCRIBE", "last")
+	sub.same(t, 1, "QUIT")
+	expectClosed(t, sub.q)
+	expectClosed(t, sub.r)
+	p.Same(t, "PUBLISH", "last", "nobody")
 }
 
 // TestPubSubGlob compares pattern matching with Redis's stringmatchlen
