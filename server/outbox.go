@@ -88,11 +88,40 @@ func (o *outbox) overLimit(pending int) bool {
 		now := time.Now()
 		if o.overSince.IsZero() {
 			o.overSince = now
+			// Look again when the grace period ends, even if no message
+			// comes to trigger a check.
+			time.AfterFunc(o.limit.SoftFor, o.recheck)
 		}
 		return now.Sub(o.overSince) >= o.limit.SoftFor
 	}
 	o.overSince = time.Time{}
 	return false
+}
+
+// recheck applies the soft limit once its grace period has passed.
+func (o *outbox) recheck() {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	pending := len(o.buf) + len(o.parked) + o.inflight
+	over := false
+	if pending > o.limit.Soft {
+		over = o.overLimit(pending)
+	} else {
+		o.overSince = time.Time{}
+	}
+	if over {
+		o.closed = true
+	}
+	o.mu.Unlock()
+	if over {
+		o.signal()
+		if o.overflow != nil {
+			o.overflow(pending)
+		}
+	}
 }
 
 // hold parks messages until release: a command of this connection runs.

@@ -225,3 +225,24 @@ func TestSlowSubscriberDropped(t *testing.T) {
 	}
 	t.Logf("slow subscriber dropped after %d messages of %d bytes", sent, len(payload))
 }
+
+// TestSlowSubscriberSoftLimit: output that stays above the soft limit for
+// its grace period gets the subscriber dropped even when nothing more is
+// published.
+func TestSlowSubscriberSoftLimit(t *testing.T) {
+	q := StartQlessd(t, "", "--client-output-buffer-limit", "pubsub 0 64kb 1")
+	sub := DialRaw(t, q.Addr)
+	sub.Do(t, "SUBSCRIBE", "c")
+	pub := DialRaw(t, q.Addr)
+	payload := strings.Repeat("y", 64<<10)
+	// Enough to fill the socket buffers and stay above 64kb in the queue.
+	for i := 0; i < 400; i++ {
+		if r := pub.Do(t, "PUBLISH", "c", payload); r == ":0\r\n" {
+			break
+		}
+	}
+	waitUntil(t, func() bool { return pub.Do(t, "PUBSUB", "NUMSUB", "c") == "*2\r\n$1\r\nc\r\n:0\r\n" })
+	if !strings.Contains(q.Output(), "output buffer limits") {
+		t.Errorf("drop not logged:\n%s", q.Output())
+	}
+}
