@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"sync"
@@ -50,6 +51,9 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	if cfg.Databases <= 0 {
 		cfg.Databases = 16
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
 	db, err := store.Open(store.Options{Dir: cfg.Dir, Sync: cfg.AppendFsync, Databases: cfg.Databases, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
@@ -75,6 +79,23 @@ func (s *Server) Store() *store.DB { return s.db }
 
 // CountSubscribers implements commands.Env.
 func (s *Server) CountSubscribers(channel string) int64 { return s.pubsub.count(channel) }
+
+// ConnectedClients returns how many client connections are open (INFO).
+func (s *Server) ConnectedClients() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// BlockedClients returns how many clients wait in a blocking command (INFO).
+func (s *Server) BlockedClients() int { return s.waiters.blocked() }
+
+// PubSubCounts returns the active channels and patterns (INFO).
+func (s *Server) PubSubCounts() (channels, patterns int) {
+	s.pubsub.mu.RLock()
+	defer s.pubsub.mu.RUnlock()
+	return len(s.pubsub.channels), len(s.pubsub.patterns)
+}
 
 // Table returns the command table.
 func (s *Server) Table() *commands.Table { return s.table }
@@ -177,7 +198,9 @@ func (s *Server) closed(c redcon.Conn, err error) {
 	if sess == nil || sess.detached {
 		return
 	}
-	s.drop(sess)
+	// redcon calls this holding its server lock, which its accept loop
+	// needs too: disconnect hooks must not hold up new connections.
+	go s.drop(sess)
 }
 
 // handle runs one command from a connection served by redcon.

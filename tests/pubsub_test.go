@@ -85,6 +85,15 @@ func TestPubSubDifferential(t *testing.T) {
 	sub.same(t, 1, "RESET")
 	sub.same(t, 1, "PING")
 	p.Same(t, "PUBSUB", "NUMPAT")
+	// SUBSCRIBE queued in MULTI enters subscribe mode inside EXEC.
+	sub.same(t, 1, "MULTI")
+	sub.same(t, 1, "SUBSCRIBE", "m")
+	sub.same(t, 1, "PING")
+	sub.same(t, 1, "EXEC")
+	sub.same(t, 1, "PING")
+	p.Same(t, "PUBLISH", "m", "after exec")
+	sub.read(t, 1, "message after EXEC")
+	sub.same(t, 1, "UNSUBSCRIBE")
 	// QUIT is answered in subscribe mode, then the connection closes.
 	sub.same(t, 1, "SUBSCRIBE", "last")
 	sub.same(t, 1, "QUIT")
