@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,6 +115,23 @@ func TestPubSubGlob(t *testing.T) {
 		"a\\\\", "[", "[]", "[a", "[]]", "[\\]]", "a*b*c", "**", "h[ae]llo", "h[^e]llo", "h*llo", "*[", "[a-]", "[-a]",
 		"\\", "a[b-", "[^]", "*a*a*a*b", "[\\-]", "[\xe0-\xff]t*", "c[A-Z]T", "[^]]", ""} {
 		p.SameSorted(t, "PUBSUB", "CHANNELS", pat)
+	}
+	// Random patterns over the bytes that mean something to the matcher.
+	rng := rand.New(rand.NewSource(7))
+	gen := func(alphabet string, max int) string {
+		b := make([]byte, rng.Intn(max+1))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		return string(b)
+	}
+	var more []string
+	for i := 0; i < 60; i++ {
+		more = append(more, gen("ab-]\\^[*", 5))
+	}
+	sub.same(t, len(more), append([]string{"SUBSCRIBE"}, more...)...)
+	for i := 0; i < 400; i++ {
+		p.SameSorted(t, "PUBSUB", "CHANNELS", gen("ab-[]^\\*?", 7))
 	}
 }
 
