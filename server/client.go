@@ -255,7 +255,7 @@ func clientKill(s *session, c *commands.Ctx, args [][]byte) {
 		return
 	}
 	var id int64
-	var typ, addr, laddr, user string
+	var typ, addr, laddr string
 	skipMe := true
 	for i := 2; i < len(args); i += 2 {
 		if i+1 >= len(args) {
@@ -283,11 +283,11 @@ func clientKill(s *session, c *commands.Ctx, args [][]byte) {
 		case commands.EqualFold(opt, "laddr"):
 			laddr = string(val)
 		case commands.EqualFold(opt, "user"):
+			// "default" is the only user, and every client is it.
 			if string(val) != "default" {
 				c.Error(commands.Errorf("ERR No such user '%s'", string(val)))
 				return
 			}
-			user = string(val)
 		case commands.EqualFold(opt, "skipme"):
 			switch {
 			case commands.EqualFold(val, "yes"):
@@ -303,7 +303,6 @@ func clientKill(s *session, c *commands.Ctx, args [][]byte) {
 			return
 		}
 	}
-	_ = user
 	var n int64
 	for _, sess := range srv.allSessions() {
 		if (id != 0 && sess.id != id) || (typ != "" && srv.typeOf(sess) != typ) ||
@@ -337,55 +336,4 @@ func writeHelp(w interface {
 	for _, l := range lines {
 		w.WriteStatus(l)
 	}
-}
-
-var clientHelp = []string{
-	"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"CACHING (YES|NO)",
-	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
-	"GETREDIR",
-	"    Return the client ID we are redirecting to when tracking is enabled.",
-	"GETNAME",
-	"    Return the name of the current connection.",
-	"ID",
-	"    Return the ID of the current connection.",
-	"INFO",
-	"    Return information about the current client connection.",
-	"KILL <ip:port>",
-	"    Kill connection made from <ip:port>.",
-	"KILL <option> <value> [<option> <value> [...]]",
-	"    Kill connections. Options are:",
-	"    * ADDR (<ip:port>|<unixsocket>:0)",
-	"      Kill connections made from the specified address",
-	"    * LADDR (<ip:port>|<unixsocket>:0)",
-	"      Kill connections made to specified local address",
-	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-	"      Kill connections by type.",
-	"    * USER <username>",
-	"      Kill connections authenticated by <username>.",
-	"    * SKIPME (YES|NO)",
-	"      Skip killing current connection (default: yes).",
-	"LIST [options ...]",
-	"    Return information about client connections. Options:",
-	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-	"      Return clients of specified type.",
-	"UNPAUSE",
-	"    Stop the current client pause, resuming traffic.",
-	"PAUSE <timeout> [WRITE|ALL]",
-	"    Suspend all, or just write, clients for <timeout> milliseconds.",
-	"REPLY (ON|OFF|SKIP)",
-	"    Control the replies sent to the current connection.",
-	"SETNAME <name>",
-	"    Assign the name <name> to the current connection.",
-	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
-	"    Unblock the specified blocked client.",
-	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
-	"         [OPTIN] [OPTOUT] [NOLOOP]",
-	"    Control server assisted client side caching.",
-	"TRACKINGINFO",
-	"    Report tracking status for the current connection.",
-	"NO-EVICT (ON|OFF)",
-	"    Protect current client connection from eviction.",
-	"HELP",
-	"    Prints this help.",
 }
