@@ -273,3 +273,75 @@ func TestSlowSubscriberSoftLimit(t *testing.T) {
 		t.Errorf("drop not logged:\n%s", q.Output())
 	}
 }
+
+// TestPubSubChurn: clients subscribe, unsubscribe, reset and disconnect
+// while others publish. Each subscriber checks its own replies stay in
+// step, and when all are gone no subscription is left behind.
+func TestPubSubChurn(t *testing.T) {
+	q := StartQlessd(t, "")
+	var pubs, subs sync.WaitGroup
+	stop := make(chan struct{})
+	var published atomic.Int64
+	for i := 0; i < 8; i++ {
+		pubs.Add(1)
+		go func(i int) {
+			defer pubs.Done()
+			pub := DialRaw(t, q.Addr)
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if r := pub.Do(t, "PUBLISH", fmt.Sprint("ch", n%5), "m"); !strings.HasPrefix(r, ":") {
+					t.Errorf("publish: %q", r)
+					return
+				}
+				published.Add(1)
+			}
+		}(i)
+	}
+	for i := 0; i < 24; i++ {
+		subs.Add(1)
+		go func(i int) {
+			defer subs.Done()
+			rng := rand.New(rand.NewSource(int64(i)))
+			for round := 0; round < 15; round++ {
+				c := DialRaw(t, q.Addr)
+				c.Send(t, "SUBSCRIBE", "ch0", "ch1")
+				c.Send(t, "PSUBSCRIBE", "ch*")
+				c.Send(t, "UNSUBSCRIBE", "ch0")
+				c.Send(t, "PING", "marker")
+				// Replies in order, messages possibly between them.
+				want := []string{"subscribe", "subscribe", "psubscribe", "unsubscribe", "marker"}
+				for len(want) > 0 {
+					r := c.Read(t)
+					if strings.Contains(r, "message\r\n") {
+						continue
+					}
+					if !strings.Contains(r, want[0]) {
+						t.Errorf("client %d: got %q, want %s", i, r, want[0])
+						return
+					}
+					want = want[1:]
+				}
+				switch rng.Intn(3) {
+				case 0:
+					c.Send(t, "RESET")
+				case 1:
+					c.Send(t, "UNSUBSCRIBE")
+					c.Send(t, "PUNSUBSCRIBE")
+				}
+				c.c.Close()
+			}
+		}(i)
+	}
+	subs.Wait()
+	close(stop)
+	pubs.Wait()
+	ctl := DialRaw(t, q.Addr)
+	waitUntil(t, func() bool {
+		return ctl.Do(t, "PUBSUB", "NUMPAT") == ":0\r\n" && ctl.Do(t, "PUBSUB", "CHANNELS") == "*0\r\n"
+	})
+	t.Logf("%d messages published during churn", published.Load())
+}
