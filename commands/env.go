@@ -22,8 +22,8 @@ type Env interface {
 // transactions, authentication and CLIENT. The server's sessions implement
 // it; each method validates its arguments and writes the whole reply.
 type Conn interface {
-	Subscribe(c *Ctx, pattern bool, names [][]byte)
-	Unsubscribe(c *Ctx, pattern bool, names [][]byte)
+	Subscribe(c *Ctx, kind SubKind, names [][]byte)
+	Unsubscribe(c *Ctx, kind SubKind, names [][]byte)
 	Multi(c *Ctx)
 	Exec(c *Ctx)
 	Discard(c *Ctx)
@@ -35,10 +35,22 @@ type Conn interface {
 	Reset(c *Ctx)
 }
 
+// SubKind is what a subscription is to: a channel (SUBSCRIBE), a pattern
+// (PSUBSCRIBE) or a shard channel (SSUBSCRIBE).
+type SubKind int
+
+const (
+	SubChannel SubKind = iota
+	SubPattern
+	SubShard
+)
+
 // PubSubInfo answers PUBSUB; the server's Env implements it.
 type PubSubInfo interface {
-	PubSubChannels(pattern []byte) []string // nil pattern: every channel
-	PubSubNumSub(channel string) int64
+	// PubSubChannels lists active channels of a kind (SubChannel or
+	// SubShard) matching pattern; nil matches all.
+	PubSubChannels(kind SubKind, pattern []byte) []string
+	PubSubNumSub(kind SubKind, channel string) int64
 	PubSubNumPat() int64
 }
 

@@ -2,16 +2,19 @@ package commands
 
 func registerPubSub(t *Table) {
 	t.Add(
-		&Cmd{Name: "subscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(false, true)},
-		&Cmd{Name: "psubscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(true, true)},
-		&Cmd{Name: "unsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(false, false)},
-		&Cmd{Name: "punsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(true, false)},
+		&Cmd{Name: "subscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(SubChannel, true)},
+		&Cmd{Name: "psubscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(SubPattern, true)},
+		&Cmd{Name: "ssubscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, FirstKey: 1, LastKey: -1, Step: 1, Run: subscriber(SubShard, true)},
+		&Cmd{Name: "unsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(SubChannel, false)},
+		&Cmd{Name: "punsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(SubPattern, false)},
+		&Cmd{Name: "sunsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, FirstKey: 1, LastKey: -1, Step: 1, Run: subscriber(SubShard, false)},
 		&Cmd{Name: "publish", Arity: 3, Flags: PubSubOK | Loading | Stale | Fast | MayReplicate | NoTx, Run: cmdPublish},
+		&Cmd{Name: "spublish", Arity: 3, Flags: PubSubOK | Loading | Stale | Fast | MayReplicate | NoTx, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSPublish},
 		&Cmd{Name: "pubsub", Arity: -2, Flags: NoTx, Run: cmdPubSub},
 	)
 }
 
-func subscriber(pattern, sub bool) func(c *Ctx, args [][]byte) {
+func subscriber(kind SubKind, sub bool) func(c *Ctx, args [][]byte) {
 	return func(c *Ctx, args [][]byte) {
 		conn := c.Conn()
 		if conn == nil {
@@ -19,9 +22,9 @@ func subscriber(pattern, sub bool) func(c *Ctx, args [][]byte) {
 			return
 		}
 		if sub {
-			conn.Subscribe(c, pattern, args[1:])
+			conn.Subscribe(c, kind, args[1:])
 		} else {
-			conn.Unsubscribe(c, pattern, args[1:])
+			conn.Unsubscribe(c, kind, args[1:])
 		}
 	}
 }
@@ -30,6 +33,16 @@ func subscriber(pattern, sub bool) func(c *Ctx, args [][]byte) {
 // (or the transaction around it) has committed.
 func cmdPublish(c *Ctx, args [][]byte) {
 	c.W.WriteInt(c.Publish(string(args[1]), string(args[2])))
+}
+
+// cmdSPublish is PUBLISH for shard channels.
+func cmdSPublish(c *Ctx, args [][]byte) {
+	var n int64
+	if info, ok := c.Env.(PubSubInfo); ok {
+		n = info.PubSubNumSub(SubShard, string(args[1]))
+	}
+	c.published = append(c.published, Message{Channel: string(args[1]), Payload: string(args[2]), Shard: true})
+	c.W.WriteInt(n)
 }
 
 func cmdPubSub(c *Ctx, args [][]byte) {
@@ -53,24 +66,24 @@ func cmdPubSub(c *Ctx, args [][]byte) {
 		if len(args) == 3 {
 			pat = args[2]
 		}
-		var names []string
-		if EqualFold(sub, "channels") {
-			names = info.PubSubChannels(pat)
+		kind := SubChannel
+		if EqualFold(sub, "shardchannels") {
+			kind = SubShard
 		}
+		names := info.PubSubChannels(kind, pat)
 		c.W.WriteArray(len(names))
 		for _, n := range names {
 			c.W.WriteBulkString(n)
 		}
 	case EqualFold(sub, "numsub"), EqualFold(sub, "shardnumsub"):
-		shard := EqualFold(sub, "shardnumsub")
+		kind := SubChannel
+		if EqualFold(sub, "shardnumsub") {
+			kind = SubShard
+		}
 		c.W.WriteArray(2 * (len(args) - 2))
 		for _, ch := range args[2:] {
 			c.W.WriteBulk(ch)
-			if shard {
-				c.W.WriteInt(0)
-			} else {
-				c.W.WriteInt(info.PubSubNumSub(string(ch)))
-			}
+			c.W.WriteInt(info.PubSubNumSub(kind, string(ch)))
 		}
 	case EqualFold(sub, "numpat"):
 		if len(args) != 2 {

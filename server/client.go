@@ -203,7 +203,7 @@ func (s *Server) clientLine(sess *session) string {
 		cmd = "NULL"
 	}
 	s.pubsub.mu.RLock()
-	sub, psub := len(sess.channels), len(sess.patterns)
+	sub, psub, ssub := len(sess.channels), len(sess.patterns), len(sess.shards)
 	out := sess.out
 	s.pubsub.mu.RUnlock()
 	omem := 0
@@ -211,7 +211,7 @@ func (s *Server) clientLine(sess *session) string {
 		omem = out.pending()
 	}
 	flags := ""
-	if sub+psub > 0 {
+	if sub+psub+ssub > 0 {
 		flags += "P"
 	}
 	if flags == "" {
@@ -219,9 +219,9 @@ func (s *Server) clientLine(sess *session) string {
 	}
 	age := int64(now.Sub(sess.created) / time.Second)
 	idle := (now.UnixMilli() - sess.lastCmd.Load()) / 1000
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=-1 "+
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=-1 "+
 		"qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=%d tot-mem=0 events=r cmd=%s user=default redir=-1 resp=2\n",
-		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, omem, cmd)
+		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, omem, cmd)
 }
 
 // connFD returns the socket's file descriptor, -1 when unknown.

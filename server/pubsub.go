@@ -14,6 +14,7 @@ type pubsub struct {
 	mu       sync.RWMutex
 	channels map[string][]*session // subscribers in subscription order
 	patterns map[string][]*session
+	shards   map[string][]*session
 	patOrder []string // patterns in first-subscription order
 
 	// order serialises deliveries: a write transaction takes it before it
@@ -23,7 +24,7 @@ type pubsub struct {
 }
 
 func newPubSub() *pubsub {
-	return &pubsub{channels: map[string][]*session{}, patterns: map[string][]*session{}}
+	return &pubsub{channels: map[string][]*session{}, patterns: map[string][]*session{}, shards: map[string][]*session{}}
 }
 
 // count returns how many subscriptions a message on channel would reach.
@@ -45,6 +46,18 @@ func (ps *pubsub) deliver(msgs []commands.Message) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
 	for _, m := range msgs {
+		if m.Shard {
+			if subs := ps.shards[m.Channel]; len(subs) > 0 {
+				b := redcon.AppendArray(nil, 3)
+				b = redcon.AppendBulkString(b, "smessage")
+				b = redcon.AppendBulkString(b, m.Channel)
+				b = redcon.AppendBulkString(b, m.Payload)
+				for _, s := range subs {
+					s.out.message(b)
+				}
+			}
+			continue
+		}
 		if subs := ps.channels[m.Channel]; len(subs) > 0 {
 			b := redcon.AppendArray(nil, 3)
 			b = redcon.AppendBulkString(b, "message")
@@ -83,11 +96,9 @@ func (ps *pubsub) publish(msgs []commands.Message) {
 
 // add subscribes sess to name; it reports false when it already was.
 // ps.mu is held.
-func (ps *pubsub) add(sess *session, pattern bool, name string) bool {
-	mine, all := sess.channels, ps.channels
-	if pattern {
-		mine, all = sess.patterns, ps.patterns
-	}
+func (ps *pubsub) add(sess *session, kind commands.SubKind, name string) bool {
+	mine, all := ps.maps(sess, kind)
+	pattern := kind == commands.SubPattern
 	if _, ok := mine[name]; ok {
 		return false
 	}
@@ -101,11 +112,9 @@ func (ps *pubsub) add(sess *session, pattern bool, name string) bool {
 
 // remove unsubscribes sess from name; it reports false when it was not
 // subscribed. ps.mu is held.
-func (ps *pubsub) remove(sess *session, pattern bool, name string) bool {
-	mine, all := sess.channels, ps.channels
-	if pattern {
-		mine, all = sess.patterns, ps.patterns
-	}
+func (ps *pubsub) remove(sess *session, kind commands.SubKind, name string) bool {
+	mine, all := ps.maps(sess, kind)
+	pattern := kind == commands.SubPattern
 	if _, ok := mine[name]; !ok {
 		return false
 	}
@@ -133,12 +142,24 @@ func (ps *pubsub) remove(sess *session, pattern bool, name string) bool {
 	return true
 }
 
+// maps returns the session's and the registry's subscriptions of a kind.
+func (ps *pubsub) maps(sess *session, kind commands.SubKind) (map[string]struct{}, map[string][]*session) {
+	switch kind {
+	case commands.SubPattern:
+		return sess.patterns, ps.patterns
+	case commands.SubShard:
+		return sess.shards, ps.shards
+	}
+	return sess.channels, ps.channels
+}
+
 // channelNames lists active channels matching pattern (all when empty).
-func (ps *pubsub) channelNames(pattern string, all bool) []string {
+func (ps *pubsub) channelNames(kind commands.SubKind, pattern string, all bool) []string {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
 	var out []string
-	for ch := range ps.channels {
+	_, reg := ps.maps(&session{}, kind)
+	for ch := range reg {
 		if all || globMatch(pattern, ch) {
 			out = append(out, ch)
 		}
@@ -147,10 +168,11 @@ func (ps *pubsub) channelNames(pattern string, all bool) []string {
 	return out
 }
 
-func (ps *pubsub) numSub(channel string) int64 {
+func (ps *pubsub) numSub(kind commands.SubKind, channel string) int64 {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
-	return int64(len(ps.channels[channel]))
+	_, reg := ps.maps(&session{}, kind)
+	return int64(len(reg[channel]))
 }
 
 func (ps *pubsub) numPat() int64 {

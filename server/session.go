@@ -38,6 +38,7 @@ type session struct {
 	// served by serveDetached.
 	channels map[string]struct{}
 	patterns map[string]struct{}
+	shards   map[string]struct{}
 	out      *outbox
 	dc       redcon.DetachedConn
 	detached bool
@@ -54,7 +55,7 @@ type session struct {
 
 func newSession(srv *Server, c redcon.Conn) *session {
 	s := &session{srv: srv, id: nextClientID.Add(1), conn: c, netConn: c.NetConn(), addr: c.RemoteAddr(), created: time.Now(),
-		channels: map[string]struct{}{}, patterns: map[string]struct{}{}}
+		channels: map[string]struct{}{}, patterns: map[string]struct{}{}, shards: map[string]struct{}{}}
 	if la := c.NetConn().LocalAddr(); la != nil {
 		s.laddr = la.String()
 	}
@@ -74,8 +75,18 @@ func (s *session) subscriptions() int {
 	return s.subsLocked()
 }
 
-// subsLocked is subscriptions for callers holding the pubsub lock.
-func (s *session) subsLocked() int { return len(s.channels) + len(s.patterns) }
+// subsLocked is subscriptions for callers holding the pubsub lock. Any
+// kind of subscription puts a client in subscribe mode.
+func (s *session) subsLocked() int { return len(s.channels) + len(s.patterns) + len(s.shards) }
+
+// countFor is the count a (un)subscribe reply reports: channels and
+// patterns together, shard channels on their own, as Redis 7.0 does.
+func (s *session) countFor(kind commands.SubKind) int {
+	if kind == commands.SubShard {
+		return len(s.shards)
+	}
+	return len(s.channels) + len(s.patterns)
+}
 
 // setCmd records the running command for CLIENT LIST's cmd field.
 func (s *session) setCmd(cmd *commands.Cmd, args [][]byte) {

@@ -10,31 +10,26 @@ import (
 // Subscribe implements SUBSCRIBE and PSUBSCRIBE. Registration and the
 // confirmations happen under the registry lock, and the outbox parks
 // messages until the confirmations are out, so none can overtake them.
-func (s *session) Subscribe(c *commands.Ctx, pattern bool, names [][]byte) {
+func (s *session) Subscribe(c *commands.Ctx, kind commands.SubKind, names [][]byte) {
 	ps := s.srv.pubsub
-	kind := "subscribe"
-	if pattern {
-		kind = "psubscribe"
-	}
+	word := [...]string{"subscribe", "psubscribe", "ssubscribe"}[kind]
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if s.out == nil {
 		s.out = newOutbox(s.srv.pubsubLimit(), s.overflowed)
 	}
 	for _, n := range names {
-		ps.add(s, pattern, string(n))
-		subReply(c.W, kind, n, s.subsLocked())
+		ps.add(s, kind, string(n))
+		subReply(c.W, word, n, s.countFor(kind))
 	}
 }
 
 // Unsubscribe implements UNSUBSCRIBE and PUNSUBSCRIBE; with no names it
 // leaves every channel (or pattern), and says so even when there was none.
-func (s *session) Unsubscribe(c *commands.Ctx, pattern bool, names [][]byte) {
+func (s *session) Unsubscribe(c *commands.Ctx, kind commands.SubKind, names [][]byte) {
 	ps := s.srv.pubsub
-	kind, mine := "unsubscribe", s.channels
-	if pattern {
-		kind, mine = "punsubscribe", s.patterns
-	}
+	word := [...]string{"unsubscribe", "punsubscribe", "sunsubscribe"}[kind]
+	mine, _ := ps.maps(s, kind)
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if len(names) == 0 {
@@ -44,17 +39,17 @@ func (s *session) Unsubscribe(c *commands.Ctx, pattern bool, names [][]byte) {
 		}
 		sort.Strings(all)
 		if len(all) == 0 {
-			subReply(c.W, kind, nil, s.subsLocked())
+			subReply(c.W, word, nil, s.countFor(kind))
 		}
 		for _, n := range all {
-			ps.remove(s, pattern, n)
-			subReply(c.W, kind, []byte(n), s.subsLocked())
+			ps.remove(s, kind, n)
+			subReply(c.W, word, []byte(n), s.countFor(kind))
 		}
 		return
 	}
 	for _, n := range names {
-		ps.remove(s, pattern, string(n))
-		subReply(c.W, kind, n, s.subsLocked())
+		ps.remove(s, kind, string(n))
+		subReply(c.W, word, n, s.countFor(kind))
 	}
 }
 
@@ -75,10 +70,13 @@ func (s *Server) unsubscribeAll(sess *session) {
 	s.pubsub.mu.Lock()
 	defer s.pubsub.mu.Unlock()
 	for n := range sess.channels {
-		s.pubsub.remove(sess, false, n)
+		s.pubsub.remove(sess, commands.SubChannel, n)
 	}
 	for n := range sess.patterns {
-		s.pubsub.remove(sess, true, n)
+		s.pubsub.remove(sess, commands.SubPattern, n)
+	}
+	for n := range sess.shards {
+		s.pubsub.remove(sess, commands.SubShard, n)
 	}
 }
 
@@ -90,12 +88,14 @@ func (s *Server) pubsubLimit() OutputLimit {
 }
 
 // PubSubChannels implements commands.PubSubInfo.
-func (s *Server) PubSubChannels(pattern []byte) []string {
-	return s.pubsub.channelNames(string(pattern), pattern == nil)
+func (s *Server) PubSubChannels(kind commands.SubKind, pattern []byte) []string {
+	return s.pubsub.channelNames(kind, string(pattern), pattern == nil)
 }
 
 // PubSubNumSub implements commands.PubSubInfo.
-func (s *Server) PubSubNumSub(channel string) int64 { return s.pubsub.numSub(channel) }
+func (s *Server) PubSubNumSub(kind commands.SubKind, channel string) int64 {
+	return s.pubsub.numSub(kind, channel)
+}
 
 // PubSubNumPat implements commands.PubSubInfo.
 func (s *Server) PubSubNumPat() int64 { return s.pubsub.numPat() }

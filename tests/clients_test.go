@@ -61,7 +61,7 @@ func TestClientReply(t *testing.T) {
 }
 
 var clientLineRE = regexp.MustCompile(`^id=(\d+) addr=127\.0\.0\.1:\d+ laddr=127\.0\.0\.1:\d+ fd=\d+ name=(\S*) age=\d+ idle=\d+ ` +
-	`flags=([A-Za-z]+) db=(\d+) sub=(\d+) psub=(\d+) ssub=0 multi=-1 qbuf=\d+ qbuf-free=\d+ argv-mem=\d+ multi-mem=\d+ ` +
+	`flags=([A-Za-z]+) db=(\d+) sub=(\d+) psub=(\d+) ssub=\d+ multi=-1 qbuf=\d+ qbuf-free=\d+ argv-mem=\d+ multi-mem=\d+ ` +
 	`rbs=\d+ rbp=\d+ obl=\d+ oll=\d+ omem=\d+ tot-mem=\d+ events=r cmd=(\S+) user=default redir=-1 resp=2$`)
 
 // bulkBody returns the content of a bulk string reply.
