@@ -211,17 +211,21 @@ func (s *Server) clientLine(sess *session) string {
 		omem = out.pending()
 	}
 	flags := ""
+	multi := sess.multiLen.Load()
 	if sub+psub+ssub > 0 {
 		flags += "P"
+	}
+	if multi >= 0 {
+		flags += "x"
 	}
 	if flags == "" {
 		flags = "N"
 	}
 	age := int64(now.Sub(sess.created) / time.Second)
 	idle := (now.UnixMilli() - sess.lastCmd.Load()) / 1000
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=-1 "+
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d "+
 		"qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=%d tot-mem=0 events=r cmd=%s user=default redir=-1 resp=2\n",
-		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, omem, cmd)
+		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, multi, omem, cmd)
 }
 
 // connFD returns the socket's file descriptor, -1 when unknown.

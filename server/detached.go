@@ -82,7 +82,7 @@ func (s *Server) drop(sess *session) {
 		s.mu.Unlock()
 		s.unsubscribeAll(sess)
 		sess.unwatchAll()
-		sess.multi = nil
+		sess.setMulti(nil)
 		s.hookMu.Lock()
 		hooks := append([]func(int64){}, s.onDisconnect...)
 		s.hookMu.Unlock()

@@ -20,6 +20,17 @@ type queued struct {
 // multiControl are the commands MULTI runs at once instead of queueing.
 var multiControl = map[string]bool{"exec": true, "discard": true, "multi": true, "watch": true, "quit": true, "reset": true}
 
+// setMulti opens (m non-nil) or ends the transaction; multiLen mirrors it
+// for CLIENT LIST from other goroutines: -1 outside MULTI.
+func (s *session) setMulti(m *multiState) {
+	s.multi = m
+	if m == nil {
+		s.multiLen.Store(-1)
+	} else {
+		s.multiLen.Store(0)
+	}
+}
+
 // flagMulti marks an open transaction as failed after a refused command.
 func (s *session) flagMulti() {
 	if s.multi != nil {
@@ -32,7 +43,7 @@ func (s *session) Multi(c *commands.Ctx) {
 		c.Error(commands.ErrMultiNested)
 		return
 	}
-	s.multi = &multiState{}
+	s.setMulti(&multiState{})
 	c.OK()
 }
 
@@ -41,7 +52,7 @@ func (s *session) Discard(c *commands.Ctx) {
 		c.Error(commands.ErrDiscardNoMulti)
 		return
 	}
-	s.multi = nil
+	s.setMulti(nil)
 	s.unwatchAll()
 	c.OK()
 }
@@ -142,7 +153,9 @@ func (s *session) Exec(c *commands.Ctx) {
 		c.Error(commands.ErrExecNoMulti)
 		return
 	}
+	// CLIENT LIST inside EXEC still shows the transaction, as in Redis.
 	s.multi = nil
+	defer s.multiLen.Store(-1)
 	if m.failed {
 		s.unwatchAll()
 		c.Error(commands.ErrExecAbort)

@@ -4,7 +4,7 @@ import "github.com/qlessd/qlessd/commands"
 
 // Reset implements RESET: the connection returns to its state at connect.
 func (s *session) Reset(c *commands.Ctx) {
-	s.multi = nil
+	s.setMulti(nil)
 	s.unwatchAll()
 	s.srv.unsubscribeAll(s)
 	s.SetDB(0)

@@ -260,6 +260,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) bool {
 	}
 	if sess.multi != nil && !multiControl[cmd.Name] {
 		sess.multi.cmds = append(sess.multi.cmds, queued{cmd, args})
+		sess.multiLen.Add(1)
 		w.WriteStatus("QUEUED")
 		return false
 	}

@@ -44,6 +44,7 @@ type session struct {
 	detached bool
 
 	multi      *multiState
+	multiLen   atomic.Int64          // queued commands, -1 outside MULTI
 	watched    map[store.KeyRef]bool // key -> existed when watched
 	watchDirty atomic.Bool
 	replyOff   bool // CLIENT REPLY OFF
@@ -60,6 +61,7 @@ func newSession(srv *Server, c redcon.Conn) *session {
 		s.laddr = la.String()
 	}
 	s.authed.Store(srv.cfg.RequirePass == "")
+	s.multiLen.Store(-1)
 	s.lastCmd.Store(time.Now().UnixMilli())
 	return s
 }
