@@ -111,6 +111,13 @@ func TestClientListAndKill(t *testing.T) {
 		t.Errorf("CLIENT LIST ID: %q", got)
 	}
 
+	// Inside EXEC the line still shows the transaction, as in Redis.
+	b.Do(t, "MULTI")
+	b.Do(t, "PING")
+	b.Do(t, "CLIENT", "INFO")
+	if got := b.Do(t, "EXEC"); !strings.Contains(got, " flags=x ") || !strings.Contains(got, " multi=2 ") {
+		t.Errorf("CLIENT INFO in EXEC: %q", got)
+	}
 	// KILL ID, then the killed connection reads EOF.
 	if got := b.Do(t, "CLIENT", "KILL", "ID", idA); got != ":1\r\n" {
 		t.Fatalf("KILL ID: %q", got)
