@@ -152,6 +152,12 @@ func TestGoRedisAuth(t *testing.T) {
 			if got := raw.Do(t, "GET", "k"); got != "$1\r\nv\r\n" {
 				t.Errorf("db 3 GET k = %q", got)
 			}
+			// Asking for RESP2 outright goes through HELLO 2.
+			resp2 := redis.NewClient(&redis.Options{Addr: q.Addr, Password: pass, Protocol: 2, DB: 3})
+			defer resp2.Close()
+			if v, err := resp2.Get(ctx, "a").Result(); err != nil || v != "1" {
+				t.Fatalf("RESP2 client: %q %v", v, err)
+			}
 			if pass != "" {
 				bad := redis.NewClient(&redis.Options{Addr: q.Addr, Password: "wrong"})
 				defer bad.Close()
