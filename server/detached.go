@@ -92,8 +92,10 @@ func (s *Server) drop(sess *session) {
 	})
 }
 
-// OnDisconnect registers fn to run, in its own connection's goroutine, as
-// soon as a client connection closes, with the client's id.
+// OnDisconnect registers fn to run as soon as a client connection closes,
+// with the client's id (CLIENT ID). Hooks run after the client's
+// subscriptions and watches are gone, outside any server lock, one
+// disconnect at a time per client; a slow hook delays only that cleanup.
 func (s *Server) OnDisconnect(fn func(sessionID int64)) {
 	s.hookMu.Lock()
 	s.onDisconnect = append(s.onDisconnect, fn)
