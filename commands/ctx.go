@@ -10,6 +10,7 @@ import (
 // Message is a pub/sub message published by a command.
 type Message struct {
 	Channel, Payload string
+	Shard            bool // SPUBLISH: for SSUBSCRIBE subscribers only
 }
 
 // BlockRequest is how a blocking command asks to wait: the server waits
@@ -48,7 +49,7 @@ func (c *Ctx) CanBlock() bool { return !c.InScript && !c.InMulti && !c.TimedOut 
 // Publish queues a message for delivery once the transaction commits and
 // returns the number of receivers, as PUBLISH does.
 func (c *Ctx) Publish(channel, payload string) int64 {
-	c.published = append(c.published, Message{channel, payload})
+	c.published = append(c.published, Message{Channel: channel, Payload: payload})
 	if c.Env == nil {
 		return 0
 	}

@@ -63,6 +63,16 @@ const (
 	ErrNumKeysGtZero   = "ERR numkeys should be greater than 0"
 	ErrLimitNegative   = "ERR LIMIT can't be negative"
 	ErrCountGreater    = "ERR count should be greater than 0"
+	ErrNoConn          = "ERR This Redis command is not allowed from script"
+	ErrMaxClients      = "ERR max number of clients reached"
+	ErrHelloNoAuth     = "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time"
+	ErrHelloProto      = "ERR Protocol version is not an integer or out of range"
+	ErrHelloOption     = "ERR Syntax error in HELLO option '%s'"
+	ErrClientName      = "ERR Client names cannot contain spaces, newlines or special characters."
+	ErrNoSuchClient    = "ERR No such client"
+	ErrClientID        = "ERR client-id should be greater than 0"
+	ErrInvalidClientID = "ERR Invalid client ID"
+	ErrClientType      = "ERR Unknown client type '%s'"
 )
 
 // WrongArgs is the reply to a command called with the wrong number of

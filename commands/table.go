@@ -132,6 +132,8 @@ func Default() *Table {
 		registerSets,
 		registerZSets,
 		registerServer,
+		registerPubSub,
+		registerConnection,
 	} {
 		register(t)
 	}

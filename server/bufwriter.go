@@ -13,3 +13,4 @@ func (w *bufWriter) WriteInt(n int64)         { w.b = redcon.AppendInt(w.b, n) }
 func (w *bufWriter) WriteNull()               { w.b = redcon.AppendNull(w.b) }
 func (w *bufWriter) WriteNullArray()          { w.b = append(w.b, nullArray...) }
 func (w *bufWriter) WriteArray(n int)         { w.b = redcon.AppendArray(w.b, n) }
+func (w *bufWriter) WriteRaw(b []byte)        { w.b = append(w.b, b...) }

@@ -24,4 +24,7 @@ type Config struct {
 	LuaTimeLimit  time.Duration
 	Logger        *slog.Logger
 	Version       string
+	// PubSubLimit is client-output-buffer-limit for subscribers; nil means
+	// Redis's default (32mb hard, 8mb for 60s soft).
+	PubSubLimit *OutputLimit
 }

@@ -1,15 +1,182 @@
 package server
 
-import "github.com/qlessd/qlessd/commands"
+import (
+	"sort"
+	"sync"
 
-// pubsub delivers messages to subscribers. Until subscriptions exist it only
-// counts and drops.
-type pubsub struct{}
+	"github.com/qlessd/qlessd/commands"
+	"github.com/tidwall/redcon"
+)
 
-func newPubSub() *pubsub { return &pubsub{} }
+// pubsub is the registry of channel and pattern subscriptions. Messages are
+// handed to each subscriber's outbox, so delivery never waits on a socket.
+type pubsub struct {
+	mu       sync.RWMutex
+	channels map[string][]*session // subscribers in subscription order
+	patterns map[string][]*session
+	shards   map[string][]*session
+	patOrder []string // patterns in first-subscription order
+
+	// order serialises deliveries: a write transaction takes it before it
+	// commits and gives it up after delivering, so messages reach
+	// subscribers in commit order.
+	order sync.Mutex
+}
+
+func newPubSub() *pubsub {
+	return &pubsub{channels: map[string][]*session{}, patterns: map[string][]*session{}, shards: map[string][]*session{}}
+}
 
 // count returns how many subscriptions a message on channel would reach.
-func (ps *pubsub) count(channel string) int64 { return 0 }
+func (ps *pubsub) count(channel string) int64 {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	n := int64(len(ps.channels[channel]))
+	for _, p := range ps.patOrder {
+		if globMatch(p, channel) {
+			n += int64(len(ps.patterns[p]))
+		}
+	}
+	return n
+}
 
-// deliver hands committed messages to subscribers, in publish order.
-func (ps *pubsub) deliver(msgs []commands.Message) {}
+// deliver hands committed messages to subscribers, in publish order. The
+// caller holds ps.order.
+func (ps *pubsub) deliver(msgs []commands.Message) {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	for _, m := range msgs {
+		if m.Shard {
+			if subs := ps.shards[m.Channel]; len(subs) > 0 {
+				b := redcon.AppendArray(nil, 3)
+				b = redcon.AppendBulkString(b, "smessage")
+				b = redcon.AppendBulkString(b, m.Channel)
+				b = redcon.AppendBulkString(b, m.Payload)
+				for _, s := range subs {
+					s.out.message(b)
+				}
+			}
+			continue
+		}
+		if subs := ps.channels[m.Channel]; len(subs) > 0 {
+			b := redcon.AppendArray(nil, 3)
+			b = redcon.AppendBulkString(b, "message")
+			b = redcon.AppendBulkString(b, m.Channel)
+			b = redcon.AppendBulkString(b, m.Payload)
+			for _, s := range subs {
+				s.out.message(b)
+			}
+		}
+		for _, p := range ps.patOrder {
+			subs := ps.patterns[p]
+			if len(subs) == 0 || !globMatch(p, m.Channel) {
+				continue
+			}
+			b := redcon.AppendArray(nil, 4)
+			b = redcon.AppendBulkString(b, "pmessage")
+			b = redcon.AppendBulkString(b, p)
+			b = redcon.AppendBulkString(b, m.Channel)
+			b = redcon.AppendBulkString(b, m.Payload)
+			for _, s := range subs {
+				s.out.message(b)
+			}
+		}
+	}
+}
+
+// publish delivers msgs now, in order with every other delivery.
+func (ps *pubsub) publish(msgs []commands.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	ps.order.Lock()
+	ps.deliver(msgs)
+	ps.order.Unlock()
+}
+
+// add subscribes sess to name; it reports false when it already was.
+// ps.mu is held.
+func (ps *pubsub) add(sess *session, kind commands.SubKind, name string) bool {
+	mine, all := ps.maps(sess, kind)
+	pattern := kind == commands.SubPattern
+	if _, ok := mine[name]; ok {
+		return false
+	}
+	mine[name] = struct{}{}
+	if pattern && len(all[name]) == 0 {
+		ps.patOrder = append(ps.patOrder, name)
+	}
+	all[name] = append(all[name], sess)
+	return true
+}
+
+// remove unsubscribes sess from name; it reports false when it was not
+// subscribed. ps.mu is held.
+func (ps *pubsub) remove(sess *session, kind commands.SubKind, name string) bool {
+	mine, all := ps.maps(sess, kind)
+	pattern := kind == commands.SubPattern
+	if _, ok := mine[name]; !ok {
+		return false
+	}
+	delete(mine, name)
+	subs := all[name]
+	for i, s := range subs {
+		if s == sess {
+			subs = append(subs[:i:i], subs[i+1:]...)
+			break
+		}
+	}
+	if len(subs) > 0 {
+		all[name] = subs
+		return true
+	}
+	delete(all, name)
+	if pattern {
+		for i, p := range ps.patOrder {
+			if p == name {
+				ps.patOrder = append(ps.patOrder[:i:i], ps.patOrder[i+1:]...)
+				break
+			}
+		}
+	}
+	return true
+}
+
+// maps returns the session's and the registry's subscriptions of a kind.
+func (ps *pubsub) maps(sess *session, kind commands.SubKind) (map[string]struct{}, map[string][]*session) {
+	switch kind {
+	case commands.SubPattern:
+		return sess.patterns, ps.patterns
+	case commands.SubShard:
+		return sess.shards, ps.shards
+	}
+	return sess.channels, ps.channels
+}
+
+// channelNames lists active channels matching pattern (all when empty).
+func (ps *pubsub) channelNames(kind commands.SubKind, pattern string, all bool) []string {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	var out []string
+	_, reg := ps.maps(&session{}, kind)
+	for ch := range reg {
+		if all || globMatch(pattern, ch) {
+			out = append(out, ch)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (ps *pubsub) numSub(kind commands.SubKind, channel string) int64 {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	_, reg := ps.maps(&session{}, kind)
+	return int64(len(reg[channel]))
+}
+
+func (ps *pubsub) numPat() int64 {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	return int64(len(ps.patterns))
+}

@@ -2,6 +2,8 @@ package server
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"net"
 	"strconv"
 	"sync"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/store"
 	"github.com/tidwall/redcon"
 )
@@ -31,6 +34,13 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[int64]*session
 
+	watchMu  sync.Mutex
+	watchers map[store.KeyRef]map[*session]struct{}
+	watching atomic.Int64
+
+	hookMu       sync.Mutex
+	onDisconnect []func(sessionID int64)
+
 	statConns    atomic.Int64
 	statCommands atomic.Int64
 	started      time.Time
@@ -40,6 +50,9 @@ type Server struct {
 func New(cfg Config, table *commands.Table) (*Server, error) {
 	if cfg.Databases <= 0 {
 		cfg.Databases = 16
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
 	db, err := store.Open(store.Options{Dir: cfg.Dir, Sync: cfg.AppendFsync, Databases: cfg.Databases, Logger: cfg.Logger})
 	if err != nil {
@@ -53,9 +66,11 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 		pubsub:   newPubSub(),
 		shutdown: make(chan struct{}),
 		sessions: map[int64]*session{},
+		watchers: map[store.KeyRef]map[*session]struct{}{},
 		started:  time.Now(),
 	}
 	db.OnCommit(s.committed)
+	s.addDebug()
 	return s, nil
 }
 
@@ -65,17 +80,38 @@ func (s *Server) Store() *store.DB { return s.db }
 // CountSubscribers implements commands.Env.
 func (s *Server) CountSubscribers(channel string) int64 { return s.pubsub.count(channel) }
 
+// ConnectedClients returns how many client connections are open (INFO).
+func (s *Server) ConnectedClients() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// BlockedClients returns how many clients wait in a blocking command (INFO).
+func (s *Server) BlockedClients() int { return s.waiters.blocked() }
+
+// PubSubCounts returns the active channels and patterns (INFO).
+func (s *Server) PubSubCounts() (channels, patterns int) {
+	s.pubsub.mu.RLock()
+	defer s.pubsub.mu.RUnlock()
+	return len(s.pubsub.channels), len(s.pubsub.patterns)
+}
+
 // Table returns the command table.
 func (s *Server) Table() *commands.Table { return s.table }
 
 // committed runs after each write transaction, outside the store lock.
 func (s *Server) committed(touched []store.KeyRef) {
+	s.touchWatched(touched)
 	s.waiters.signal(touched)
 }
 
 // Start listens and serves in the background. It returns once the port is
 // bound, so callers can report the address.
 func (s *Server) Start() error {
+	if err := s.checkProtected(); err != nil {
+		return err
+	}
 	addr := net.JoinHostPort(s.cfg.Bind, strconv.Itoa(s.cfg.Port))
 	inner, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -89,6 +125,22 @@ func (s *Server) Start() error {
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.rs.Serve(s.ln) }()
 	return nil
+}
+
+// checkProtected refuses, as protected mode intends, to serve beyond the
+// loopback interface without a password.
+func (s *Server) checkProtected() error {
+	if !s.cfg.ProtectedMode || s.cfg.RequirePass != "" {
+		return nil
+	}
+	host := s.cfg.Bind
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("protected mode: refusing to listen on %q without a password; set --requirepass, or --protected-mode no to accept unauthenticated clients from the network", host)
 }
 
 // Addr returns the listening address.
@@ -117,6 +169,7 @@ func (s *Server) Close() error {
 	}
 	close(s.ln.drained)
 	<-s.served
+	s.closeDetached()
 	return s.db.Close()
 }
 
@@ -124,26 +177,33 @@ func (s *Server) accept(c redcon.Conn) bool {
 	if s.closing.Load() {
 		return false
 	}
-	sess := newSession(c)
-	c.SetContext(sess)
+	sess := newSession(s, c)
 	s.mu.Lock()
+	if s.cfg.MaxClients > 0 && len(s.sessions) >= s.cfg.MaxClients {
+		s.mu.Unlock()
+		c.NetConn().Write([]byte("-" + commands.ErrMaxClients + "\r\n"))
+		return false
+	}
 	s.sessions[sess.id] = sess
 	s.mu.Unlock()
+	c.SetContext(sess)
 	s.statConns.Add(1)
 	return true
 }
 
+// closed is redcon's notice that a connection it serves has ended. A
+// detached connection is not over: serveDetached owns it from then on.
 func (s *Server) closed(c redcon.Conn, err error) {
 	sess, _ := c.Context().(*session)
-	if sess == nil {
+	if sess == nil || sess.detached {
 		return
 	}
-	s.mu.Lock()
-	delete(s.sessions, sess.id)
-	s.mu.Unlock()
+	// redcon calls this holding its server lock, which its accept loop
+	// needs too: disconnect hooks must not hold up new connections.
+	go s.drop(sess)
 }
 
-// handle runs one command from a connection.
+// handle runs one command from a connection served by redcon.
 func (s *Server) handle(c redcon.Conn, rc redcon.Command) {
 	sess, _ := c.Context().(*session)
 	if sess == nil || len(rc.Args) == 0 {
@@ -155,26 +215,92 @@ func (s *Server) handle(c redcon.Conn, rc redcon.Command) {
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Done()
-	sess.lastCmd.Store(time.Now().UnixMilli())
-	s.statCommands.Add(1)
-	args := rc.Args
-	w := connWriter{c}
-	cmd := s.table.Lookup(args[0])
-	if cmd == nil {
-		w.WriteError(commands.UnknownCommand(string(args[0]), args[1:]))
-		return
-	}
-	if cmd.Name == "quit" {
-		w.WriteStatus("OK")
+	quit := s.process(sess, rc.Args, connWriter{c})
+	if quit || sess.closeAfterReply {
 		c.Close()
 		return
 	}
+	if sess.out != nil && !sess.detached {
+		s.detach(sess, c)
+	}
+}
+
+// process runs one command line: the checks Redis makes before running a
+// command, MULTI queueing, then the command. It reports whether the
+// connection is to close once the reply is sent (QUIT).
+func (s *Server) process(sess *session, args [][]byte, w replyWriter) bool {
+	sess.lastCmd.Store(time.Now().UnixMilli())
+	s.statCommands.Add(1)
+	if sess.replyOff || sess.replySkip {
+		sess.replySkip = false
+		if !isClientReply(args) {
+			w = discard{}
+		}
+	}
+	cmd := s.table.Lookup(args[0])
+	if cmd == nil {
+		w.WriteError(commands.UnknownCommand(string(args[0]), args[1:]))
+		sess.flagMulti()
+		return false
+	}
+	if !cmd.ArityOK(len(args)) {
+		w.WriteError(commands.WrongArgs(cmd.Name))
+		sess.flagMulti()
+		return false
+	}
+	if !sess.authed.Load() && cmd.Flags&commands.NoAuth == 0 {
+		w.WriteError(commands.ErrNoAuth)
+		sess.flagMulti()
+		return false
+	}
+	if sess.subscriptions() > 0 && !allowedSubscribed[cmd.Name] {
+		w.WriteError(commands.Errorf(commands.ErrPubSubContext, cmd.Name))
+		sess.flagMulti()
+		return false
+	}
+	if sess.multi != nil && !multiControl[cmd.Name] {
+		sess.multi.cmds = append(sess.multi.cmds, queued{cmd, args})
+		sess.multiLen.Add(1)
+		w.WriteStatus("QUEUED")
+		return false
+	}
+	sess.setCmd(cmd, args)
+	switch {
+	case cmd.Name == "quit":
+		w.WriteStatus("OK")
+		return true
+	case pingSubscribed(sess, cmd, args, w):
+		return false
+	}
 	s.execute(sess, cmd, args, w)
+	return false
+}
+
+// pingSubscribed answers PING from a RESP2 client in subscribe mode, which
+// gets a message-like array instead of +PONG. It reports whether it did.
+func pingSubscribed(sess *session, cmd *commands.Cmd, args [][]byte, w resp.Writer) bool {
+	if cmd.Name != "ping" || sess.subscriptions() == 0 || len(args) > 2 {
+		return false
+	}
+	w.WriteArray(2)
+	w.WriteBulkString("pong")
+	if len(args) > 1 {
+		w.WriteBulk(args[1])
+	} else {
+		w.WriteBulkString("")
+	}
+	return true
+}
+
+// allowedSubscribed are the commands a RESP2 client in subscribe mode may send.
+var allowedSubscribed = map[string]bool{
+	"subscribe": true, "psubscribe": true, "unsubscribe": true, "punsubscribe": true,
+	"ssubscribe": true, "sunsubscribe": true, "ping": true, "quit": true, "reset": true,
 }
 
 // execute runs cmd in the transaction it needs, waits when it blocks, and
 // delivers what it published once it has committed.
-func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w connWriter) {
+func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter) {
 	ctx := &commands.Ctx{Sess: sess, Env: s, Table: s.table}
 	var wt *waiter
 	var deadline time.Time
@@ -185,9 +311,6 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w conn
 	}()
 	for {
 		s.runOnce(ctx, cmd, args, w)
-		if msgs := ctx.TakePublished(); len(msgs) > 0 {
-			s.pubsub.deliver(msgs)
-		}
 		if ctx.Block == nil {
 			return
 		}
@@ -216,11 +339,13 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w conn
 
 // runOnce runs cmd once. Replies of write commands are held until the
 // transaction has committed (and, with appendfsync always, reached the disk),
-// so a client never hears OK for a write that failed to persist.
-func (s *Server) runOnce(ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w connWriter) {
+// so a client never hears OK for a write that failed to persist. What the
+// command published is delivered before its reply is written.
+func (s *Server) runOnce(ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter) {
 	if cmd.Flags&commands.NoTx != 0 {
 		ctx.Tx, ctx.W = nil, w
 		s.table.Dispatch(ctx, cmd, args)
+		s.pubsub.publish(ctx.TakePublished())
 		return
 	}
 	if cmd.Flags&commands.Write == 0 {
@@ -232,28 +357,48 @@ func (s *Server) runOnce(ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w 
 			return nil
 		})
 		ctx.Tx = nil
+		s.pubsub.publish(ctx.TakePublished())
 		return
 	}
 	var buf bufWriter
 	ctx.W = &buf
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.update(func(tx *store.Tx) []commands.Message {
 		tx.Select(ctx.Sess.DB())
 		ctx.Tx = tx
 		s.table.Dispatch(ctx, cmd, args)
-		return nil
+		return ctx.TakePublished()
 	})
 	ctx.Tx = nil
 	if err != nil {
 		s.cfg.Logger.Error("write failed", "err", err)
 		w.WriteError("MISCONF Errors writing to the data file: " + err.Error())
-		ctx.TakePublished()
 		ctx.Block = nil
 		return
 	}
-	if msgs := ctx.TakePublished(); len(msgs) > 0 {
-		s.pubsub.deliver(msgs)
+	w.WriteRaw(buf.b)
+}
+
+// update runs fn in a write transaction. Watchers of the keys it touches
+// are told before the transaction lets go of the store, so an EXEC can never
+// run between this commit and its WATCH being broken. The messages fn
+// returns are delivered after the commit, in commit order.
+func (s *Server) update(fn func(tx *store.Tx) []commands.Message) error {
+	var msgs []commands.Message
+	err := s.db.Update(func(tx *store.Tx) error {
+		msgs = fn(tx)
+		s.touchWatched(tx.Touched())
+		if len(msgs) > 0 {
+			s.pubsub.order.Lock()
+		}
+		return nil
+	})
+	if len(msgs) > 0 {
+		if err == nil {
+			s.pubsub.deliver(msgs)
+		}
+		s.pubsub.order.Unlock()
 	}
-	w.c.WriteRaw(buf.b)
+	return err
 }
 
 // wait blocks until wt is woken (true), or the deadline passes, the client

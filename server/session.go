@@ -1,31 +1,116 @@
 package server
 
 import (
+	"net"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
 	"github.com/tidwall/redcon"
 )
 
 var nextClientID atomic.Int64
 
-// session is one client connection's state.
+// session is one client connection's state. Fields without a lock are only
+// touched by the connection's own goroutine; what other clients read
+// (CLIENT LIST, KILL) is atomic or under mu.
 type session struct {
+	srv     *Server
 	id      int64
 	conn    redcon.Conn
+	netConn net.Conn
 	addr    string
-	db      int
-	name    string
+	laddr   string
 	created time.Time
 	lastCmd atomic.Int64 // unix ms of the last command
+	db      atomic.Int64
+	authed  atomic.Bool
+
+	mu      sync.Mutex
+	name    string
+	cmdName string // last command, for CLIENT LIST
+
+	// Pub/sub, guarded by the server's pubsub.mu. out exists from the first
+	// SUBSCRIBE on: from then the connection is detached from redcon and
+	// served by serveDetached.
+	channels map[string]struct{}
+	patterns map[string]struct{}
+	shards   map[string]struct{}
+	out      *outbox
+	dc       redcon.DetachedConn
+	detached bool
+
+	multi      *multiState
+	multiLen   atomic.Int64          // queued commands, -1 outside MULTI
+	watched    map[store.KeyRef]bool // key -> existed when watched
+	watchDirty atomic.Bool
+	replyOff   bool // CLIENT REPLY OFF
+	replySkip  bool // CLIENT REPLY SKIP: the next command's reply
+
+	closeAfterReply bool // CLIENT KILL of itself
+	dropOnce        sync.Once
 }
 
-func newSession(c redcon.Conn) *session {
-	s := &session{id: nextClientID.Add(1), conn: c, addr: c.RemoteAddr(), created: time.Now()}
+func newSession(srv *Server, c redcon.Conn) *session {
+	s := &session{srv: srv, id: nextClientID.Add(1), conn: c, netConn: c.NetConn(), addr: c.RemoteAddr(), created: time.Now(),
+		channels: map[string]struct{}{}, patterns: map[string]struct{}{}, shards: map[string]struct{}{}}
+	if la := c.NetConn().LocalAddr(); la != nil {
+		s.laddr = la.String()
+	}
+	s.authed.Store(srv.cfg.RequirePass == "")
+	s.multiLen.Store(-1)
 	s.lastCmd.Store(time.Now().UnixMilli())
 	return s
 }
 
 func (s *session) ID() int64   { return s.id }
-func (s *session) DB() int     { return s.db }
-func (s *session) SetDB(i int) { s.db = i }
+func (s *session) DB() int     { return int(s.db.Load()) }
+func (s *session) SetDB(i int) { s.db.Store(int64(i)) }
+
+// subscriptions counts channels and patterns, as the replies report it.
+func (s *session) subscriptions() int {
+	s.srv.pubsub.mu.RLock()
+	defer s.srv.pubsub.mu.RUnlock()
+	return s.subsLocked()
+}
+
+// subsLocked is subscriptions for callers holding the pubsub lock. Any
+// kind of subscription puts a client in subscribe mode.
+func (s *session) subsLocked() int { return len(s.channels) + len(s.patterns) + len(s.shards) }
+
+// countFor is the count a (un)subscribe reply reports: channels and
+// patterns together, shard channels on their own, as Redis 7.0 does.
+func (s *session) countFor(kind commands.SubKind) int {
+	if kind == commands.SubShard {
+		return len(s.shards)
+	}
+	return len(s.channels) + len(s.patterns)
+}
+
+// setCmd records the running command for CLIENT LIST's cmd field.
+func (s *session) setCmd(cmd *commands.Cmd, args [][]byte) {
+	name := cmd.Name
+	if name == "client" && len(args) > 1 {
+		name += "|" + strings.ToLower(string(args[1]))
+	}
+	s.mu.Lock()
+	s.cmdName = name
+	s.mu.Unlock()
+}
+
+func (s *session) getName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
+}
+
+func (s *session) setName(n string) {
+	s.mu.Lock()
+	s.name = n
+	s.mu.Unlock()
+}
+
+var _ commands.Conn = (*session)(nil)

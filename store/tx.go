@@ -41,6 +41,9 @@ func (tx *Tx) touch(key string) {
 	tx.touched = append(tx.touched, KeyRef{DB: tx.sel, Key: key})
 }
 
+// Touched returns the keys changed so far in this transaction.
+func (tx *Tx) Touched() []KeyRef { return tx.touched }
+
 // Touch records that key changed without going through a store write, so
 // watchers and blocked clients hear of it.
 func (tx *Tx) Touch(key string) { tx.touch(key) }

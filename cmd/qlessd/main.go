@@ -38,6 +38,7 @@ func run(argv []string) int {
 	maxClients := fs.Int("maxclients", 10000, "maximum simultaneous clients")
 	timeout := fs.Int("timeout", 0, "close idle clients after this many seconds (0 never)")
 	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY")
+	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
 		return 2
@@ -56,6 +57,11 @@ func run(argv []string) int {
 		logger.Error("protected-mode must be yes or no")
 		return 2
 	}
+	pubsubLimit, err := server.ParseOutputLimit(*outLimit)
+	if err != nil {
+		logger.Error(err.Error())
+		return 2
+	}
 	cfg := server.Config{
 		Bind:          *bind,
 		Port:          *port,
@@ -69,6 +75,7 @@ func run(argv []string) int {
 		LuaTimeLimit:  time.Duration(*luaLimit) * time.Millisecond,
 		Logger:        logger,
 		Version:       version,
+		PubSubLimit:   &pubsubLimit,
 	}
 	srv, err := server.New(cfg, commands.Default())
 	if err != nil {

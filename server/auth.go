@@ -1,0 +1,129 @@
+package server
+
+import (
+	"crypto/subtle"
+
+	"github.com/qlessd/qlessd/commands"
+)
+
+// checkPassword applies Redis's default-user rules: the only user is
+// "default"; without requirepass it has nopass and takes any password.
+func (s *Server) checkPassword(user, pass []byte) bool {
+	if string(user) != "default" {
+		return false
+	}
+	want := s.cfg.RequirePass
+	if want == "" {
+		return true
+	}
+	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
+}
+
+// Auth implements AUTH <password> and AUTH <username> <password>.
+func (s *session) Auth(c *commands.Ctx, args [][]byte) {
+	if len(args) > 3 {
+		c.Error(commands.ErrSyntax)
+		return
+	}
+	user, pass := []byte("default"), args[1]
+	if len(args) == 2 {
+		if s.srv.cfg.RequirePass == "" {
+			c.Error(commands.ErrAuthNoPass)
+			return
+		}
+	} else {
+		user, pass = args[1], args[2]
+	}
+	if !s.srv.checkPassword(user, pass) {
+		c.Error(commands.ErrWrongPass)
+		return
+	}
+	s.authed.Store(true)
+	c.OK()
+}
+
+// Hello implements HELLO [protover [AUTH user pass] [SETNAME name]]. Only
+// RESP2 is spoken: HELLO 3 gets NOPROTO, which clients such as go-redis
+// take as the cue to stay on RESP2.
+func (s *session) Hello(c *commands.Ctx, args [][]byte) {
+	var ver int64
+	if len(args) >= 2 {
+		v, ok := commands.ParseInt(args[1])
+		if !ok {
+			c.Error(commands.ErrHelloProto)
+			return
+		}
+		if v < 2 || v > 3 {
+			c.Error(commands.ErrNoProto)
+			return
+		}
+		ver = v
+	}
+	var user, pass, name []byte
+	hasName := false
+	for j := 2; j < len(args); j++ {
+		more := len(args) - 1 - j
+		switch {
+		case commands.EqualFold(args[j], "auth") && more >= 2:
+			user, pass = args[j+1], args[j+2]
+			j += 2
+		case commands.EqualFold(args[j], "setname") && more >= 1:
+			name, hasName = args[j+1], true
+			j++
+		default:
+			c.Error(commands.Errorf(commands.ErrHelloOption, string(args[j])))
+			return
+		}
+	}
+	if ver == 3 {
+		c.Error(commands.ErrNoProto)
+		return
+	}
+	if user != nil {
+		if !s.srv.checkPassword(user, pass) {
+			c.Error(commands.ErrWrongPass)
+			return
+		}
+		s.authed.Store(true)
+	}
+	if !s.authed.Load() {
+		c.Error(commands.ErrHelloNoAuth)
+		return
+	}
+	if hasName {
+		if !validClientName(name) {
+			c.Error(commands.ErrClientName)
+			return
+		}
+		s.setName(string(name))
+	}
+	w := c.W
+	w.WriteArray(14)
+	w.WriteBulkString("server")
+	w.WriteBulkString("redis")
+	w.WriteBulkString("version")
+	w.WriteBulkString(redisVersion)
+	w.WriteBulkString("proto")
+	w.WriteInt(2)
+	w.WriteBulkString("id")
+	w.WriteInt(s.id)
+	w.WriteBulkString("mode")
+	w.WriteBulkString("standalone")
+	w.WriteBulkString("role")
+	w.WriteBulkString("master")
+	w.WriteBulkString("modules")
+	w.WriteArray(0)
+}
+
+// redisVersion is the Redis version qlessd answers as.
+const redisVersion = "7.0.0"
+
+// validClientName allows printable ASCII without spaces, as Redis does.
+func validClientName(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,343 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/qlessd/qlessd/commands"
+)
+
+// clientSub is one CLIENT subcommand: Redis arity (counting "client" and
+// the subcommand) and its implementation.
+type clientSub struct {
+	arity int
+	run   func(s *session, c *commands.Ctx, args [][]byte)
+}
+
+var clientSubs map[string]clientSub
+
+func init() {
+	clientSubs = map[string]clientSub{
+		"id":       {2, func(s *session, c *commands.Ctx, _ [][]byte) { c.W.WriteInt(s.id) }},
+		"getname":  {2, clientGetName},
+		"setname":  {3, clientSetName},
+		"info":     {2, func(s *session, c *commands.Ctx, _ [][]byte) { c.W.WriteBulkString(s.srv.clientLine(s)) }},
+		"list":     {-2, clientList},
+		"kill":     {-3, clientKill},
+		"reply":    {3, clientReply},
+		"setinfo":  {4, clientSetInfo},
+		"no-evict": {3, func(s *session, c *commands.Ctx, args [][]byte) { onOff(c, args[2]) }},
+		"no-touch": {3, func(s *session, c *commands.Ctx, args [][]byte) { onOff(c, args[2]) }},
+		"help":     {2, func(s *session, c *commands.Ctx, _ [][]byte) { writeHelp(c.W, clientHelp) }},
+	}
+}
+
+// Client implements CLIENT and its subcommands.
+func (s *session) Client(c *commands.Ctx, args [][]byte) {
+	name := strings.ToLower(string(args[1]))
+	sub, ok := clientSubs[name]
+	if !ok {
+		c.Error(commands.Errorf(commands.ErrUnknownSub, string(args[1]), "CLIENT"))
+		return
+	}
+	if (sub.arity > 0 && len(args) != sub.arity) || (sub.arity < 0 && len(args) < -sub.arity) {
+		c.Error(commands.WrongArgs("client|" + name))
+		return
+	}
+	sub.run(s, c, args)
+}
+
+func onOff(c *commands.Ctx, v []byte) {
+	if commands.EqualFold(v, "on") || commands.EqualFold(v, "off") {
+		c.OK()
+		return
+	}
+	c.Error(commands.ErrSyntax)
+}
+
+func clientGetName(s *session, c *commands.Ctx, _ [][]byte) {
+	if n := s.getName(); n != "" {
+		c.W.WriteBulkString(n)
+		return
+	}
+	c.W.WriteNull()
+}
+
+func clientSetName(s *session, c *commands.Ctx, args [][]byte) {
+	if !validClientName(args[2]) {
+		c.Error(commands.ErrClientName)
+		return
+	}
+	s.setName(string(args[2]))
+	c.OK()
+}
+
+// clientSetInfo accepts the library name and version that newer clients
+// send on connect (Redis 7.2's CLIENT SETINFO).
+func clientSetInfo(s *session, c *commands.Ctx, args [][]byte) {
+	if !commands.EqualFold(args[2], "lib-name") && !commands.EqualFold(args[2], "lib-ver") {
+		c.Error(commands.Errorf("ERR Unrecognized option '%s'", string(args[2])))
+		return
+	}
+	if !validClientName(args[3]) {
+		c.Error(commands.Errorf("ERR %s cannot contain spaces, newlines or special characters.", string(args[2])))
+		return
+	}
+	c.OK()
+}
+
+func clientReply(s *session, c *commands.Ctx, args [][]byte) {
+	switch {
+	case commands.EqualFold(args[2], "on"):
+		s.replyOff, s.replySkip = false, false
+		c.OK()
+	case commands.EqualFold(args[2], "off"):
+		s.replyOff = true
+	case commands.EqualFold(args[2], "skip"):
+		if !s.replyOff {
+			s.replySkip = true
+		}
+	default:
+		c.Error(commands.ErrSyntax)
+	}
+}
+
+// isClientReply reports whether a command line is CLIENT REPLY, which
+// answers even while replies are off.
+func isClientReply(args [][]byte) bool {
+	return len(args) == 3 && commands.EqualFold(args[0], "client") && commands.EqualFold(args[1], "reply")
+}
+
+// clientType is Redis's client class for LIST and KILL TYPE filters.
+func clientType(name []byte) (string, bool) {
+	switch strings.ToLower(string(name)) {
+	case "normal":
+		return "normal", true
+	case "pubsub":
+		return "pubsub", true
+	case "master":
+		return "master", true
+	case "slave", "replica":
+		return "replica", true
+	}
+	return "", false
+}
+
+func (s *Server) typeOf(sess *session) string {
+	s.pubsub.mu.RLock()
+	defer s.pubsub.mu.RUnlock()
+	if sess.subsLocked() > 0 {
+		return "pubsub"
+	}
+	return "normal"
+}
+
+// allSessions returns the connected clients by id.
+func (s *Server) allSessions() []*session {
+	s.mu.Lock()
+	list := make([]*session, 0, len(s.sessions))
+	for _, sess := range s.sessions {
+		list = append(list, sess)
+	}
+	s.mu.Unlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].id < list[j].id })
+	return list
+}
+
+func clientList(s *session, c *commands.Ctx, args [][]byte) {
+	srv := s.srv
+	var list []*session
+	switch {
+	case len(args) == 4 && commands.EqualFold(args[2], "type"):
+		typ, ok := clientType(args[3])
+		if !ok {
+			c.Error(commands.Errorf(commands.ErrClientType, string(args[3])))
+			return
+		}
+		for _, sess := range srv.allSessions() {
+			if srv.typeOf(sess) == typ {
+				list = append(list, sess)
+			}
+		}
+	case len(args) > 3 && commands.EqualFold(args[2], "id"):
+		var ids []int64
+		for _, a := range args[3:] {
+			id, ok := commands.ParseInt(a)
+			if !ok {
+				c.Error(commands.ErrInvalidClientID)
+				return
+			}
+			ids = append(ids, id)
+		}
+		srv.mu.Lock()
+		for _, id := range ids {
+			if sess := srv.sessions[id]; sess != nil {
+				list = append(list, sess)
+			}
+		}
+		srv.mu.Unlock()
+	case len(args) != 2:
+		c.Error(commands.ErrSyntax)
+		return
+	default:
+		list = srv.allSessions()
+	}
+	var b strings.Builder
+	for _, sess := range list {
+		b.WriteString(srv.clientLine(sess))
+	}
+	c.W.WriteBulkString(b.String())
+}
+
+// clientLine is one CLIENT LIST line, with Redis 7.0's fields; memory
+// figures qlessd does not track are reported as 0.
+func (s *Server) clientLine(sess *session) string {
+	now := time.Now()
+	sess.mu.Lock()
+	name, cmd := sess.name, sess.cmdName
+	sess.mu.Unlock()
+	if cmd == "" {
+		cmd = "NULL"
+	}
+	s.pubsub.mu.RLock()
+	sub, psub, ssub := len(sess.channels), len(sess.patterns), len(sess.shards)
+	out := sess.out
+	s.pubsub.mu.RUnlock()
+	omem := 0
+	if out != nil {
+		omem = out.pending()
+	}
+	flags := ""
+	multi := sess.multiLen.Load()
+	if sub+psub+ssub > 0 {
+		flags += "P"
+	}
+	if multi >= 0 {
+		flags += "x"
+	}
+	if flags == "" {
+		flags = "N"
+	}
+	age := int64(now.Sub(sess.created) / time.Second)
+	idle := (now.UnixMilli() - sess.lastCmd.Load()) / 1000
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d "+
+		"qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=%d tot-mem=0 events=r cmd=%s user=default redir=-1 resp=2\n",
+		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, multi, omem, cmd)
+}
+
+// connFD returns the socket's file descriptor, -1 when unknown.
+func connFD(sess *session) int {
+	sc, ok := sess.netConn.(syscall.Conn)
+	if !ok {
+		return -1
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	raw.Control(func(f uintptr) { fd = int(f) })
+	return fd
+}
+
+// clientKill implements both forms: CLIENT KILL addr (+OK or an error) and
+// CLIENT KILL <filter> <value> ... (the number killed).
+func clientKill(s *session, c *commands.Ctx, args [][]byte) {
+	srv := s.srv
+	if len(args) == 3 {
+		for _, sess := range srv.allSessions() {
+			if sess.addr == string(args[2]) {
+				srv.kill(s, sess)
+				c.OK()
+				return
+			}
+		}
+		c.Error(commands.ErrNoSuchClient)
+		return
+	}
+	var id int64
+	var typ, addr, laddr string
+	skipMe := true
+	for i := 2; i < len(args); i += 2 {
+		if i+1 >= len(args) {
+			c.Error(commands.ErrSyntax)
+			return
+		}
+		opt, val := args[i], args[i+1]
+		switch {
+		case commands.EqualFold(opt, "id"):
+			n, ok := commands.ParseInt(val)
+			if !ok || n < 1 {
+				c.Error(commands.ErrClientID)
+				return
+			}
+			id = n
+		case commands.EqualFold(opt, "type"):
+			t, ok := clientType(val)
+			if !ok {
+				c.Error(commands.Errorf(commands.ErrClientType, string(val)))
+				return
+			}
+			typ = t
+		case commands.EqualFold(opt, "addr"):
+			addr = string(val)
+		case commands.EqualFold(opt, "laddr"):
+			laddr = string(val)
+		case commands.EqualFold(opt, "user"):
+			// "default" is the only user, and every client is it.
+			if string(val) != "default" {
+				c.Error(commands.Errorf("ERR No such user '%s'", string(val)))
+				return
+			}
+		case commands.EqualFold(opt, "skipme"):
+			switch {
+			case commands.EqualFold(val, "yes"):
+				skipMe = true
+			case commands.EqualFold(val, "no"):
+				skipMe = false
+			default:
+				c.Error(commands.ErrSyntax)
+				return
+			}
+		default:
+			c.Error(commands.ErrSyntax)
+			return
+		}
+	}
+	var n int64
+	for _, sess := range srv.allSessions() {
+		if (id != 0 && sess.id != id) || (typ != "" && srv.typeOf(sess) != typ) ||
+			(addr != "" && sess.addr != addr) || (laddr != "" && sess.laddr != laddr) || (skipMe && sess == s) {
+			continue
+		}
+		srv.kill(s, sess)
+		n++
+	}
+	c.W.WriteInt(n)
+}
+
+// kill closes a client: the caller itself after this reply, another at
+// once (its goroutine notices and cleans up).
+func (s *Server) kill(caller, target *session) {
+	if caller == target {
+		target.closeAfterReply = true
+		return
+	}
+	target.netConn.Close()
+	// Its subscriptions end now, as Redis frees a killed client at once;
+	// its own goroutine does the rest of the cleanup.
+	s.unsubscribeAll(target)
+}
+
+func writeHelp(w interface {
+	WriteArray(int)
+	WriteStatus(string)
+}, lines []string) {
+	w.WriteArray(len(lines))
+	for _, l := range lines {
+		w.WriteStatus(l)
+	}
+}

@@ -1,0 +1,122 @@
+package server
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// detach takes a connection over from redcon after its first SUBSCRIBE.
+// From then on one goroutine reads and runs its commands and the outbox's
+// goroutine writes, so publishers append to the outbox and never wait for
+// the subscriber's socket. Replies still buffered in redcon go out first,
+// then the messages parked since the subscription.
+func (s *Server) detach(sess *session, c redcon.Conn) {
+	dc := c.Detach()
+	sess.dc = dc
+	sess.detached = true
+	dc.Flush()
+	sess.out.release(nil)
+	go sess.out.run(sess.netConn)
+	go s.serveDetached(sess)
+}
+
+// serveDetached reads and runs a detached connection's commands until it
+// closes. Idle timeout applies only outside subscribe mode, as in Redis.
+func (s *Server) serveDetached(sess *session) {
+	defer s.drop(sess)
+	for {
+		if s.cfg.Timeout > 0 && sess.subscriptions() == 0 {
+			sess.netConn.SetReadDeadline(time.Now().Add(s.cfg.Timeout))
+		} else {
+			sess.netConn.SetReadDeadline(time.Time{})
+		}
+		rc, err := sess.dc.ReadCommand()
+		if err != nil {
+			if strings.HasPrefix(err.Error(), "Protocol error") {
+				sess.out.release([]byte("-ERR " + err.Error() + "\r\n"))
+				sess.out.finish(true)
+				return
+			}
+			sess.out.finish(false)
+			sess.netConn.Close()
+			return
+		}
+		if len(rc.Args) == 0 {
+			continue
+		}
+		if s.closing.Load() {
+			sess.out.finish(false)
+			sess.netConn.Close()
+			return
+		}
+		s.inflight.Add(1)
+		sess.out.hold()
+		var buf bufWriter
+		quit := s.process(sess, rc.Args, &buf)
+		sess.out.release(buf.b)
+		s.inflight.Done()
+		if quit || sess.closeAfterReply {
+			sess.out.finish(true)
+			return
+		}
+	}
+}
+
+// overflowed drops a subscriber whose pending output passed the limit. It
+// runs inside a delivery, so it only closes the socket: the reading
+// goroutine then cleans up.
+func (sess *session) overflowed(pending int) {
+	sess.srv.cfg.Logger.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.",
+		"id", sess.id, "addr", sess.addr, "name", sess.getName(), "omem", pending)
+	sess.netConn.Close()
+}
+
+// drop forgets a closed connection: subscriptions, watches, the session,
+// then tells OnDisconnect hooks. It runs once per session.
+func (s *Server) drop(sess *session) {
+	sess.dropOnce.Do(func() {
+		s.mu.Lock()
+		delete(s.sessions, sess.id)
+		s.mu.Unlock()
+		s.unsubscribeAll(sess)
+		sess.unwatchAll()
+		sess.setMulti(nil)
+		s.hookMu.Lock()
+		hooks := append([]func(int64){}, s.onDisconnect...)
+		s.hookMu.Unlock()
+		for _, fn := range hooks {
+			fn(sess.id)
+		}
+	})
+}
+
+// OnDisconnect registers fn to run as soon as a client connection closes,
+// with the client's id (CLIENT ID). Hooks run after the client's
+// subscriptions and watches are gone, outside any server lock, one
+// disconnect at a time per client; a slow hook delays only that cleanup.
+func (s *Server) OnDisconnect(fn func(sessionID int64)) {
+	s.hookMu.Lock()
+	s.onDisconnect = append(s.onDisconnect, fn)
+	s.hookMu.Unlock()
+}
+
+// closeDetached closes the connections redcon no longer tracks.
+func (s *Server) closeDetached() {
+	s.mu.Lock()
+	var list []*session
+	for _, sess := range s.sessions {
+		list = append(list, sess)
+	}
+	s.mu.Unlock()
+	for _, sess := range list {
+		s.pubsub.mu.RLock()
+		out := sess.out
+		s.pubsub.mu.RUnlock()
+		if out != nil {
+			out.finish(false)
+		}
+		sess.netConn.Close()
+	}
+}

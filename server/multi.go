@@ -1,0 +1,213 @@
+package server
+
+import (
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
+)
+
+// multiState is an open MULTI: the queued commands, and whether one of them
+// was refused while queueing (EXEC then aborts).
+type multiState struct {
+	cmds   []queued
+	failed bool
+}
+
+type queued struct {
+	cmd  *commands.Cmd
+	args [][]byte
+}
+
+// multiControl are the commands MULTI runs at once instead of queueing.
+var multiControl = map[string]bool{"exec": true, "discard": true, "multi": true, "watch": true, "quit": true, "reset": true}
+
+// setMulti opens (m non-nil) or ends the transaction; multiLen mirrors it
+// for CLIENT LIST from other goroutines: -1 outside MULTI.
+func (s *session) setMulti(m *multiState) {
+	s.multi = m
+	if m == nil {
+		s.multiLen.Store(-1)
+	} else {
+		s.multiLen.Store(0)
+	}
+}
+
+// flagMulti marks an open transaction as failed after a refused command.
+func (s *session) flagMulti() {
+	if s.multi != nil {
+		s.multi.failed = true
+	}
+}
+
+func (s *session) Multi(c *commands.Ctx) {
+	if s.multi != nil {
+		c.Error(commands.ErrMultiNested)
+		return
+	}
+	s.setMulti(&multiState{})
+	c.OK()
+}
+
+func (s *session) Discard(c *commands.Ctx) {
+	if s.multi == nil {
+		c.Error(commands.ErrDiscardNoMulti)
+		return
+	}
+	s.setMulti(nil)
+	s.unwatchAll()
+	c.OK()
+}
+
+// Watch runs in a read transaction: registering inside it means no write
+// can commit between the existence check and the registration.
+func (s *session) Watch(c *commands.Ctx, keys [][]byte) {
+	if s.multi != nil {
+		c.Error(commands.Errorf(commands.ErrNotAllowedMulti, "WATCH"))
+		return
+	}
+	srv := s.srv
+	srv.watchMu.Lock()
+	defer srv.watchMu.Unlock()
+	if s.watched == nil {
+		s.watched = map[store.KeyRef]bool{}
+	}
+	for _, k := range keys {
+		ref := store.KeyRef{DB: c.Tx.Selected(), Key: string(k)}
+		if _, ok := s.watched[ref]; ok {
+			continue
+		}
+		s.watched[ref] = c.Tx.Exists(ref.Key)
+		set := srv.watchers[ref]
+		if set == nil {
+			set = map[*session]struct{}{}
+			srv.watchers[ref] = set
+		}
+		set[s] = struct{}{}
+		srv.watching.Add(1)
+	}
+	c.OK()
+}
+
+func (s *session) Unwatch(c *commands.Ctx) {
+	s.unwatchAll()
+	c.OK()
+}
+
+// unwatchAll forgets every watched key and any change seen to them.
+func (s *session) unwatchAll() {
+	srv := s.srv
+	srv.watchMu.Lock()
+	for ref := range s.watched {
+		if set := srv.watchers[ref]; set != nil {
+			delete(set, s)
+			if len(set) == 0 {
+				delete(srv.watchers, ref)
+			}
+		}
+		srv.watching.Add(-1)
+	}
+	s.watched = nil
+	s.watchDirty.Store(false)
+	srv.watchMu.Unlock()
+}
+
+// touchWatched breaks the WATCH of every client watching a touched key.
+func (s *Server) touchWatched(touched []store.KeyRef) {
+	if s.watching.Load() == 0 || len(touched) == 0 {
+		return
+	}
+	s.watchMu.Lock()
+	for _, k := range touched {
+		for sess := range s.watchers[k] {
+			sess.watchDirty.Store(true)
+		}
+	}
+	s.watchMu.Unlock()
+}
+
+// watchBroken reports, inside EXEC's transaction, whether a watched key
+// changed or expired since WATCH.
+func (s *session) watchBroken(tx *store.Tx) bool {
+	if s.watchDirty.Load() {
+		return true
+	}
+	sel := tx.Selected()
+	defer tx.Select(sel)
+	for ref, existed := range s.watched {
+		if !existed {
+			continue
+		}
+		tx.Select(ref.DB)
+		if !tx.Exists(ref.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// Exec runs the queued commands in one store transaction: a write
+// transaction when any of them writes. Errors of single commands are
+// replies in the array; they do not stop the others.
+func (s *session) Exec(c *commands.Ctx) {
+	m := s.multi
+	if m == nil {
+		c.Error(commands.ErrExecNoMulti)
+		return
+	}
+	// CLIENT LIST inside EXEC still shows the transaction, as in Redis.
+	s.multi = nil
+	defer s.multiLen.Store(-1)
+	if m.failed {
+		s.unwatchAll()
+		c.Error(commands.ErrExecAbort)
+		return
+	}
+	srv := s.srv
+	write := false
+	for _, q := range m.cmds {
+		if q.cmd.Flags&commands.Write != 0 {
+			write = true
+		}
+	}
+	var buf bufWriter
+	aborted := false
+	body := func(tx *store.Tx) []commands.Message {
+		if s.watchBroken(tx) {
+			aborted = true
+			return nil
+		}
+		s.unwatchAll()
+		buf.WriteArray(len(m.cmds))
+		var msgs []commands.Message
+		for _, q := range m.cmds {
+			tx.Select(s.DB())
+			ctx := &commands.Ctx{Tx: tx, W: &buf, Sess: s, Env: srv, Table: srv.table, InMulti: true}
+			if !pingSubscribed(s, q.cmd, q.args, &buf) {
+				srv.table.Dispatch(ctx, q.cmd, q.args)
+			}
+			msgs = append(msgs, ctx.TakePublished()...)
+		}
+		return msgs
+	}
+	if write {
+		if err := srv.update(body); err != nil {
+			srv.cfg.Logger.Error("write failed", "err", err)
+			c.Error("MISCONF Errors writing to the data file: " + err.Error())
+			return
+		}
+	} else {
+		var msgs []commands.Message
+		srv.db.View(func(tx *store.Tx) error {
+			msgs = body(tx)
+			return nil
+		})
+		srv.pubsub.publish(msgs)
+	}
+	if aborted {
+		s.unwatchAll()
+		c.W.WriteNullArray()
+		return
+	}
+	if rw, ok := c.W.(replyWriter); ok {
+		rw.WriteRaw(buf.b)
+	}
+}
