@@ -15,7 +15,7 @@ local function num(v) if v ~= v then return 'nan' elseif v == 1/0 then return 'i
 local function dump(v)
   local t = type(v)
   if t == 'number' then return num(v) end
-  if t == 'string' then return 's:' .. hex(v) end
+  if t == 'string' then return 's' .. #v .. ':' .. hex(string.sub(v, 1, 40)) end
   if t ~= 'table' then return tostring(v) end
   local keys = {}
   for k in pairs(v) do keys[#keys+1] = k end
