@@ -179,21 +179,14 @@ func (d *decoder) invalidNumber() bool {
 	} else if d.at(p) <= '9' {
 		return false
 	}
-	rest := d.cstr(p)
-	return len(rest) >= 3 && (strings.EqualFold(rest[:3], "inf") || strings.EqualFold(rest[:3], "nan"))
-}
-
-// cstr is the data from p up to the first NUL, as C string functions see it.
-func (d *decoder) cstr(p int) string {
-	s := d.data[p:]
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	// A NUL (C's end of string) simply fails to match.
+	rest := d.data[p:min(p+3, len(d.data))]
+	return strings.EqualFold(rest, "inf") || strings.EqualFold(rest, "nan")
 }
 
 func (d *decoder) numberToken(tok *token) {
-	v, n := clua.Strtod(d.cstr(d.pos))
+	// strtod stops at a NUL byte like at any other non-number byte.
+	v, n := clua.Strtod(d.data[d.pos:])
 	if n == 0 {
 		d.setError(tok, "invalid number")
 		return

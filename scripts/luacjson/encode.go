@@ -12,6 +12,11 @@ import (
 // depth limit is raised.
 const luaMaxCStack = 8000
 
+// maxOutput caps the encoded text. Beyond it lua-cjson's buffer growth
+// would fail in Redis too; here it keeps one script from exhausting the
+// server's memory with, say, a huge padded sparse array.
+const maxOutput = 1 << 30
+
 // escapes is lua-cjson's char2escape table: control bytes, DEL, '"', '\\'
 // and '/' are escaped; every other byte, UTF-8 included, passes through.
 var escapes [256]string
@@ -158,6 +163,9 @@ func (e *encoder) array(t *lua.LTable, n int, depth int) {
 	for i := 1; i <= n; i++ {
 		if i > 1 {
 			e.buf = append(e.buf, ',')
+		}
+		if len(e.buf) > maxOutput {
+			clua.Raise(e.L, "not enough memory")
 		}
 		e.value(t.RawGetInt(i), depth)
 	}
