@@ -76,6 +76,15 @@ func TestDifferentialCmsgpack(t *testing.T) {
 		"cmsgpack.unpack_limit('\\1', 'a')", "cmsgpack.unpack_one({})", "cmsgpack.unpack('\\193')", "cmsgpack.unpack('\\146\\1')"} {
 		add(fmt.Sprintf("local ok, e = pcall(function() return %s end) return {tostring(ok), tostring(e)}", bad))
 	}
+	// Lua 5.1's C stack limit (8000 slots) while unpacking.
+	for _, n := range []int{7000, 7998, 7999, 8000} {
+		add(fmt.Sprintf("local p = string.rep(cmsgpack.pack(1), %d) return {pcall(function() return select('#', cmsgpack.unpack(p)) end)}", n))
+		add(fmt.Sprintf("local p = string.rep(cmsgpack.pack(1), %d) local r = {pcall(cmsgpack.unpack, p)} return {tostring(r[1]), #r}", n))
+	}
+	for _, n := range []int{3990, 3998, 3999, 4000, 5000} {
+		add(fmt.Sprintf("local p = string.rep('\\145', %d) .. '\\1' local r = {pcall(cmsgpack.unpack, p)} return {tostring(r[1]), type(r[2]) == 'string' and r[2] or 'table'}", n))
+		add(fmt.Sprintf("local p = string.rep('\\129\\1', %d) .. '\\1' local r = {pcall(cmsgpack.unpack, p)} return {tostring(r[1]), type(r[2]) == 'string' and r[2] or 'table'}", n))
+	}
 	add("return {pcall(cmsgpack.pack)}")
 	add("return {pcall(cmsgpack.unpack, '\\193')}")
 	add("return {cmsgpack._NAME, cmsgpack._VERSION, cmsgpack._COPYRIGHT, cmsgpack._DESCRIPTION}")
