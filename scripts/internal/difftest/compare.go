@@ -28,7 +28,13 @@ func Run(t *testing.T, r *Redis, cases []Case) int {
 			same++
 			continue
 		}
-		t.Errorf("script %q argv %q\n redis: %s\n   ours: %s", c.Script, c.Argv, want, got)
+		i := 0
+		for i < len(want) && i < len(got) && want[i] == got[i] {
+			i++
+		}
+		from := max(0, i-200)
+		t.Errorf("script %q (%d argv)\nfirst difference at byte %d\n redis: ...%s\n   ours: ...%s",
+			clip(c.Script, 600), len(c.Argv), i, clip(want[from:], 400), clip(got[from:], 400))
 	}
 	return same
 }
@@ -62,4 +68,11 @@ func parseJSON(s string) (interface{}, error) {
 	var v interface{}
 	err := d.Decode(&v)
 	return v, err
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }
