@@ -167,7 +167,7 @@ func (e *encoder) array(t *lua.LTable, n int, depth int) {
 		if len(e.buf) > maxOutput {
 			clua.Raise(e.L, "not enough memory")
 		}
-		e.value(t.RawGetInt(i), depth)
+		e.value(t.RawGet(lua.LNumber(i)), depth)
 	}
 	e.stack--
 	e.buf = append(e.buf, ']')

@@ -85,6 +85,9 @@ func TestDifferentialCmsgpack(t *testing.T) {
 		add(fmt.Sprintf("local p = string.rep('\\145', %d) .. '\\1' local r = {pcall(cmsgpack.unpack, p)} return {tostring(r[1]), type(r[2]) == 'string' and r[2] or 'table'}", n))
 		add(fmt.Sprintf("local p = string.rep('\\129\\1', %d) .. '\\1' local r = {pcall(cmsgpack.unpack, p)} return {tostring(r[1]), type(r[2]) == 'string' and r[2] or 'table'}", n))
 	}
+	for _, n := range []int{4000, 4001} {
+		add(fmt.Sprintf("local t = {} for i = 1, %d do t[i] = i %% 200 end local r = {pcall(cmsgpack.pack, unpack(t))} return {tostring(r[1]), r[1] and #r[2] or r[2]}", n))
+	}
 	add("return {pcall(cmsgpack.pack)}")
 	add("return {pcall(cmsgpack.unpack, '\\193')}")
 	add("return {cmsgpack._NAME, cmsgpack._VERSION, cmsgpack._COPYRIGHT, cmsgpack._DESCRIPTION}")

@@ -13,6 +13,10 @@ func pack(L *lua.LState) int {
 	if n == 0 {
 		clua.ArgError(L, 0, "MessagePack pack needs input.")
 	}
+	// lua_checkstack(L, nargs) on top of the nargs arguments themselves.
+	if 2*n > luaMaxCStack {
+		clua.ArgError(L, 0, "Too many arguments for MessagePack pack.")
+	}
 	var buf []byte
 	for i := 1; i <= n; i++ {
 		buf = encodeValue(L, buf, L.Get(i), 0)
