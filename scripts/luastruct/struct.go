@@ -85,10 +85,9 @@ func (f *format) optSize(opt byte) int {
 		return 2
 	case 'L', 'l', 'T', 'd':
 		return 8
-	case 'f', 'I', 'i':
-		if opt == 'f' {
-			return 4
-		}
+	case 'f':
+		return 4
+	case 'I', 'i':
 		sz := f.num(4)
 		if sz > maxIntSize {
 			clua.Raise(f.L, "integral size %d is larger than limit of %d", sz, maxIntSize)
