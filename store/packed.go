@@ -1,0 +1,87 @@
+package store
+
+import "encoding/binary"
+
+// Small hashes and sets keep their elements inside the metadata payload, after
+// the header, as a run of strings each preceded by its uvarint length. The
+// readers below work on the payload string in place, so looking up one element
+// allocates nothing.
+
+// readUvarint decodes a uvarint at s[i:] and returns it with the index after
+// it; ok is false when s ends early or the number is malformed.
+func readUvarint(s string, i int) (v uint64, next int, ok bool) {
+	var shift uint
+	for j := i; j < len(s) && j-i < binary.MaxVarintLen64; j++ {
+		c := s[j]
+		if c < 0x80 {
+			return v | uint64(c)<<shift, j + 1, true
+		}
+		v |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return 0, i, false
+}
+
+// readPacked returns the length-prefixed string at s[i:] and the index after
+// it; ok is false when the payload is cut short.
+func readPacked(s string, i int) (str string, next int, ok bool) {
+	n, j, ok := readUvarint(s, i)
+	if !ok || n > uint64(len(s)-j) {
+		return "", i, false
+	}
+	end := j + int(n)
+	return s[j:end], end, true
+}
+
+func appendPacked(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// packedSize is the encoded size of s.
+func packedSize(s string) int {
+	n := 1
+	for l := uint64(len(s)); l >= 0x80; l >>= 7 {
+		n++
+	}
+	return n + len(s)
+}
+
+// Header flags shared by hashes and sets. Payloads written before inline
+// storage existed carry 0 or 1 and mean elements stored as items.
+const (
+	flagBig    = 1 // Redis would use a hashtable (not listpack / intset)
+	flagInline = 2 // the elements follow the header in the payload
+)
+
+// collHeader is the payload header of a hash or set: element count and flags.
+type collHeader struct {
+	count int64
+	flags byte
+}
+
+// decodeCollHeader parses the header and returns the index where inline
+// elements start.
+func decodeCollHeader(p string) (collHeader, int) {
+	n, i, ok := readUvarint(p, 0)
+	if !ok {
+		return collHeader{}, len(p)
+	}
+	h := collHeader{count: int64(n)}
+	if i < len(p) {
+		h.flags = p[i]
+		i++
+	}
+	return h, i
+}
+
+func (h collHeader) big() bool    { return h.flags&flagBig != 0 }
+func (h collHeader) inline() bool { return h.flags&flagInline != 0 }
+
+func (h collHeader) appendTo(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(h.count))
+	return append(b, h.flags)
+}
+
+// binaryHeaderRoom is the most a collHeader takes.
+const binaryHeaderRoom = binary.MaxVarintLen64 + 1
