@@ -3,8 +3,10 @@ package store
 import (
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // A hash keeps its field count and flags (see packed.go) in the metadata
@@ -170,7 +172,7 @@ func (w *hashWriter) insert(e hashEntry) {
 func (w *hashWriter) toHashtable() {
 	w.h.flags |= flagBig
 	if w.h.inline() {
-		sort.Slice(w.ents, func(i, j int) bool { return w.ents[i].f < w.ents[j].f })
+		slices.SortFunc(w.ents, func(a, b hashEntry) int { return strings.Compare(a.f, b.f) })
 	}
 }
 
@@ -209,16 +211,11 @@ func (w *hashWriter) commit() {
 		}
 		return
 	}
-	b := make([]byte, 0, binaryHeaderRoom+w.size)
-	b = w.h.appendTo(b)
+	b := appendCollMeta(make([]byte, 0, collMetaRoom(w.size)), TypeHash, w.old.ExpireAt, w.h)
 	for _, e := range w.ents {
 		b = appendPacked(appendPacked(b, e.f), e.v)
 	}
-	nm := Meta{Type: TypeHash, Payload: string(b)}
-	if w.existed {
-		nm.ExpireAt = w.old.ExpireAt
-	}
-	w.tx.putMeta(w.key, w.old, w.existed, nm)
+	w.tx.commitColl(w.key, b)
 }
 
 // HSet stores field/value pairs (pairs holds f1, v1, f2, v2, ...) and returns

@@ -1,6 +1,9 @@
 package store
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // Small hashes and sets keep their elements inside the metadata payload, after
 // the header, as a run of strings each preceded by its uvarint length. The
@@ -31,11 +34,6 @@ func readPacked(s string, i int) (str string, next int, ok bool) {
 	}
 	end := j + int(n)
 	return s[j:end], end, true
-}
-
-func appendPacked(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
 }
 
 // packedSize is the encoded size of s.
@@ -78,10 +76,31 @@ func decodeCollHeader(p string) (collHeader, int) {
 func (h collHeader) big() bool    { return h.flags&flagBig != 0 }
 func (h collHeader) inline() bool { return h.flags&flagInline != 0 }
 
-func (h collHeader) appendTo(b []byte) []byte {
+// binaryHeaderRoom is the most a collHeader takes.
+const binaryHeaderRoom = binary.MaxVarintLen64 + 1
+
+// appendCollMeta starts a collection's metadata item: the Meta header and
+// the collHeader, to be followed by the packed elements.
+func appendCollMeta(b []byte, t Type, expireAt int64, h collHeader) []byte {
+	b = append(b, byte(t))
+	b = binary.BigEndian.AppendUint64(b, uint64(expireAt))
 	b = binary.AppendUvarint(b, uint64(h.count))
 	return append(b, h.flags)
 }
 
-// binaryHeaderRoom is the most a collHeader takes.
-const binaryHeaderRoom = binary.MaxVarintLen64 + 1
+func appendPacked(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// collMetaRoom is the capacity a metadata item with size bytes of elements needs.
+func collMetaRoom(size int) int { return metaHeader + binaryHeaderRoom + size }
+
+// commitColl writes the metadata item encoded by appendCollMeta and the
+// elements, for a collection whose expiry did not change (a new key has
+// none), so the expiry index needs no update: it is putMeta without copying
+// a payload that may be kilobytes long. b must not be written afterwards.
+func (tx *Tx) commitColl(key string, b []byte) {
+	tx.btx.Set(metaKey(tx.sel, key), unsafe.String(unsafe.SliceData(b), len(b)), nil)
+	tx.touch(key)
+}

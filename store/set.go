@@ -138,16 +138,11 @@ func (w *setWriter) commit() {
 		}
 		return
 	}
-	b := make([]byte, 0, binaryHeaderRoom+w.size)
-	b = w.h.appendTo(b)
+	b := appendCollMeta(make([]byte, 0, collMetaRoom(w.size)), TypeSet, w.old.ExpireAt, w.h)
 	for _, m := range w.mems {
 		b = appendPacked(b, m)
 	}
-	nm := Meta{Type: TypeSet, Payload: string(b)}
-	if w.existed {
-		nm.ExpireAt = w.old.ExpireAt
-	}
-	w.tx.putMeta(w.key, w.old, w.existed, nm)
+	w.tx.commitColl(w.key, b)
 }
 
 // SAdd adds members and returns how many were new.
