@@ -211,7 +211,7 @@ func (w *hashWriter) commit() {
 		}
 		return
 	}
-	b := appendCollMeta(make([]byte, 0, collMetaRoom(w.size)), TypeHash, w.old.ExpireAt, w.h)
+	b := appendCollMeta(make([]byte, 0, collMetaSize(w.h, w.size)), TypeHash, w.old.ExpireAt, w.h)
 	for _, e := range w.ents {
 		b = appendPacked(appendPacked(b, e.f), e.v)
 	}

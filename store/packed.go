@@ -37,12 +37,14 @@ func readPacked(s string, i int) (str string, next int, ok bool) {
 }
 
 // packedSize is the encoded size of s.
-func packedSize(s string) int {
+func packedSize(s string) int { return uvarintLen(uint64(len(s))) + len(s) }
+
+func uvarintLen(v uint64) int {
 	n := 1
-	for l := uint64(len(s)); l >= 0x80; l >>= 7 {
+	for ; v >= 0x80; v >>= 7 {
 		n++
 	}
-	return n + len(s)
+	return n
 }
 
 // Header flags shared by hashes and sets. Payloads written before inline
@@ -76,9 +78,6 @@ func decodeCollHeader(p string) (collHeader, int) {
 func (h collHeader) big() bool    { return h.flags&flagBig != 0 }
 func (h collHeader) inline() bool { return h.flags&flagInline != 0 }
 
-// binaryHeaderRoom is the most a collHeader takes.
-const binaryHeaderRoom = binary.MaxVarintLen64 + 1
-
 // appendCollMeta starts a collection's metadata item: the Meta header and
 // the collHeader, to be followed by the packed elements.
 func appendCollMeta(b []byte, t Type, expireAt int64, h collHeader) []byte {
@@ -93,8 +92,11 @@ func appendPacked(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// collMetaRoom is the capacity a metadata item with size bytes of elements needs.
-func collMetaRoom(size int) int { return metaHeader + binaryHeaderRoom + size }
+// collMetaSize is the length of a metadata item with header h and size bytes
+// of elements.
+func collMetaSize(h collHeader, size int) int {
+	return metaHeader + uvarintLen(uint64(h.count)) + 1 + size
+}
 
 // commitColl writes the metadata item encoded by appendCollMeta and the
 // elements, for a collection whose expiry did not change (a new key has

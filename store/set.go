@@ -138,7 +138,7 @@ func (w *setWriter) commit() {
 		}
 		return
 	}
-	b := appendCollMeta(make([]byte, 0, collMetaRoom(w.size)), TypeSet, w.old.ExpireAt, w.h)
+	b := appendCollMeta(make([]byte, 0, collMetaSize(w.h, w.size)), TypeSet, w.old.ExpireAt, w.h)
 	for _, m := range w.mems {
 		b = appendPacked(b, m)
 	}
