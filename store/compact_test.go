@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -377,4 +379,75 @@ func TestDamagedInlinePayload(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A random walk of hash writes against a model: insertion order while a
+// listpack, field order after, sizes that match the payload, and the layout
+// the thresholds call for.
+func TestHashModelRandomWalk(t *testing.T) {
+	db := openTemp(t, ":memory:")
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(3, 5))
+	for round := 0; round < 20; round++ {
+		key := "h" + strconv.Itoa(round)
+		var order []string
+		vals := map[string]string{}
+		big := false
+		for step := 0; step < 300; step++ {
+			f := "f" + strconv.Itoa(rng.IntN(150))
+			db.Update(func(tx *Tx) error {
+				switch op := rng.IntN(10); {
+				case op < 6:
+					v := strings.Repeat("v", rng.IntN(66-round/4))
+					tx.HSet(key, f, v)
+					if _, ok := vals[f]; !ok {
+						order = append(order, f)
+					}
+					vals[f] = v
+					big = big || len(v) > hashMaxCompactSz || len(order) > hashMaxCompact
+				default:
+					tx.HDel(key, f)
+					if _, ok := vals[f]; ok {
+						delete(vals, f)
+						order = slices.DeleteFunc(order, func(s string) bool { return s == f })
+					}
+				}
+				if len(order) == 0 {
+					big = false // the key went away
+					if tx.Exists(key) {
+						t.Fatalf("%s: empty hash exists", key)
+					}
+					return nil
+				}
+				want := slices.Clone(order)
+				if big {
+					slices.Sort(want)
+				}
+				var got []string
+				tx.HIterate(key, "", func(f, v string) bool {
+					if vals[f] != v {
+						t.Fatalf("%s: %s = %q, want %q", key, f, v, vals[f])
+					}
+					got = append(got, f)
+					return true
+				})
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s step %d: order %q, want %q", key, step, got, want)
+				}
+				if c, _ := tx.HCompact(key); c == big {
+					t.Fatalf("%s: compact %v, big %v", key, c, big)
+				}
+				w, _ := tx.openHash(key)
+				m, _ := tx.lookup(key)
+				_, i := decodeCollHeader(m.Payload)
+				if w.h.inline() && w.size != len(m.Payload)-i {
+					t.Fatalf("%s: size %d, payload has %d", key, w.size, len(m.Payload)-i)
+				}
+				if w.h.inline() && big && (len(order) > hashInlineMaxEntries || w.size > hashInlineMaxBytes) {
+					t.Fatalf("%s: inline past the budget", key)
+				}
+				return nil
+			})
+		}
+	}
 }
