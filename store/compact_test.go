@@ -451,3 +451,58 @@ func TestHashModelRandomWalk(t *testing.T) {
 		}
 	}
 }
+
+// The same for sets: byte order always, the intset rule, sizes and layout.
+func TestSetModelRandomWalk(t *testing.T) {
+	db := openTemp(t, ":memory:")
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(8, 13))
+	for round := 0; round < 20; round++ {
+		key := "s" + strconv.Itoa(round)
+		model := map[string]bool{}
+		big := false
+		for step := 0; step < 400; step++ {
+			m := strconv.Itoa(rng.IntN(200) - 50)
+			if rng.IntN(100) < round {
+				m = "m" + strings.Repeat("x", rng.IntN(40)) + m
+			}
+			db.Update(func(tx *Tx) error {
+				if rng.IntN(10) < 7 {
+					tx.SAdd(key, m)
+					model[m] = true
+					_, isInt := parseStrictInt(m)
+					big = big || !isInt || len(model) > setMaxIntset
+				} else {
+					tx.SRem(key, m)
+					delete(model, m)
+				}
+				if len(model) == 0 {
+					big = false
+					return nil
+				}
+				want := make([]string, 0, len(model))
+				for k := range model {
+					want = append(want, k)
+				}
+				slices.Sort(want)
+				got, _, _ := tx.SMembers(key)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s step %d: members %q, want %q", key, step, got, want)
+				}
+				if is, _ := tx.SIntset(key); is == big {
+					t.Fatalf("%s: intset %v, big %v", key, is, big)
+				}
+				w, _ := tx.openSet(key)
+				meta, _ := tx.lookup(key)
+				_, i := decodeCollHeader(meta.Payload)
+				if w.h.inline() && w.size != len(meta.Payload)-i {
+					t.Fatalf("%s: size %d, payload has %d", key, w.size, len(meta.Payload)-i)
+				}
+				if w.h.inline() && big && (len(model) > setInlineMaxEntries || w.size > setInlineMaxBytes) {
+					t.Fatalf("%s: inline past the budget", key)
+				}
+				return nil
+			})
+		}
+	}
+}
