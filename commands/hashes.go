@@ -87,7 +87,8 @@ func cmdHMGet(c *Ctx, args [][]byte) {
 	}
 }
 
-// writeHash replies with a hash's fields, values or both, in field order.
+// writeHash replies with a hash's fields, values or both, in the hash's own
+// order: insertion order for a listpack, as Redis.
 func writeHash(c *Ctx, key []byte, fields, values bool) {
 	pairs, err := c.Tx.HGetAll(string(key))
 	if err != nil {

@@ -1,24 +1,36 @@
 package store
 
 import (
-	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
+	"sort"
 	"strconv"
+	"strings"
 )
 
-// A hash keeps its field count and encoding in the metadata payload, so HLEN
-// is O(1), and each field as one item:
+// A hash keeps its field count and flags (see packed.go) in the metadata
+// payload, so HLEN is O(1). A small hash keeps its fields there too, after
+// the header, as packed field/value pairs; a large one keeps each field as
+// one item:
 //
 //	dataPrefix(db,key) 'f' <field> -> value
 //
-// The encoding byte mirrors Redis's listpack/hashtable choice (128 fields, 64
-// bytes per field or value; once converted a hash stays a hashtable), because
-// it decides observable behaviour: HSCAN returns a listpack hash whole.
+// The big flag mirrors Redis's listpack/hashtable choice (hash-max-listpack-
+// entries 512 and -value 64, Redis 7.0's built-in defaults; once converted a
+// hash stays a hashtable), because it decides observable behaviour: a
+// listpack replies in insertion order and HSCAN returns it whole. A listpack
+// hash is always inline, in insertion order. A hashtable hash stays inline,
+// sorted by field so that HSCAN's byte-order cursor works, while it is small
+// (qless job hashes carry long JSON values that make Redis use a hashtable);
+// past that it moves to items for good.
 const (
 	hashFieldTag     = 'f'
-	hashMaxCompact   = 128
+	hashMaxCompact   = 512
 	hashMaxCompactSz = 64
+
+	hashInlineMaxEntries = 128
+	hashInlineMaxBytes   = 4096
 )
 
 // Errors of hash arithmetic, turned into Redis's texts by the commands.
@@ -26,29 +38,6 @@ var (
 	ErrHashNotInt = errors.New("hash value is not an integer")
 	ErrOverflow   = errors.New("increment or decrement would overflow")
 )
-
-type hashHeader struct {
-	count int64
-	big   bool // hashtable encoding
-}
-
-func decodeHashHeader(p string) hashHeader {
-	n, w := binary.Uvarint([]byte(p))
-	h := hashHeader{count: int64(n)}
-	if w > 0 && w < len(p) {
-		h.big = p[w] == 1
-	}
-	return h
-}
-
-func (h hashHeader) encode() string {
-	var b [binary.MaxVarintLen64 + 1]byte
-	n := binary.PutUvarint(b[:], uint64(h.count))
-	if h.big {
-		b[n] = 1
-	}
-	return string(b[:n+1])
-}
 
 func hashFieldKey(db int, key, field string) string {
 	return dataPrefix(db, key) + string(rune(hashFieldTag)) + field
@@ -58,13 +47,17 @@ func hashFieldsPrefix(db int, key string) string {
 	return dataPrefix(db, key) + string(rune(hashFieldTag))
 }
 
-// hashWriter batches changes to one hash and writes its header once.
+type hashEntry struct{ f, v string }
+
+// hashWriter batches changes to one hash and writes its metadata once.
 type hashWriter struct {
 	tx      *Tx
 	key     string
 	old     Meta
 	existed bool
-	h       hashHeader
+	h       collHeader
+	ents    []hashEntry // the fields while h.inline()
+	size    int         // encoded size of ents
 }
 
 func (tx *Tx) openHash(key string) (*hashWriter, error) {
@@ -73,40 +66,144 @@ func (tx *Tx) openHash(key string) (*hashWriter, error) {
 		return nil, err
 	}
 	w := &hashWriter{tx: tx, key: key, old: m, existed: ok}
-	if ok {
-		w.h = decodeHashHeader(m.Payload)
+	if !ok {
+		w.h.flags = flagInline
+		return w, nil
+	}
+	h, i := decodeCollHeader(m.Payload)
+	w.h = h
+	if h.inline() {
+		w.ents = make([]hashEntry, 0, h.count+1)
+		forEachPair(m.Payload, i, func(f, v string, size int) bool {
+			w.ents = append(w.ents, hashEntry{f, v})
+			w.size += size
+			return true
+		})
+		w.h.count = int64(len(w.ents))
 	}
 	return w, nil
 }
 
-// set stores one field and reports whether it was new.
-func (w *hashWriter) set(field, val string) bool {
-	k := hashFieldKey(w.tx.sel, w.key, field)
-	_, had := w.tx.rawGet(k)
-	w.tx.rawSet(k, val)
-	if len(field) > hashMaxCompactSz || len(val) > hashMaxCompactSz {
-		w.h.big = true
+// forEachPair walks the packed field/value pairs of p from index i; size is
+// the pair's encoded length. A damaged tail is ignored.
+func forEachPair(p string, i int, fn func(f, v string, size int) bool) {
+	for i < len(p) {
+		f, j, ok := readPacked(p, i)
+		if !ok {
+			return
+		}
+		v, k, ok := readPacked(p, j)
+		if !ok || !fn(f, v, k-i) {
+			return
+		}
+		i = k
 	}
-	if !had {
-		w.h.count++
-		if w.h.count > hashMaxCompact {
-			w.h.big = true
+}
+
+// find returns the index of field in ents, or -1.
+func (w *hashWriter) find(field string) int {
+	if w.h.big() {
+		i := sort.Search(len(w.ents), func(i int) bool { return w.ents[i].f >= field })
+		if i < len(w.ents) && w.ents[i].f == field {
+			return i
+		}
+		return -1
+	}
+	for i := range w.ents {
+		if w.ents[i].f == field {
+			return i
 		}
 	}
-	return !had
+	return -1
+}
+
+func (w *hashWriter) get(field string) (string, bool) {
+	if !w.h.inline() {
+		return w.tx.rawGet(hashFieldKey(w.tx.sel, w.key, field))
+	}
+	if i := w.find(field); i >= 0 {
+		return w.ents[i].v, true
+	}
+	return "", false
+}
+
+// set stores one field and reports whether it was new. An existing field
+// keeps its position.
+func (w *hashWriter) set(field, val string) bool {
+	added := false
+	if w.h.inline() {
+		if i := w.find(field); i >= 0 {
+			w.size += packedSize(val) - packedSize(w.ents[i].v)
+			w.ents[i].v = val
+		} else {
+			w.insert(hashEntry{field, val})
+			added = true
+		}
+	} else {
+		_, replaced, _ := w.tx.btx.Set(hashFieldKey(w.tx.sel, w.key, field), val, nil)
+		added = !replaced
+	}
+	if added {
+		w.h.count++
+	}
+	if !w.h.big() && (len(field) > hashMaxCompactSz || len(val) > hashMaxCompactSz || w.h.count > hashMaxCompact) {
+		w.toHashtable()
+	}
+	if w.h.inline() && w.h.big() && (w.h.count > hashInlineMaxEntries || w.size > hashInlineMaxBytes) {
+		w.spill()
+	}
+	return added
+}
+
+// insert adds a new entry: last for a listpack, in field order otherwise.
+func (w *hashWriter) insert(e hashEntry) {
+	w.size += packedSize(e.f) + packedSize(e.v)
+	if !w.h.big() {
+		w.ents = append(w.ents, e)
+		return
+	}
+	i := sort.Search(len(w.ents), func(i int) bool { return w.ents[i].f >= e.f })
+	w.ents = append(w.ents, hashEntry{})
+	copy(w.ents[i+1:], w.ents[i:])
+	w.ents[i] = e
+}
+
+// toHashtable makes the hash a hashtable, as Redis converts a listpack.
+func (w *hashWriter) toHashtable() {
+	w.h.flags |= flagBig
+	if w.h.inline() {
+		slices.SortFunc(w.ents, func(a, b hashEntry) int { return strings.Compare(a.f, b.f) })
+	}
+}
+
+// spill moves inline fields to one item each.
+func (w *hashWriter) spill() {
+	for _, e := range w.ents {
+		w.tx.rawSet(hashFieldKey(w.tx.sel, w.key, e.f), e.v)
+	}
+	w.ents, w.size = nil, 0
+	w.h.flags &^= flagInline
 }
 
 func (w *hashWriter) del(field string) bool {
-	k := hashFieldKey(w.tx.sel, w.key, field)
-	if _, had := w.tx.rawGet(k); !had {
-		return false
+	if w.h.inline() {
+		i := w.find(field)
+		if i < 0 {
+			return false
+		}
+		w.size -= packedSize(w.ents[i].f) + packedSize(w.ents[i].v)
+		w.ents = append(w.ents[:i], w.ents[i+1:]...)
+	} else {
+		k := hashFieldKey(w.tx.sel, w.key, field)
+		if _, err := w.tx.btx.Delete(k); err != nil {
+			return false
+		}
 	}
-	w.tx.rawDelete(k)
 	w.h.count--
 	return true
 }
 
-// commit writes the header, deleting the key when no field is left.
+// commit writes the metadata, deleting the key when no field is left.
 func (w *hashWriter) commit() {
 	if w.h.count <= 0 {
 		if w.existed {
@@ -114,11 +211,11 @@ func (w *hashWriter) commit() {
 		}
 		return
 	}
-	nm := Meta{Type: TypeHash, Payload: w.h.encode()}
-	if w.existed {
-		nm.ExpireAt = w.old.ExpireAt
+	b := appendCollMeta(make([]byte, 0, collMetaSize(w.h, w.size)), TypeHash, w.old.ExpireAt, w.h)
+	for _, e := range w.ents {
+		b = appendPacked(appendPacked(b, e.f), e.v)
 	}
-	w.tx.putMeta(w.key, w.old, w.existed, nm)
+	w.tx.commitColl(w.key, b)
 }
 
 // HSet stores field/value pairs (pairs holds f1, v1, f2, v2, ...) and returns
@@ -144,7 +241,7 @@ func (tx *Tx) HSetNX(key, field, val string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if _, ok := tx.rawGet(hashFieldKey(tx.sel, key, field)); ok {
+	if _, ok := w.get(field); ok {
 		return false, nil
 	}
 	w.set(field, val)
@@ -152,14 +249,27 @@ func (tx *Tx) HSetNX(key, field, val string) (bool, error) {
 	return true, nil
 }
 
-// HGet returns a field's value.
+// HGet returns a field's value. An inline hash is scanned in place.
 func (tx *Tx) HGet(key, field string) (string, bool, error) {
-	_, ok, err := tx.lookupType(key, TypeHash)
+	m, ok, err := tx.lookupType(key, TypeHash)
 	if !ok || err != nil {
 		return "", false, err
 	}
-	v, ok := tx.rawGet(hashFieldKey(tx.sel, key, field))
-	return v, ok, nil
+	h, i := decodeCollHeader(m.Payload)
+	if !h.inline() {
+		v, ok := tx.rawGet(hashFieldKey(tx.sel, key, field))
+		return v, ok, nil
+	}
+	var val string
+	found := false
+	forEachPair(m.Payload, i, func(f, v string, _ int) bool {
+		if f == field {
+			val, found = v, true
+			return false
+		}
+		return true
+	})
+	return val, found, nil
 }
 
 // HExists reports whether field is set.
@@ -174,7 +284,8 @@ func (tx *Tx) HLen(key string) (int64, error) {
 	if !ok || err != nil {
 		return 0, err
 	}
-	return decodeHashHeader(m.Payload).count, nil
+	h, _ := decodeCollHeader(m.Payload)
+	return h.count, nil
 }
 
 // HDel removes fields and returns how many existed.
@@ -195,20 +306,28 @@ func (tx *Tx) HDel(key string, fields ...string) (int, error) {
 	return n, nil
 }
 
-// HIterate calls fn for each field in byte order of the field, starting at
-// the first field >= from; fn returns false to stop. It reports whether the
-// key exists.
+// HIterate calls fn for each field >= from in the hash's own order: Redis's
+// insertion order while the hash is a listpack (HCompact), byte order of the
+// field once it is a hashtable; fn returns false to stop. It reports whether
+// the key exists.
 func (tx *Tx) HIterate(key, from string, fn func(field, val string) bool) (bool, error) {
-	_, ok, err := tx.lookupType(key, TypeHash)
+	m, ok, err := tx.lookupType(key, TypeHash)
 	if !ok || err != nil {
 		return false, err
+	}
+	h, i := decodeCollHeader(m.Payload)
+	if h.inline() {
+		forEachPair(m.Payload, i, func(f, v string, _ int) bool {
+			return f < from || fn(f, v)
+		})
+		return true, nil
 	}
 	prefix := hashFieldsPrefix(tx.sel, key)
 	tx.ascendSuffixFrom(prefix, from, func(k, v string) bool { return fn(k[len(prefix):], v) })
 	return true, nil
 }
 
-// HGetAll returns field/value pairs in field order.
+// HGetAll returns field/value pairs in the hash's order (see HIterate).
 func (tx *Tx) HGetAll(key string) ([]string, error) {
 	var out []string
 	_, err := tx.HIterate(key, "", func(f, v string) bool {
@@ -224,7 +343,8 @@ func (tx *Tx) HCompact(key string) (bool, error) {
 	if !ok || err != nil {
 		return true, err
 	}
-	return !decodeHashHeader(m.Payload).big, nil
+	h, _ := decodeCollHeader(m.Payload)
+	return !h.big(), nil
 }
 
 // HUpdate reads field (exists false when unset) and stores what fn returns,
@@ -234,7 +354,7 @@ func (tx *Tx) HUpdate(key, field string, fn func(old string, exists bool) (strin
 	if err != nil {
 		return "", err
 	}
-	old, had := tx.rawGet(hashFieldKey(tx.sel, key, field))
+	old, had := w.get(field)
 	nv, err := fn(old, had)
 	if err != nil {
 		return "", err

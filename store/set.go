@@ -1,60 +1,40 @@
 package store
 
-import (
-	"encoding/binary"
-)
+import "sort"
 
-// A set keeps its cardinality and encoding in the metadata payload and each
-// member as one item:
+// A set keeps its cardinality and flags (see packed.go) in the metadata
+// payload. A small set keeps its members there too, after the header, as
+// packed strings in byte order; a large one keeps each member as one item:
 //
 //	dataPrefix(db,key) 'm' <member> -> ""
 //
-// The encoding byte mirrors Redis 7.0's intset/hashtable choice (integers
-// only, at most 512 members; once converted a set stays a hashtable): an
-// intset replies in numeric order and SSCAN returns it whole.
+// The big flag mirrors Redis 7.0's intset/hashtable choice (integers only,
+// at most 512 members; once converted a set stays a hashtable): an intset
+// replies in numeric order and SSCAN returns it whole. An intset is always
+// inline; a hashtable set stays inline while it is small, then moves to items
+// for good. Byte order keeps SSCAN's cursor working in either layout.
 const (
-	setMemberTag    = 'm'
-	setMaxIntset    = 512
-	setEncIntset    = 0
-	setEncHashtable = 1
+	setMemberTag = 'm'
+	setMaxIntset = 512
+
+	setInlineMaxEntries = 128
+	setInlineMaxBytes   = 4096
 )
-
-type setHeader struct {
-	count int64
-	big   bool
-}
-
-func decodeSetHeader(p string) setHeader {
-	n, w := binary.Uvarint([]byte(p))
-	h := setHeader{count: int64(n)}
-	if w > 0 && w < len(p) {
-		h.big = p[w] == setEncHashtable
-	}
-	return h
-}
-
-func (h setHeader) encode() string {
-	var b [binary.MaxVarintLen64 + 1]byte
-	n := binary.PutUvarint(b[:], uint64(h.count))
-	b[n] = setEncIntset
-	if h.big {
-		b[n] = setEncHashtable
-	}
-	return string(b[:n+1])
-}
 
 func setMembersPrefix(db int, key string) string {
 	return dataPrefix(db, key) + string(rune(setMemberTag))
 }
 
-// setWriter batches changes to one set and writes its header once.
+// setWriter batches changes to one set and writes its metadata once.
 type setWriter struct {
 	tx      *Tx
 	key     string
 	prefix  string
 	old     Meta
 	existed bool
-	h       setHeader
+	h       collHeader
+	mems    []string // sorted members while h.inline()
+	size    int      // encoded size of mems
 }
 
 func (tx *Tx) openSet(key string) (*setWriter, error) {
@@ -63,36 +43,94 @@ func (tx *Tx) openSet(key string) (*setWriter, error) {
 		return nil, err
 	}
 	w := &setWriter{tx: tx, key: key, prefix: setMembersPrefix(tx.sel, key), old: m, existed: ok}
-	if ok {
-		w.h = decodeSetHeader(m.Payload)
+	if !ok {
+		w.h.flags = flagInline
+		return w, nil
+	}
+	h, i := decodeCollHeader(m.Payload)
+	w.h = h
+	if h.inline() {
+		w.mems = make([]string, 0, h.count+1)
+		forEachPacked(m.Payload, i, func(s string, size int) bool {
+			w.mems = append(w.mems, s)
+			w.size += size
+			return true
+		})
+		w.h.count = int64(len(w.mems))
 	}
 	return w, nil
 }
 
-func (w *setWriter) add(member string) bool {
-	k := w.prefix + member
-	if _, had := w.tx.rawGet(k); had {
-		return false
+// forEachPacked walks the packed strings of p from index i; size is the
+// string's encoded length. A damaged tail is ignored.
+func forEachPacked(p string, i int, fn func(s string, size int) bool) {
+	for i < len(p) {
+		s, j, ok := readPacked(p, i)
+		if !ok || !fn(s, j-i) {
+			return
+		}
+		i = j
 	}
-	w.tx.rawSet(k, "")
+}
+
+func (w *setWriter) has(member string) bool {
+	if w.h.inline() {
+		i := sort.SearchStrings(w.mems, member)
+		return i < len(w.mems) && w.mems[i] == member
+	}
+	_, had := w.tx.rawGet(w.prefix + member)
+	return had
+}
+
+func (w *setWriter) add(member string) bool {
+	if w.h.inline() {
+		i := sort.SearchStrings(w.mems, member)
+		if i < len(w.mems) && w.mems[i] == member {
+			return false
+		}
+		w.mems = append(w.mems, "")
+		copy(w.mems[i+1:], w.mems[i:])
+		w.mems[i] = member
+		w.size += packedSize(member)
+	} else {
+		k := w.prefix + member
+		if _, had := w.tx.rawGet(k); had {
+			return false
+		}
+		w.tx.rawSet(k, "")
+	}
 	w.h.count++
-	if _, isInt := parseStrictInt(member); !isInt || w.h.count > setMaxIntset {
-		w.h.big = true
+	if !w.h.big() {
+		if _, isInt := parseStrictInt(member); !isInt || w.h.count > setMaxIntset {
+			w.h.flags |= flagBig
+		}
+	}
+	if w.h.inline() && w.h.big() && (w.h.count > setInlineMaxEntries || w.size > setInlineMaxBytes) {
+		for _, m := range w.mems {
+			w.tx.rawSet(w.prefix+m, "")
+		}
+		w.mems, w.size = nil, 0
+		w.h.flags &^= flagInline
 	}
 	return true
 }
 
 func (w *setWriter) rem(member string) bool {
-	k := w.prefix + member
-	if _, had := w.tx.rawGet(k); !had {
+	if w.h.inline() {
+		i := sort.SearchStrings(w.mems, member)
+		if i == len(w.mems) || w.mems[i] != member {
+			return false
+		}
+		w.size -= packedSize(member)
+		w.mems = append(w.mems[:i], w.mems[i+1:]...)
+	} else if _, err := w.tx.btx.Delete(w.prefix + member); err != nil {
 		return false
 	}
-	w.tx.rawDelete(k)
 	w.h.count--
 	return true
 }
 
-// commit writes the header, deleting the key when no member is left.
+// commit writes the metadata, deleting the key when no member is left.
 func (w *setWriter) commit() {
 	if w.h.count <= 0 {
 		if w.existed {
@@ -100,11 +138,11 @@ func (w *setWriter) commit() {
 		}
 		return
 	}
-	nm := Meta{Type: TypeSet, Payload: w.h.encode()}
-	if w.existed {
-		nm.ExpireAt = w.old.ExpireAt
+	b := appendCollMeta(make([]byte, 0, collMetaSize(w.h, w.size)), TypeSet, w.old.ExpireAt, w.h)
+	for _, m := range w.mems {
+		b = appendPacked(b, m)
 	}
-	w.tx.putMeta(w.key, w.old, w.existed, nm)
+	w.tx.commitColl(w.key, b)
 }
 
 // SAdd adds members and returns how many were new.
@@ -149,25 +187,40 @@ func (tx *Tx) SCard(key string) (int64, error) {
 	if !ok || err != nil {
 		return 0, err
 	}
-	return decodeSetHeader(m.Payload).count, nil
+	h, _ := decodeCollHeader(m.Payload)
+	return h.count, nil
 }
 
 // SIsMember reports whether member is in the set.
 func (tx *Tx) SIsMember(key, member string) (bool, error) {
-	_, ok, err := tx.lookupType(key, TypeSet)
+	m, ok, err := tx.lookupType(key, TypeSet)
 	if !ok || err != nil {
 		return false, err
 	}
-	_, had := tx.rawGet(setMembersPrefix(tx.sel, key) + member)
-	return had, nil
+	h, i := decodeCollHeader(m.Payload)
+	if !h.inline() {
+		_, had := tx.rawGet(setMembersPrefix(tx.sel, key) + member)
+		return had, nil
+	}
+	found := false
+	forEachPacked(m.Payload, i, func(s string, _ int) bool {
+		found = s == member
+		return !found && s < member
+	})
+	return found, nil
 }
 
 // SIterate calls fn for each member >= from in byte order; fn returns false
 // to stop. It reports whether the key exists.
 func (tx *Tx) SIterate(key, from string, fn func(member string) bool) (bool, error) {
-	_, ok, err := tx.lookupType(key, TypeSet)
+	m, ok, err := tx.lookupType(key, TypeSet)
 	if !ok || err != nil {
 		return false, err
+	}
+	h, i := decodeCollHeader(m.Payload)
+	if h.inline() {
+		forEachPacked(m.Payload, i, func(s string, _ int) bool { return s < from || fn(s) })
+		return true, nil
 	}
 	prefix := setMembersPrefix(tx.sel, key)
 	tx.ascendSuffixFrom(prefix, from, func(k, _ string) bool { return fn(k[len(prefix):]) })
@@ -190,7 +243,8 @@ func (tx *Tx) SIntset(key string) (bool, error) {
 	if !ok || err != nil {
 		return false, err
 	}
-	return !decodeSetHeader(m.Payload).big, nil
+	h, _ := decodeCollHeader(m.Payload)
+	return !h.big(), nil
 }
 
 // SMove moves member from src to dst. It returns ErrWrongType when either
@@ -207,8 +261,7 @@ func (tx *Tx) SMove(src, dst, member string) (bool, error) {
 		return false, err
 	}
 	if src == dst {
-		_, had := tx.rawGet(sw.prefix + member)
-		return had, nil
+		return sw.has(member), nil
 	}
 	if !sw.rem(member) {
 		return false, nil

@@ -3,7 +3,6 @@ package tests
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,32 +109,94 @@ func TestHashesDifferential(t *testing.T) {
 	p.Same(t, "HSET", "set", "a", "b")
 }
 
-// TestHashesUnordered covers replies whose order is the hash's own.
-func TestHashesUnordered(t *testing.T) {
+// TestHashesOrder covers replies in the hash's own order: insertion order,
+// byte for byte, while Redis keeps the hash as a listpack.
+func TestHashesOrder(t *testing.T) {
 	p := StartPair(t)
 	p.Same(t, "HSET", "h", "zeta", "1", "alpha", "2", "mid", "3", "beta", "4")
-	hsSamePairs(t, p, "HGETALL", "h")
-	p.SameSorted(t, "HKEYS", "h")
-	p.SameSorted(t, "HVALS", "h")
-	hsSamePairs(t, p, "HSCAN", "h", "0")
-	hsSamePairs(t, p, "HRANDFIELD", "h", "4", "WITHVALUES")
-	hsSamePairs(t, p, "HRANDFIELD", "h", "100", "WITHVALUES")
-	p.SameSorted(t, "HRANDFIELD", "h", "4")
-	p.SameSorted(t, "HRANDFIELD", "h", "9223372036854775807")
-	p.Same(t, "HDEL", "h", "zeta", "alpha", "mid")
+	p.Same(t, "HSET", "h", "alpha", "updated", "gamma", "5") // an update keeps its place
+	p.Same(t, "HDEL", "h", "mid")
+	p.Same(t, "HSET", "h", "mid", "6")
+	p.Same(t, "HINCRBY", "h", "zeta", "10")
+	p.Same(t, "HINCRBYFLOAT", "h", "new", "1.5")
+	p.Same(t, "HSETNX", "h", "first", "7")
+	for _, c := range [][]string{
+		{"HGETALL", "h"}, {"HKEYS", "h"}, {"HVALS", "h"}, {"HSCAN", "h", "0"},
+		{"HSCAN", "h", "0", "MATCH", "*a*"}, {"HRANDFIELD", "h", "100", "WITHVALUES"},
+		{"HRANDFIELD", "h", "7"}, {"HRANDFIELD", "h", "9223372036854775807"},
+	} {
+		p.Same(t, c...)
+	}
+	p.Same(t, "HDEL", "h", "zeta", "alpha", "mid", "gamma", "new", "first")
 	p.Same(t, "HRANDFIELD", "h")
 	p.Same(t, "HRANDFIELD", "h", "-3")
 	p.Same(t, "HRANDFIELD", "h", "-2", "WITHVALUES")
+
+	// Up to the listpack limits (512 fields, 64-byte fields and values) the
+	// order is insertion order; one past either, Redis's hashtable order is
+	// its own and only the contents compare.
+	atLimit := []string{"HSET", "full"}
+	for i := 511; i >= 0; i-- {
+		atLimit = append(atLimit, fmt.Sprintf("f%d", i), strconv.Itoa(i))
+	}
+	p.Same(t, atLimit...)
+	p.Same(t, "HSET", "full", "f7", "changed")
+	p.Same(t, "HDEL", "full", "f7", "f8")
+	p.Same(t, "HSET", "full", strings.Repeat("k", 64), strings.Repeat("v", 64))
+	p.Same(t, "HSET", "full", "f7", "back")
+	p.Same(t, "HLEN", "full")
+	hsSameExact(t, p, "full")
+	p.Same(t, "HSET", "full", "one-more", "v")
+	hsSameUnordered(t, p, "full")
+
+	p.Same(t, "HSET", "wide", "z", "1", "y", strings.Repeat("v", 64), "x", "3")
+	hsSameExact(t, p, "wide")
+	p.Same(t, "HSET", "wide", "w", strings.Repeat("v", 65))
+	hsSameUnordered(t, p, "wide")
+	p.Same(t, "HSET", "long", "z", "1", strings.Repeat("f", 64), "2")
+	hsSameExact(t, p, "long")
+	p.Same(t, "HINCRBY", "long", strings.Repeat("f", 65), "1")
+	hsSameUnordered(t, p, "long")
+	// HSETNX on an existing field converts nothing, even with a long value.
+	p.Same(t, "HSET", "nx", "b", "1", "a", "2")
+	p.Same(t, "HSETNX", "nx", "b", strings.Repeat("v", 65))
+	hsSameExact(t, p, "nx")
+	// A hashtable never turns back into a listpack.
+	p.Same(t, "HSET", "back", "b", "1", "a", strings.Repeat("v", 65))
+	p.Same(t, "HSET", "back", "a", "short")
+	hsSameUnordered(t, p, "back")
+}
+
+// hsSameExact compares every ordered reply of a listpack hash byte for byte.
+func hsSameExact(t *testing.T, p *Pair, key string) {
+	t.Helper()
+	for _, c := range []string{"HGETALL", "HKEYS", "HVALS"} {
+		p.Same(t, c, key)
+	}
+	p.Same(t, "HSCAN", key, "0", "COUNT", "1")
+	p.Same(t, "HRANDFIELD", key, "100000", "WITHVALUES")
+}
+
+// hsSameUnordered compares the replies of a hashtable hash as sets.
+func hsSameUnordered(t *testing.T, p *Pair, key string) {
+	t.Helper()
+	hsSamePairs(t, p, "HGETALL", key)
+	p.SameSorted(t, "HKEYS", key)
+	p.SameSorted(t, "HVALS", key)
+	q := hsScanAll(t, p.Q, "HSCAN", key, true)
+	r := hsScanAll(t, p.R, "HSCAN", key, true)
+	if strings.Join(q, "\n") != strings.Join(r, "\n") {
+		t.Errorf("HSCAN %s: qlessd %d elements, redis %d", key, len(q), len(r))
+	}
 }
 
 func TestHashesScan(t *testing.T) {
 	p := StartPair(t)
 	// A small hash (a listpack on Redis) comes whole in one page with
-	// cursor 0; fields go in byte order so that insertion order agrees.
+	// cursor 0, in insertion order.
 	fields := []string{"", "*", "-", "?", "[", "\\", "]", "^", "a", "a*b", "a-b", "a?b", "a[b",
 		"a\\b", "aXb", "ab", "abc", "b", "bb", "foo", "foobar", "hello", "hallo", "hllo", "hxllo",
 		"x\x80", "x\xff", "y", "\xc3\xa9"}
-	sort.Strings(fields)
 	args := []string{"HSET", "h"}
 	for i, f := range fields {
 		args = append(args, f, strconv.Itoa(i))
@@ -174,7 +235,7 @@ func TestHashesScan(t *testing.T) {
 func TestHashesScanLarge(t *testing.T) {
 	p := StartPair(t)
 	args := []string{"HSET", "big"}
-	for i := 0; i < 300; i++ {
+	for i := 0; i < 600; i++ { // past hash-max-listpack-entries (512)
 		args = append(args, fmt.Sprintf("field:%d", i), strconv.Itoa(i*i))
 	}
 	p.Same(t, args...)
@@ -200,7 +261,7 @@ func TestHashesScanLarge(t *testing.T) {
 	}
 	// A hashtable stays one after shrinking, so it still pages.
 	del := []string{"HDEL", "big"}
-	for i := 3; i < 300; i++ {
+	for i := 3; i < 600; i++ {
 		del = append(del, fmt.Sprintf("field:%d", i))
 	}
 	p.Same(t, del...)
