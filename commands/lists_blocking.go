@@ -9,15 +9,15 @@ import (
 // Blocking list pops. Each runs like its non-blocking form when data is
 // there; otherwise it asks to wait (c.Block) and the server runs it again
 // when one of its keys changes, or once more with c.TimedOut set when the
-// timeout passes. Where waiting is not allowed (MULTI, scripts) it replies
-// at once as Redis does: a null array for the pops, a null bulk for the
-// moves.
+// timeout passes. Where waiting is not allowed (MULTI; scripts, which
+// Redis 7.0 only lets call BLMPOP) it replies at once as Redis does: a null
+// array for the pops, a null bulk for the moves.
 func registerBlockingLists(t *Table) {
 	t.Add(
-		&Cmd{Name: "blpop", Arity: -3, Flags: Write | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBPop(true)},
-		&Cmd{Name: "brpop", Arity: -3, Flags: Write | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBPop(false)},
-		&Cmd{Name: "brpoplpush", Arity: 4, Flags: Write | DenyOOM | Blocking, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdBRPopLPush},
-		&Cmd{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | Blocking, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdBLMove},
+		&Cmd{Name: "blpop", Arity: -3, Flags: Write | NoScript | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBPop(true)},
+		&Cmd{Name: "brpop", Arity: -3, Flags: Write | NoScript | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBPop(false)},
+		&Cmd{Name: "brpoplpush", Arity: 4, Flags: Write | DenyOOM | NoScript | Blocking, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdBRPopLPush},
+		&Cmd{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | NoScript | Blocking, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdBLMove},
 		&Cmd{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Run: cmdBLMPop},
 	)
 }
