@@ -9,7 +9,7 @@ import (
 )
 
 // run dispatches one command; a reply that was not written at all comes
-// back with Kind -1.
+// back with Kind 255.
 func run(t *testing.T, tx *store.Tx, c *Ctx, args ...string) resp.Value {
 	t.Helper()
 	var rec resp.Recorder
