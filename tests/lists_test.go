@@ -215,3 +215,21 @@ func TestListsRandomDifferential(t *testing.T) {
 		}
 	}
 }
+
+// A longer list exercises the shifts of LINSERT and LREM on both sides.
+func TestListsLongList(t *testing.T) {
+	p := StartPair(t)
+	args := []string{"RPUSH", "l"}
+	for i := 0; i < 500; i++ {
+		args = append(args, strconv.Itoa(i%7))
+	}
+	p.Same(t, args...)
+	sameAll(t, p, [][]string{
+		{"LINSERT", "l", "BEFORE", "3", "early"}, {"LINDEX", "l", "3"}, {"LPOS", "l", "6", "RANK", "-1"},
+		{"LREM", "l", "-3", "5"}, {"LINDEX", "l", "-1"}, {"LLEN", "l"}, {"LREM", "l", "2", "0"},
+		{"LRANGE", "l", "240", "260"}, {"LSET", "l", "250", "mid"}, {"LPOS", "l", "mid"},
+		{"LREM", "l", "0", "4"}, {"LRANGE", "l", "0", "-1"}, {"LTRIM", "l", "10", "-10"},
+		{"LPOP", "l", "7"}, {"RPOP", "l", "7"}, {"LRANGE", "l", "-20", "-1"},
+		{"LPOS", "l", "1", "COUNT", "0", "MAXLEN", "100"}, {"LRANGE", "l", "0", "-1"},
+	})
+}
