@@ -20,7 +20,7 @@ func waitBlocked(t *testing.T, ctl *Raw, n int) {
 		r := ctl.Do(t, "INFO", "clients")
 		i := strings.Index(r, "blocked_clients:")
 		if i < 0 {
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(500 * time.Millisecond)
 			return
 		}
 		rest := r[i+len("blocked_clients:"):]
