@@ -120,6 +120,9 @@ func (l *list) each(start, stop int64, reverse bool, fn func(i int64, v string) 
 
 // values returns the elements from start to stop inclusive.
 func (l *list) values(start, stop int64) []string {
+	if start > stop {
+		return nil
+	}
 	out := make([]string, 0, stop-start+1)
 	l.each(start, stop, false, func(_ int64, v string) bool {
 		out = append(out, v)
