@@ -210,9 +210,9 @@ func TestBlockingTimeoutAfterWrongTypeWake(t *testing.T) {
 // may see the push before the hang-up).
 func TestBlockingHangUpThenPushAtOnce(t *testing.T) {
 	q := StartQlessd(t, "")
-	a, b, ctl := DialRaw(t, q.Addr), DialRaw(t, q.Addr), DialRaw(t, q.Addr)
+	b, ctl := DialRaw(t, q.Addr), DialRaw(t, q.Addr)
 	for round := 0; round < 5; round++ {
-		a = DialRaw(t, q.Addr)
+		a := DialRaw(t, q.Addr)
 		a.Send(t, "BLPOP", "k", "0")
 		waitBlocked(t, ctl, 1)
 		b.Send(t, "BLPOP", "k", "0")
