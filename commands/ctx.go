@@ -38,6 +38,10 @@ type Ctx struct {
 	// TimedOut is set when a blocked command is run for the last time after
 	// its timeout: it must write its timeout reply.
 	TimedOut bool
+	// Retrying is set on every run after the first of a blocking command: a
+	// key that now holds another type is passed over, as Redis keeps a
+	// client blocked until a key of the type it waits for is ready.
+	Retrying bool
 
 	published []Message
 }

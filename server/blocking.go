@@ -21,6 +21,7 @@ type waiter struct {
 	keys   []store.KeyRef
 	wake   chan struct{} // buffered 1
 	active bool          // retrying now: signals go to the next in line
+	missed bool          // a key changed while active: look again
 }
 
 func newWaiters() *waiters { return &waiters{byKey: map[store.KeyRef][]*waiter{}} }
@@ -66,6 +67,7 @@ func (ws *waiters) signal(touched []store.KeyRef) {
 	for _, k := range touched {
 		for _, w := range ws.byKey[k] {
 			if w.active {
+				w.missed = true
 				continue
 			}
 			select {
@@ -77,11 +79,15 @@ func (ws *waiters) signal(touched []store.KeyRef) {
 	}
 }
 
-// setActive marks w as retrying (or back to waiting).
-func (ws *waiters) setActive(w *waiter, active bool) {
+// setActive marks w as retrying (or back to waiting). It reports whether
+// one of w's keys changed while it was active, in which case a waiter going
+// back to waiting must look again: that signal went past it.
+func (ws *waiters) setActive(w *waiter, active bool) (missed bool) {
 	ws.mu.Lock()
-	w.active = active
+	missed = w.missed
+	w.active, w.missed = active, false
 	ws.mu.Unlock()
+	return missed
 }
 
 // passOn wakes the next waiter on each of w's keys after w, used when w was

@@ -309,6 +309,7 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w repl
 			s.waiters.remove(wt)
 		}
 	}()
+	woken := false
 	for {
 		s.runOnce(ctx, cmd, args, w)
 		if ctx.Block == nil {
@@ -319,7 +320,10 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w repl
 		if wt == nil {
 			// Register, then look once more: a write that landed between
 			// the first attempt and registering would otherwise be missed.
-			wt = &waiter{wake: make(chan struct{}, 1)}
+			// The waiter counts as retrying meanwhile, so that signals go
+			// to those already waiting and a change it may have missed is
+			// noted.
+			wt = &waiter{wake: make(chan struct{}, 1), active: true}
 			for _, k := range req.Keys {
 				wt.keys = append(wt.keys, store.KeyRef{DB: req.DB, Key: k})
 			}
@@ -327,12 +331,27 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w repl
 			if req.Timeout > 0 {
 				deadline = time.Now().Add(req.Timeout)
 			}
+			ctx.Retrying = true
 			continue
 		}
-		s.waiters.setActive(wt, false)
-		if !s.wait(sess, wt, deadline) {
+		if s.waiters.setActive(wt, false) {
+			// A key changed after this attempt looked at it.
+			s.waiters.setActive(wt, true)
+			continue
+		}
+		if woken {
+			// What woke it was not for it (another type, or already
+			// taken): the next in line may still want it.
+			s.waiters.passOn(wt)
+		}
+		switch s.wait(sess, wt, deadline) {
+		case waitGone:
+			// Nobody to reply to, and nothing must be taken for them.
+			return
+		case waitTimedOut:
 			ctx.TimedOut = true
 		}
+		woken = true
 		s.waiters.setActive(wt, true)
 	}
 }
@@ -401,14 +420,22 @@ func (s *Server) update(fn func(tx *store.Tx) []commands.Message) error {
 	return err
 }
 
-// wait blocks until wt is woken (true), or the deadline passes, the client
-// leaves or the server stops (false).
-func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) bool {
+type waitResult int
+
+const (
+	waitWoken    waitResult = iota
+	waitTimedOut            // the deadline passed or the server is stopping
+	waitGone                // the client closed its connection
+)
+
+// wait blocks until wt is woken, the deadline passes, the client leaves or
+// the server stops.
+func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) waitResult {
 	var timeout <-chan time.Time
 	if !deadline.IsZero() {
 		d := time.Until(deadline)
 		if d <= 0 {
-			return false
+			return waitTimedOut
 		}
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -416,16 +443,23 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) bool {
 	}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	res := waitTimedOut
 	for {
 		select {
 		case <-wt.wake:
-			return true
+			// A client that left must not take what woke it.
+			if !connClosed(sess.conn.NetConn()) {
+				return waitWoken
+			}
+			s.waiters.passOn(wt)
+			return waitGone
 		case <-timeout:
 		case <-s.shutdown:
 		case <-tick.C:
 			if !connClosed(sess.conn.NetConn()) {
 				continue
 			}
+			res = waitGone
 		}
 		// Leaving: a wake-up that raced with the exit goes to the next in line.
 		select {
@@ -433,7 +467,7 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) bool {
 			s.waiters.passOn(wt)
 		default:
 		}
-		return false
+		return res
 	}
 }
 
