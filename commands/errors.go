@@ -36,8 +36,6 @@ const (
 	ErrRankZero        = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
 	ErrMaxLenNeg       = "ERR MAXLEN can't be negative"
 	ErrCountNeg        = "ERR COUNT can't be negative"
-	ErrNumKeysGTZero   = "ERR numkeys should be greater than 0"
-	ErrCountGTZero     = "ERR count should be greater than 0"
 	ErrInvalidCursor   = "ERR invalid cursor"
 	ErrUnknownType     = "ERR unknown type name '%s'"
 	ErrLimitOnlyWith   = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"

@@ -328,7 +328,7 @@ func parseMPop(c *Ctx, args [][]byte) (mpopArgs, bool) {
 	var m mpopArgs
 	numkeys, ok := ParseInt(args[0])
 	if !ok || numkeys <= 0 {
-		c.Error(ErrNumKeysGTZero)
+		c.Error(ErrNumKeysGtZero)
 		return m, false
 	}
 	if numkeys >= int64(len(args))-1 {
@@ -346,7 +346,7 @@ func parseMPop(c *Ctx, args [][]byte) (mpopArgs, bool) {
 			j++
 			n, ok := ParseInt(rest[j])
 			if !ok || n <= 0 {
-				c.Error(ErrCountGTZero)
+				c.Error(ErrCountGreater)
 				return m, false
 			}
 			m.count = n
