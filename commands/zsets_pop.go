@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"math"
 	"time"
 
 	"github.com/qlessd/qlessd/store"
@@ -61,26 +60,15 @@ func cmdZPop(c *Ctx, args [][]byte) {
 	writeEntries(c, popEntries(z, count, c.Name == "zpopmax"), true)
 }
 
-// parseBlockTimeout reads a blocking command's timeout in seconds as Redis
-// 7.0 does (a float; 0 waits forever). Values too large for the
-// millisecond count wrap negative in Redis, and are refused the same way.
+// parseBlockTimeout reads a blocking command's timeout, replying the error
+// itself when the argument is bad.
 func parseBlockTimeout(c *Ctx, b []byte) (time.Duration, bool) {
-	f, ok := ParseFloat(b)
-	if !ok {
-		c.Error(ErrTimeoutNotFloat)
+	d, msg := ParseBlockTimeout(b)
+	if msg != "" {
+		c.Error(msg)
 		return 0, false
 	}
-	ms := f * 1000
-	if ms < 0 || ms >= math.MaxInt64 {
-		c.Error(ErrTimeoutNeg)
-		return 0, false
-	}
-	tval := int64(ms)
-	if tval > math.MaxInt64-time.Now().UnixMilli() {
-		c.Error(ErrTimeoutOverflow)
-		return 0, false
-	}
-	return time.Duration(tval) * time.Millisecond, true
+	return d, true
 }
 
 // cmdBZPop serves BZPOPMIN and BZPOPMAX: the first non-empty key in
@@ -92,8 +80,12 @@ func cmdBZPop(c *Ctx, args [][]byte) {
 	}
 	keys := args[1 : len(args)-1]
 	for _, k := range keys {
-		z, ok := openZSet(c, k)
-		if !ok {
+		z, err := c.Tx.OpenZSet(string(k))
+		if err == store.ErrWrongType && c.Retrying {
+			continue // as Redis, a waiter stays blocked while the key holds another type
+		}
+		if err != nil {
+			c.StoreErr(err)
 			return
 		}
 		if z.Len() == 0 {
