@@ -94,3 +94,14 @@ func sanitize(s string) string {
 
 // Errorf formats one of the texts above that takes arguments.
 func Errorf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// Keys, strings and server errors.
+const (
+	ErrUnsupportedOption = "ERR Unsupported option %s"
+	ErrExpireNXCombo     = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	ErrExpireGTLT        = "ERR GT and LT options at the same time are not compatible"
+	ErrFirstDBIndex      = "ERR invalid first DB index"
+	ErrSecondDBIndex     = "ERR invalid second DB index"
+	ErrDecrOverflow      = "ERR decrement would overflow"
+	ErrNotValidFloat     = "ERR value is not a valid float"
+)

@@ -1,0 +1,76 @@
+package commands
+
+import (
+	"strings"
+
+	"github.com/qlessd/qlessd/store"
+)
+
+// scanOptions are the MATCH, COUNT and TYPE options of the SCAN family.
+type scanOptions struct {
+	match    func(string) bool
+	count    int64
+	typeName string
+	hasType  bool
+}
+
+// parseScanOptions reads options from args; withType allows TYPE (SCAN
+// only, not HSCAN and the like).
+func parseScanOptions(c *Ctx, args [][]byte, withType bool) (scanOptions, bool) {
+	o := scanOptions{match: func(string) bool { return true }, count: 10}
+	for i := 0; i < len(args); i += 2 {
+		more := i+1 < len(args)
+		switch {
+		case EqualFold(args[i], "count") && more:
+			n, ok := ParseInt(args[i+1])
+			if !ok {
+				c.Error(ErrNotInt)
+				return o, false
+			}
+			if n < 1 {
+				c.Error(ErrSyntax)
+				return o, false
+			}
+			o.count = n
+		case EqualFold(args[i], "match") && more:
+			o.match = keyMatcher(args[i+1])
+		case EqualFold(args[i], "type") && withType && more:
+			o.typeName, o.hasType = string(args[i+1]), true
+		default:
+			c.Error(ErrSyntax)
+			return o, false
+		}
+	}
+	return o, true
+}
+
+func cmdScan(c *Ctx, args [][]byte) {
+	cur, ok := ParseCursor(args[1])
+	if !ok {
+		c.Error(ErrInvalidCursor)
+		return
+	}
+	o, ok := parseScanOptions(c, args[2:], true)
+	if !ok {
+		return
+	}
+	from, exact := ResumeCursor(cur)
+	var page []string
+	var next uint64
+	var visited int64
+	c.Tx.ScanKeys(from, func(k string, t store.Type) bool {
+		if visited >= o.count && CursorMayStop(from, exact, k) {
+			next = SaveCursor(k)
+			return false
+		}
+		visited++
+		if o.hasType && !strings.EqualFold(o.typeName, t.String()) {
+			return true
+		}
+		if o.match(k) {
+			page = append(page, k)
+		}
+		return true
+	})
+	WriteScanReply(c, next, page)
+}
