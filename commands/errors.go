@@ -105,3 +105,14 @@ const (
 	ErrDecrOverflow      = "ERR decrement would overflow"
 	ErrNotValidFloat     = "ERR value is not a valid float"
 )
+
+// Server errors.
+const (
+	ErrNoShutdown      = "ERR No shutdown in progress."
+	ErrShutdownSave    = "ERR Errors trying to SHUTDOWN. Check logs."
+	ErrNoConfigFile    = "ERR The server is running without a config file"
+	ErrConfigSetFailed = "ERR CONFIG SET failed (possibly related to argument '%s') - %s"
+	ErrInvalidCommand  = "ERR Invalid command specified"
+	ErrGetKeysArgs     = "ERR Invalid number of arguments specified for command"
+	ErrGetKeysNone     = "ERR The command has no key arguments"
+)

@@ -24,4 +24,6 @@ type Config struct {
 	LuaTimeLimit  time.Duration
 	Logger        *slog.Logger
 	Version       string
+	LogLevel      string // as given, for CONFIG GET loglevel
+	Save          string // accepted for CONFIG compatibility; the AOF is always on
 }

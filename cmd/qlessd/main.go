@@ -69,6 +69,7 @@ func run(argv []string) int {
 		LuaTimeLimit:  time.Duration(*luaLimit) * time.Millisecond,
 		Logger:        logger,
 		Version:       version,
+		LogLevel:      *level,
 	}
 	srv, err := server.New(cfg, commands.Default())
 	if err != nil {
