@@ -158,18 +158,20 @@ func commandList(c *Ctx, args [][]byte) {
 	}
 }
 
-// commandDocs is COMMAND DOCS [name ...]: a map (flat in RESP2) from each
-// known command to its summary, since and group. Argument details are not
-// kept, so redis-cli's hints come from its own built-in help.
+// commandDocs is COMMAND DOCS name [name ...]: a map (flat in RESP2) from
+// each known command to its summary, since and group. qlessd keeps no
+// argument docs, so COMMAND DOCS without names (what redis-cli asks at
+// start) is refused: redis-cli then falls back to its built-in help and
+// shows full argument hints for every Redis command.
 func commandDocs(c *Ctx, names [][]byte) {
-	var cmds []*Cmd
 	if len(names) == 0 {
-		cmds = c.Table.All()
-	} else {
-		for _, n := range names {
-			if cmd := c.Table.Lookup(n); cmd != nil {
-				cmds = append(cmds, cmd)
-			}
+		c.Error(ErrDocsAll)
+		return
+	}
+	var cmds []*Cmd
+	for _, n := range names {
+		if cmd := c.Table.Lookup(n); cmd != nil {
+			cmds = append(cmds, cmd)
 		}
 	}
 	c.W.WriteArray(2 * len(cmds))

@@ -115,4 +115,5 @@ const (
 	ErrInvalidCommand  = "ERR Invalid command specified"
 	ErrGetKeysArgs     = "ERR Invalid number of arguments specified for command"
 	ErrGetKeysNone     = "ERR The command has no key arguments"
+	ErrDocsAll         = "ERR COMMAND DOCS needs command names: qlessd has no argument docs for all commands"
 )

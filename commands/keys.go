@@ -22,6 +22,8 @@ func registerKeys(t *Table) {
 		&Cmd{Name: "flushdb", Arity: -1, Flags: Write, Run: cmdFlushDB},
 		&Cmd{Name: "flushall", Arity: -1, Flags: Write, Run: cmdFlushAll},
 		&Cmd{Name: "swapdb", Arity: 3, Flags: Write | Fast, Run: cmdSwapDB},
+		&Cmd{Name: "touch", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: -1, Step: 1, Run: cmdExists},
+		&Cmd{Name: "move", Arity: 3, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdMove},
 	)
 	registerExpire(t)
 }
@@ -142,6 +144,30 @@ func cmdCopy(c *Ctx, args [][]byte) {
 		return
 	}
 	if c.Tx.Copy(src, dstDB, dst, replace) {
+		c.W.WriteInt(1)
+	} else {
+		c.W.WriteInt(0)
+	}
+}
+
+// cmdMove is MOVE key db: COPY to the other database, then delete.
+func cmdMove(c *Ctx, args [][]byte) {
+	db, ok := parseDBIndex(args[2])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	if db < 0 || db >= int64(c.Tx.Databases()) {
+		c.Error(ErrDBIndex)
+		return
+	}
+	if int(db) == c.Tx.Selected() {
+		c.Error(ErrSameObject)
+		return
+	}
+	key := string(args[1])
+	if c.Tx.Copy(key, int(db), key, false) {
+		c.Tx.Delete(key)
 		c.W.WriteInt(1)
 	} else {
 		c.W.WriteInt(0)

@@ -33,6 +33,11 @@ func TestKeysBasics(t *testing.T) {
 		{"FLUSHDB", "SYNC", "ASYNC"}, {"RANDOMKEY"}, {"SET", "a", "1"}, {"RANDOMKEY"},
 		{"SWAPDB", "0", "1"}, {"FLUSHALL"}, {"SWAPDB", "0", "1"}, {"DBSIZE"}, {"FLUSHALL", "ASYNC"},
 		{"FLUSHALL", "sync"}, {"FLUSHALL", "x"},
+		{"SET", "a", "1"}, {"TOUCH", "a", "a", "nokey"}, {"TOUCH"}, {"MOVE", "a", "1"}, {"EXISTS", "a"},
+		{"MOVE", "a", "1"}, {"SET", "a", "2"}, {"MOVE", "a", "1"}, {"GET", "a"}, {"MOVE", "a", "0"},
+		{"MOVE", "a", "x"}, {"MOVE", "a", "16"}, {"MOVE", "a", "-1"}, {"MOVE", "nokey", "0"}, {"MOVE", "nokey", "1"},
+		{"SET", "t", "v", "EX", "100"}, {"MOVE", "t", "2"}, {"SWAPDB", "0", "2"}, {"TTL", "t"}, {"SWAPDB", "0", "1"},
+		{"GET", "a"}, {"DBSIZE"}, {"MOVE"}, {"MOVE", "a"},
 	})
 }
 
