@@ -1,0 +1,90 @@
+package tests
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestRandomIncrByFloat compares long double arithmetic and printing with
+// Redis over many random increments (fixed seed, so failures repeat).
+func TestRandomIncrByFloat(t *testing.T) {
+	p := StartPair(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	gen := func() string {
+		switch rng.IntN(6) {
+		case 0:
+			return strconv.Itoa(rng.IntN(2000) - 1000)
+		case 1:
+			return strconv.FormatFloat(rng.NormFloat64()*1000, 'f', rng.IntN(8), 64)
+		case 2:
+			return strconv.FormatFloat(rng.Float64(), 'g', -1, 64)
+		case 3:
+			return strconv.FormatFloat(rng.NormFloat64(), 'e', rng.IntN(20), 64)
+		case 4:
+			return "0." + strings.Repeat("0", rng.IntN(5)) + strconv.Itoa(rng.IntN(1000))
+		default:
+			return strconv.FormatFloat(rng.NormFloat64()*1e15, 'f', 3, 64)
+		}
+	}
+	for i := 0; i < 600; i++ {
+		key := "f" + strconv.Itoa(rng.IntN(8))
+		p.Same(t, "INCRBYFLOAT", key, gen())
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// TestRandomGlob compares KEYS on random patterns built from glob syntax.
+func TestRandomGlob(t *testing.T) {
+	p := StartPair(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "b", "c", "-", "]", "^", "\\", "*", "?", "[", "x", "\xff", "\x80"}
+	word := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for i := 0; i < 150; i++ {
+		p.Same(t, "SET", word(rng.IntN(6)), "v")
+	}
+	for i := 0; i < 400; i++ {
+		p.SameSorted(t, "KEYS", word(1+rng.IntN(7)))
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// TestRandomSetOptions compares SET and GETEX with random option lists.
+func TestRandomSetOptions(t *testing.T) {
+	p := StartPair(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	opts := []string{"NX", "XX", "GET", "KEEPTTL", "EX", "PX", "EXAT", "PXAT", "PERSIST", "100", "0", "-1", "x",
+		"99999999999", "ex", "get"}
+	for i := 0; i < 800; i++ {
+		args := []string{"SET", "k" + strconv.Itoa(rng.IntN(3)), "v" + strconv.Itoa(i)}
+		if rng.IntN(3) == 0 {
+			args = []string{"GETEX", "k" + strconv.Itoa(rng.IntN(3))}
+		}
+		for j := rng.IntN(5); j > 0; j-- {
+			args = append(args, opts[rng.IntN(len(opts))])
+		}
+		p.Same(t, args...)
+		if rng.IntN(4) == 0 {
+			p.Same(t, "DEL", "k"+strconv.Itoa(rng.IntN(3)))
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	// TTLs in seconds match; deadlines were all far away or none.
+	for i := 0; i < 3; i++ {
+		p.Same(t, "TTL", "k"+strconv.Itoa(i))
+		p.Same(t, "GET", "k"+strconv.Itoa(i))
+	}
+}
