@@ -260,3 +260,47 @@ func TestKeysScanUnderChange(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysOnCollections moves collections around with the key commands and
+// reads them back, for every collection type qlessd has commands for.
+func TestKeysOnCollections(t *testing.T) {
+	p := StartPair(t)
+	kinds := []struct {
+		make []string
+		read []string // {cmd, key, args...}; the key is replaced
+	}{
+		{[]string{"RPUSH", "c", "a", "b", "c"}, []string{"LRANGE", "", "0", "-1"}},
+		{[]string{"SADD", "c", "a", "b", "c"}, []string{"SMEMBERS", ""}},
+		{[]string{"HSET", "c", "f1", "v1", "f2", "v2"}, []string{"HGETALL", ""}},
+		{[]string{"ZADD", "c", "1", "a", "2", "b"}, []string{"ZRANGE", "", "0", "-1", "WITHSCORES"}},
+	}
+	tried := 0
+	for _, k := range kinds {
+		p.Q.Do(t, "FLUSHALL")
+		if strings.HasPrefix(p.Q.Do(t, k.make...), "-ERR unknown command") {
+			continue
+		}
+		tried++
+		p.Q.Do(t, "FLUSHALL")
+		p.R.Do(t, "FLUSHALL")
+		read := func(key string) {
+			args := append([]string{k.read[0], key}, k.read[2:]...)
+			p.SameSorted(t, args...)
+		}
+		p.Same(t, k.make...)
+		sameAll(t, p, [][]string{{"TYPE", "c"}, {"EXPIRE", "c", "100"}, {"RENAME", "c", "d"}, {"TTL", "d"},
+			{"EXISTS", "c"}, {"COPY", "d", "e"}, {"TTL", "e"}, {"COPY", "d", "e"}, {"SET", "s", "x"},
+			{"COPY", "s", "e", "REPLACE"}, {"TYPE", "e"}, {"COPY", "d", "e", "REPLACE"}, {"TYPE", "e"},
+			{"RENAMENX", "e", "d"}, {"RENAME", "s", "e"}, {"TYPE", "e"}, {"COPY", "d", "e", "REPLACE"},
+			{"MOVE", "e", "3"}, {"EXISTS", "e"}, {"SWAPDB", "0", "3"}, {"TYPE", "e"}, {"TTL", "e"},
+			{"SWAPDB", "0", "3"}, {"PERSIST", "d"}, {"TTL", "d"}})
+		read("d")
+		read("e")
+		q, r := collectScan(t, p.Q, "TYPE", strings.Trim(p.R.Do(t, "TYPE", "d"), "+\r\n")), collectScan(t, p.R, "TYPE", strings.Trim(p.R.Do(t, "TYPE", "d"), "+\r\n"))
+		if strings.Join(q, ",") != strings.Join(r, ",") {
+			t.Errorf("SCAN TYPE: qlessd %q, redis %q", q, r)
+		}
+		sameAll(t, p, [][]string{{"DEL", "d"}, {"EXISTS", "d"}, {"DBSIZE"}, {"FLUSHALL"}, {"DBSIZE"}})
+	}
+	t.Logf("key commands checked on %d collection types", tried)
+}
