@@ -22,41 +22,43 @@ const optExpires = optEX | optPX | optEXAT | optPXAT
 // returns them with the expiry argument, if any.
 func parseStringOptions(c *Ctx, args [][]byte, getex bool) (flags int, expire []byte, ok bool) {
 	set := !getex
+	expiryWords := []struct {
+		word string
+		flag int
+	}{{"ex", optEX}, {"px", optPX}, {"exat", optEXAT}, {"pxat", optPXAT}}
+next:
 	for j := 0; j < len(args); j++ {
 		a := args[j]
-		hasNext := j+1 < len(args)
-		// An expiry option excludes the other expiry options, KEEPTTL and
-		// PERSIST, but may repeat itself (the last value wins).
-		expOpt := func(f int) bool {
-			return flags&(optKeepTTL|optPersist) == 0 && flags&(optExpires&^f) == 0 && hasNext
-		}
 		switch {
 		case EqualFold(a, "nx") && flags&optXX == 0 && set:
 			flags |= optNX
+			continue
 		case EqualFold(a, "xx") && flags&optNX == 0 && set:
 			flags |= optXX
+			continue
 		case EqualFold(a, "get") && set:
 			flags |= optGET
+			continue
 		case EqualFold(a, "keepttl") && flags&(optPersist|optExpires) == 0 && set:
 			flags |= optKeepTTL
+			continue
 		case EqualFold(a, "persist") && getex && flags&(optExpires|optKeepTTL) == 0:
 			flags |= optPersist
-		case EqualFold(a, "ex") && expOpt(optEX):
-			flags |= optEX
-		case EqualFold(a, "px") && expOpt(optPX):
-			flags |= optPX
-		case EqualFold(a, "exat") && expOpt(optEXAT):
-			flags |= optEXAT
-		case EqualFold(a, "pxat") && expOpt(optPXAT):
-			flags |= optPXAT
-		default:
-			c.Error(ErrSyntax)
-			return 0, nil, false
+			continue
 		}
-		if flags&optExpires != 0 && (EqualFold(a, "ex") || EqualFold(a, "px") || EqualFold(a, "exat") || EqualFold(a, "pxat")) {
-			j++
-			expire = args[j]
+		// An expiry option excludes the other expiry options, KEEPTTL and
+		// PERSIST, but may repeat itself (the last value wins).
+		for _, e := range expiryWords {
+			if EqualFold(a, e.word) && j+1 < len(args) &&
+				flags&(optKeepTTL|optPersist) == 0 && flags&(optExpires&^e.flag) == 0 {
+				flags |= e.flag
+				j++
+				expire = args[j]
+				continue next
+			}
 		}
+		c.Error(ErrSyntax)
+		return 0, nil, false
 	}
 	return flags, expire, true
 }
