@@ -104,6 +104,9 @@ const (
 	ErrSecondDBIndex     = "ERR invalid second DB index"
 	ErrDecrOverflow      = "ERR decrement would overflow"
 	ErrNotValidFloat     = "ERR value is not a valid float"
+	ErrBitOffset         = "ERR bit offset is not an integer or out of range"
+	ErrBitArg            = "ERR The bit argument must be 1 or 0."
+	ErrBitOpNot          = "ERR BITOP NOT must be called with a single source key."
 )
 
 // Server errors.

@@ -29,6 +29,7 @@ func registerStrings(t *Table) {
 		k1("substr", 4, ReadOnly, cmdGetRange),
 		k1("setrange", 4, Write|DenyOOM, cmdSetRange),
 	)
+	registerBits(t)
 }
 
 // maxStringLen is Redis's default proto-max-bulk-len (512MB).
