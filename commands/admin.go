@@ -26,6 +26,46 @@ func cmdBgSave(c *Ctx, args [][]byte) {
 	c.W.WriteStatus("Background saving started")
 }
 
+// cmdBgRewriteAOF compacts the append-only file in the background.
+func cmdBgRewriteAOF(c *Ctx, args [][]byte) {
+	db := c.Env.Store()
+	go db.Save()
+	c.W.WriteStatus("Background append only file rewriting started")
+}
+
+// cmdRole: qlessd is always a master without replicas.
+func cmdRole(c *Ctx, args [][]byte) {
+	c.W.WriteArray(3)
+	c.W.WriteBulkString("master")
+	c.W.WriteInt(0)
+	c.W.WriteArray(0)
+}
+
+// cmdWait is WAIT numreplicas timeout. With no replicas none ever
+// acknowledges: asking for none replies 0 at once, asking for more waits
+// for the timeout (forever when 0), as Redis does.
+func cmdWait(c *Ctx, args [][]byte) {
+	n, ok := ParseInt(args[1])
+	if !ok {
+		c.Error(ErrNotInt)
+		return
+	}
+	ms, ok := ParseInt(args[2])
+	if !ok {
+		c.Error(ErrTimeoutNotInt)
+		return
+	}
+	if ms < 0 {
+		c.Error(ErrTimeoutNeg)
+		return
+	}
+	if n <= 0 || !c.CanBlock() {
+		c.W.WriteInt(0)
+		return
+	}
+	c.Block = &BlockRequest{DB: c.Sess.DB(), Timeout: time.Duration(ms) * time.Millisecond}
+}
+
 func cmdLastSave(c *Ctx, args [][]byte) {
 	c.W.WriteInt(c.Env.Store().LastSave().Unix())
 }

@@ -107,6 +107,10 @@ const (
 	ErrBitOffset         = "ERR bit offset is not an integer or out of range"
 	ErrBitArg            = "ERR The bit argument must be 1 or 0."
 	ErrBitOpNot          = "ERR BITOP NOT must be called with a single source key."
+	ErrLCSTypes          = "ERR The specified keys must contain string values"
+	ErrLCSIdxLen         = "ERR If you want both the length and indexes, please just use IDX."
+	ErrLCSMemory         = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	ErrTimeoutNotInt     = "ERR timeout is not an integer or out of range"
 )
 
 // Server errors.

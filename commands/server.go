@@ -17,6 +17,9 @@ func registerServer(t *Table) {
 		&Cmd{Name: "bgsave", Arity: -1, Flags: NoTx | Admin | NoScript, Run: cmdBgSave},
 		&Cmd{Name: "lastsave", Arity: 1, Flags: NoTx | Fast | Loading | Stale, Run: cmdLastSave},
 		&Cmd{Name: "shutdown", Arity: -1, Flags: NoTx | Admin | NoScript | Loading | Stale | NoMulti | AllowBusy, Run: cmdShutdown},
+		&Cmd{Name: "bgrewriteaof", Arity: 1, Flags: NoTx | Admin | NoScript, Run: cmdBgRewriteAOF},
+		&Cmd{Name: "role", Arity: 1, Flags: NoTx | Fast | NoScript | Loading | Stale, Run: cmdRole},
+		&Cmd{Name: "wait", Arity: 3, Flags: NoTx | NoScript, Run: cmdWait},
 		&Cmd{Name: "debug", Arity: -2, Flags: NoTx | Admin | NoScript | Loading | Stale, Run: cmdDebug},
 	)
 }

@@ -28,6 +28,7 @@ func registerStrings(t *Table) {
 		k1("getrange", 4, ReadOnly, cmdGetRange),
 		k1("substr", 4, ReadOnly, cmdGetRange),
 		k1("setrange", 4, Write|DenyOOM, cmdSetRange),
+		&Cmd{Name: "lcs", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdLCS},
 	)
 	registerBits(t)
 }

@@ -88,3 +88,30 @@ func TestRandomSetOptions(t *testing.T) {
 		p.Same(t, "GET", "k"+strconv.Itoa(i))
 	}
 }
+
+// TestLCS compares LCS in all its forms on fixed and random strings.
+func TestLCS(t *testing.T) {
+	p := StartPair(t)
+	sameAll(t, p, [][]string{
+		{"SET", "s1", "ohmytext"}, {"SET", "s2", "mynewtext"}, {"LCS", "s1", "s2"}, {"LCS", "s1", "s2", "LEN"},
+		{"LCS", "s1", "s2", "IDX"}, {"LCS", "s1", "s2", "IDX", "WITHMATCHLEN"}, {"LCS", "s1", "s2", "IDX", "MINMATCHLEN", "4"},
+		{"LCS", "s1", "s2", "idx", "minmatchlen", "-5", "withmatchlen"}, {"LCS", "s1", "s2", "LEN", "IDX"},
+		{"LCS", "s1", "s2", "BOGUS"}, {"LCS", "s1", "s2", "MINMATCHLEN"}, {"LCS", "s1", "s2", "MINMATCHLEN", "x"},
+		{"LCS", "nokey", "nokey2"}, {"LCS", "nokey", "s1", "IDX"}, {"LCS", "s1", "nokey", "LEN"}, {"LCS", "s1"},
+		{"LCS", "s1", "s1", "IDX", "WITHMATCHLEN"}, {"LCS", "s1", "s2", "LEN", "LEN", "WITHMATCHLEN"},
+	})
+	rng := rand.New(rand.NewPCG(9, 10))
+	word := func() string {
+		b := make([]byte, rng.IntN(14))
+		for i := range b {
+			b[i] = "abcd"[rng.IntN(4)]
+		}
+		return string(b)
+	}
+	for i := 0; i < 60; i++ {
+		p.Same(t, "MSET", "x", word(), "y", word())
+		p.Same(t, "LCS", "x", "y")
+		p.Same(t, "LCS", "x", "y", "IDX", "WITHMATCHLEN")
+		p.Same(t, "LCS", "x", "y", "IDX", "MINMATCHLEN", strconv.Itoa(rng.IntN(4)))
+	}
+}

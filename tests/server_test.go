@@ -41,7 +41,9 @@ func TestServerDifferentialErrors(t *testing.T) {
 		{"COMMAND", "LIST", "FILTERBY", "MODULE", "x"}, {"COMMAND", "DOCS", "nosuch"},
 		{"SHUTDOWN", "ABORT"}, {"SHUTDOWN", "FOO"}, {"SHUTDOWN", "SAVE", "NOSAVE"}, {"SHUTDOWN", "NOSAVE", "ABORT"},
 		{"BGSAVE", "FOO"}, {"BGSAVE", "SCHEDULE", "x"}, {"LASTSAVE", "x"}, {"SAVE", "x"}, {"INFO", "nosuch"},
-		{"INFO", "NOSUCH", "other"}, {"ECHO"}, {"ECHO", "a", "b"}, {"PING", "a", "b"}, {"TIME", "x"},
+		{"INFO", "NOSUCH", "other"}, {"ECHO"}, {"ECHO", "a", "b"},
+		{"WAIT", "x", "0"}, {"WAIT", "0", "x"}, {"WAIT", "0", "-1"}, {"WAIT", "0", "0"}, {"WAIT", "-1", "0"},
+		{"WAIT", "1", "50"}, {"WAIT"}, {"ROLE"}, {"ROLE", "x"}, {"BGREWRITEAOF", "x"}, {"PING", "a", "b"}, {"TIME", "x"},
 	})
 	p.SameSorted(t, "COMMAND", "LIST", "FILTERBY", "PATTERN", "getra*")
 }
