@@ -101,7 +101,8 @@ func (s *Server) SetConfig(name, value string) error {
 		if err != nil {
 			return err
 		}
-		return s.db.SetSyncPolicy(sync)
+		s.db.SetSyncPolicy(sync)
+		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
