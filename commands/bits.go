@@ -8,6 +8,8 @@ func registerBits(t *Table) {
 		&Cmd{Name: "getbit", Arity: 3, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdGetBit},
 		&Cmd{Name: "bitcount", Arity: -2, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdBitCount},
 		&Cmd{Name: "bitpos", Arity: -3, Flags: ReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdBitPos},
+		&Cmd{Name: "bitfield", Arity: -2, Flags: Write | DenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdBitField},
+		&Cmd{Name: "bitfield_ro", Arity: -2, Flags: ReadOnly | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdBitField},
 		&Cmd{Name: "bitop", Arity: -4, Flags: Write | DenyOOM, FirstKey: 2, LastKey: -1, Step: 1, Run: cmdBitOp},
 	)
 }
@@ -115,8 +117,18 @@ func parseBitUnit(b []byte) (isBit, ok bool) {
 	return false, false
 }
 
+// cmdBitCount looks the key up before reading its range, as Redis does:
+// a missing key counts 0 whatever the other arguments are.
 func cmdBitCount(c *Ctx, args [][]byte) {
-	var start, end int64
+	v, exists, done := getString(c, args[1])
+	if done {
+		return
+	}
+	if !exists {
+		c.W.WriteInt(0)
+		return
+	}
+	start, end := int64(0), int64(-1)
 	isBit := false
 	switch len(args) {
 	case 2:
@@ -138,13 +150,6 @@ func cmdBitCount(c *Ctx, args [][]byte) {
 	default:
 		c.Error(ErrSyntax)
 		return
-	}
-	v, _, done := getString(c, args[1])
-	if done {
-		return
-	}
-	if len(args) == 2 {
-		start, end = 0, -1
 	}
 	lo, hi, empty := bitRange(start, end, len(v), isBit)
 	if empty || (start < 0 && end < 0 && start > end) {

@@ -151,6 +151,8 @@ func TestStringsWrongType(t *testing.T) {
 			{"STRLEN", "w"}, {"GETRANGE", "w", "0", "1"}, {"GETRANGE", "w", "x", "1"}, {"SETRANGE", "w", "0", "x"},
 			{"SETRANGE", "w", "0", ""}, {"SETRANGE", "w", "-1", "x"}, {"MGET", "w", "nokey"}, {"SETNX", "w", "v"},
 			{"MSETNX", "w", "v"}, {"TYPE", "w"}, {"SET", "w", "v", "EX", "0", "GET"}, {"SET", "w", "v", "XX"},
+			{"BITFIELD", "w", "GET", "u8", "0"}, {"BITFIELD_RO", "w", "SET", "u8", "0", "1"}, {"BITOP", "AND", "d", "w"},
+			{"LCS", "w", "s"}, {"SETBIT", "w", "0", "1"}, {"BITCOUNT", "w", "0"}, {"BITPOS", "w", "1"}, {"GETBIT", "w", "0"},
 			{"TYPE", "w"}, {"GET", "w"},
 		})
 	}
