@@ -145,14 +145,14 @@ func TestStringsWrongType(t *testing.T) {
 		p.R.Do(t, "DEL", "w")
 		p.Same(t, mk...)
 		sameAll(t, p, [][]string{
+			{"BITFIELD", "w", "GET", "u8", "0"}, {"BITFIELD_RO", "w", "SET", "u8", "0", "1"}, {"BITOP", "AND", "d", "w"},
+			{"LCS", "w", "s"}, {"SETBIT", "w", "0", "1"}, {"BITCOUNT", "w", "0"}, {"BITPOS", "w", "1"}, {"GETBIT", "w", "0"},
 			{"GET", "w"}, {"SET", "w", "v", "GET"}, {"SET", "w", "v", "NX", "GET"}, {"GETSET", "w", "v"},
 			{"GETDEL", "w"}, {"GETEX", "w"}, {"GETEX", "w", "EX", "-1"}, {"INCR", "w"}, {"DECRBY", "w", "2"},
 			{"INCRBY", "w", "x"}, {"INCRBYFLOAT", "w", "1"}, {"INCRBYFLOAT", "w", "x"}, {"APPEND", "w", "x"},
 			{"STRLEN", "w"}, {"GETRANGE", "w", "0", "1"}, {"GETRANGE", "w", "x", "1"}, {"SETRANGE", "w", "0", "x"},
 			{"SETRANGE", "w", "0", ""}, {"SETRANGE", "w", "-1", "x"}, {"MGET", "w", "nokey"}, {"SETNX", "w", "v"},
 			{"MSETNX", "w", "v"}, {"TYPE", "w"}, {"SET", "w", "v", "EX", "0", "GET"}, {"SET", "w", "v", "XX"},
-			{"BITFIELD", "w", "GET", "u8", "0"}, {"BITFIELD_RO", "w", "SET", "u8", "0", "1"}, {"BITOP", "AND", "d", "w"},
-			{"LCS", "w", "s"}, {"SETBIT", "w", "0", "1"}, {"BITCOUNT", "w", "0"}, {"BITPOS", "w", "1"}, {"GETBIT", "w", "0"},
 			{"TYPE", "w"}, {"GET", "w"},
 		})
 	}
