@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -25,6 +26,7 @@ var infoSections = []infoSection{
 	{"persistence", infoPersistence},
 	{"stats", infoStats},
 	{"replication", infoReplication},
+	{"cpu", infoCPU},
 	{"keyspace", infoKeyspace},
 }
 
@@ -54,7 +56,11 @@ func cmdInfo(c *Ctx, args [][]byte) {
 			out.WriteString("\r\n")
 		}
 		var b infoBuilder
-		b.WriteString("# " + strings.ToUpper(s.name[:1]) + s.name[1:] + "\r\n")
+		title := strings.ToUpper(s.name[:1]) + s.name[1:]
+		if s.name == "cpu" {
+			title = "CPU"
+		}
+		b.WriteString("# " + title + "\r\n")
 		s.write(c, &b)
 		out.WriteString(b.String())
 	}
@@ -181,6 +187,17 @@ func infoReplication(c *Ctx, b *infoBuilder) {
 	b.field("master_failover_state", "no-failover")
 	b.field("master_replid", strings.Repeat("0", 40))
 	b.field("master_repl_offset", 0)
+}
+
+func infoCPU(c *Ctx, b *infoBuilder) {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	secs := func(tv syscall.Timeval) string { return fmt.Sprintf("%d.%06d", tv.Sec, tv.Usec) }
+	b.field("used_cpu_sys", secs(self.Stime))
+	b.field("used_cpu_user", secs(self.Utime))
+	b.field("used_cpu_sys_children", secs(children.Stime))
+	b.field("used_cpu_user_children", secs(children.Utime))
 }
 
 func infoKeyspace(c *Ctx, b *infoBuilder) {

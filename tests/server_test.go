@@ -56,7 +56,8 @@ func TestServerInfo(t *testing.T) {
 	c.Do(t, "MSET", "x", "1", "y", "2")
 	info := bulkBody(t, c.Do(t, "INFO"))
 	for _, section := range []string{"# Server\r\n", "\r\n\r\n# Clients\r\n", "\r\n\r\n# Memory\r\n",
-		"\r\n\r\n# Persistence\r\n", "\r\n\r\n# Stats\r\n", "\r\n\r\n# Keyspace\r\n"} {
+		"\r\n\r\n# Persistence\r\n", "\r\n\r\n# Stats\r\n", "\r\n\r\n# Replication\r\n", "\r\n\r\n# CPU\r\n",
+		"\r\n\r\n# Keyspace\r\n"} {
 		if !strings.Contains(info, section) {
 			t.Errorf("INFO lacks %q", section)
 		}
