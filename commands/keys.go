@@ -1,10 +1,6 @@
 package commands
 
-import (
-	"strconv"
-
-	"github.com/qlessd/qlessd/store"
-)
+import "github.com/qlessd/qlessd/store"
 
 func registerKeys(t *Table) {
 	t.Add(
@@ -227,6 +223,3 @@ func parseDBIndex(b []byte) (int64, bool) {
 	}
 	return n, true
 }
-
-// formatInt is strconv.FormatInt in base 10, for reply building.
-func formatInt(n int64) string { return strconv.FormatInt(n, 10) }

@@ -5,9 +5,9 @@ package commands
 // table and walked back from the end as Redis does, so IDX lists the
 // matching ranges from the last to the first.
 func cmdLCS(c *Ctx, args [][]byte) {
-	a, aok, aerr := c.Tx.GetString(string(args[1]))
-	b, bok, berr := c.Tx.GetString(string(args[2]))
-	_, _ = aok, bok
+	// A missing key reads as the empty string.
+	a, _, aerr := c.Tx.GetString(string(args[1]))
+	b, _, berr := c.Tx.GetString(string(args[2]))
 	if aerr != nil || berr != nil {
 		c.Error(ErrLCSTypes)
 		return

@@ -1,6 +1,9 @@
 package commands
 
-import "math"
+import (
+	"math"
+	"strconv"
+)
 
 func registerStrings(t *Table) {
 	k1 := func(name string, arity int, flags Flags, run func(*Ctx, [][]byte)) *Cmd {
@@ -32,6 +35,9 @@ func registerStrings(t *Table) {
 	)
 	registerBits(t)
 }
+
+// formatInt is strconv.FormatInt in base 10.
+func formatInt(n int64) string { return strconv.FormatInt(n, 10) }
 
 // maxStringLen is Redis's default proto-max-bulk-len (512MB).
 const maxStringLen = 512 * 1024 * 1024
