@@ -54,23 +54,42 @@ func cmdScan(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
+	types := map[string]store.Type{}
+	walk := func(from string, fn func(name string) bool) {
+		c.Tx.ScanKeys(from, func(k string, t store.Type) bool {
+			types[k] = t
+			return fn(k)
+		})
+	}
+	keep := func(k string) bool {
+		if o.hasType && !strings.EqualFold(o.typeName, types[k].String()) {
+			return false
+		}
+		return o.match(k)
+	}
+	page, next := ScanPage(cur, o.count, walk, keep)
+	WriteScanReply(c, next, page)
+}
+
+// ScanPage runs one call of a SCAN-family command over names that walk
+// visits in byte order from a starting name. It visits about count names
+// (more when resuming from a bare cursor prefix, see CursorMayStop), keeps
+// those keep accepts, and returns them with the next cursor (0 at the end).
+func ScanPage(cur uint64, count int64, walk func(from string, fn func(name string) bool), keep func(name string) bool) ([]string, uint64) {
 	from, exact := ResumeCursor(cur)
 	var page []string
 	var next uint64
 	var visited int64
-	c.Tx.ScanKeys(from, func(k string, t store.Type) bool {
-		if visited >= o.count && CursorMayStop(from, exact, k) {
-			next = SaveCursor(k)
+	walk(from, func(name string) bool {
+		if visited >= count && CursorMayStop(from, exact, name) {
+			next = SaveCursor(name)
 			return false
 		}
 		visited++
-		if o.hasType && !strings.EqualFold(o.typeName, t.String()) {
-			return true
-		}
-		if o.match(k) {
-			page = append(page, k)
+		if keep(name) {
+			page = append(page, name)
 		}
 		return true
 	})
-	WriteScanReply(c, next, page)
+	return page, next
 }
