@@ -308,3 +308,48 @@ func TestServerRedisCli(t *testing.T) {
 		t.Errorf("piped redis-cli: %q %v", out, err)
 	}
 }
+
+// TestServerRedisCliHints types into an interactive redis-cli (in tmux, as
+// a person at a terminal would) and checks it shows argument hints and
+// HELP for Redis commands: qlessd refuses COMMAND DOCS without names so
+// redis-cli uses its built-in help.
+func TestServerRedisCliHints(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal("tmux not found: apt-get install -y tmux")
+	}
+	q := StartQlessd(t, "")
+	port := q.Addr[strings.LastIndex(q.Addr, ":")+1:]
+	session := "qlessd-cli-" + port
+	if out, err := exec.Command(tmux, "new-session", "-d", "-s", session, "-x", "200", "-y", "40",
+		"redis-cli", "-p", port).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(tmux, "kill-session", "-t", session).Run() })
+	screenHas := func(want string) {
+		t.Helper()
+		var screen []byte
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			screen, _ = exec.Command(tmux, "capture-pane", "-p", "-t", session).Output()
+			if strings.Contains(string(screen), want) {
+				return
+			}
+		}
+		t.Fatalf("redis-cli screen lacks %q:\n%s", want, screen)
+	}
+	keys := func(k ...string) {
+		if out, err := exec.Command(tmux, append([]string{"send-keys", "-t", session}, k...)...).CombinedOutput(); err != nil {
+			t.Fatalf("send-keys: %v %s", err, out)
+		}
+	}
+	screenHas("127.0.0.1:" + port + ">")
+	keys("SET greeting ")
+	screenHas("SET greeting value [NX|XX] [GET]")
+	keys("C-u", "help INCRBYFLOAT", "Enter")
+	screenHas("summary: Increment the float value of a key by the given amount")
+	keys("SET greeting hi", "Enter")
+	screenHas("OK")
+	keys("GET greeting", "Enter")
+	screenHas(`"hi"`)
+	keys("quit", "Enter")
+}
