@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"sync"
 )
@@ -33,7 +34,13 @@ type cursorTable struct {
 	pos    int
 }
 
-var cursors = &cursorTable{names: map[uint64]string{}, ring: make([]uint64, cursorTableSz)}
+// Ids start at a random point so that cursors a client kept across a
+// restart are unlikely to name entries of the new process.
+var cursors = &cursorTable{
+	names:  map[uint64]string{},
+	ring:   make([]uint64, cursorTableSz),
+	nextID: rand.Uint64N(1 << cursorIDBits),
+}
 
 // SaveCursor returns a new cursor that resumes at name.
 func SaveCursor(name string) uint64 {

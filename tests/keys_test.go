@@ -304,3 +304,44 @@ func TestKeysOnCollections(t *testing.T) {
 	}
 	t.Logf("key commands checked on %d collection types", tried)
 }
+
+// TestKeysScanAcrossRestart continues a SCAN on a restarted server, which
+// no longer knows the cursor: it must still return every key.
+func TestKeysScanAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	q := StartQlessd(t, dir)
+	c := DialRaw(t, q.Addr)
+	want := map[string]bool{}
+	for i := 0; i < 400; i++ {
+		k := "user:" + strconv.Itoa(i)
+		c.Do(t, "SET", k, "v")
+		want[k] = true
+	}
+	seen := map[string]bool{}
+	cursor := "0"
+	for i := 0; i < 5; i++ {
+		var page []string
+		cursor, page = scanPage(t, c.Do(t, "SCAN", cursor, "COUNT", "20"))
+		for _, k := range page {
+			seen[k] = true
+		}
+	}
+	q.Stop()
+	q2 := StartQlessd(t, dir)
+	c2 := DialRaw(t, q2.Addr)
+	for i := 0; cursor != "0"; i++ {
+		if i > 1000 {
+			t.Fatal("SCAN does not end")
+		}
+		var page []string
+		cursor, page = scanPage(t, c2.Do(t, "SCAN", cursor, "COUNT", "20"))
+		for _, k := range page {
+			seen[k] = true
+		}
+	}
+	for k := range want {
+		if !seen[k] {
+			t.Errorf("SCAN missed %q", k)
+		}
+	}
+}
