@@ -74,8 +74,8 @@ func (p *configParam) validate(v string) (string, string) {
 		}
 		return "", "argument(s) must be one of the following: " + strings.Join(p.enum, ", ")
 	case cfgInt:
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
+		n, ok := ParseInt([]byte(v))
+		if !ok {
 			return "", "argument couldn't be parsed into an integer"
 		}
 		if n < p.min || n > p.max {
