@@ -278,7 +278,7 @@ func cmdSetRange(c *Ctx, args [][]byte) {
 		c.W.WriteInt(int64(len(v)))
 		return
 	}
-	if offset+int64(len(val)) > maxStringLen {
+	if offset > maxStringLen-int64(len(val)) {
 		c.Error(ErrStringTooLong)
 		return
 	}

@@ -126,7 +126,8 @@ func TestStringsRanges(t *testing.T) {
 		{"SETRANGE", "n", "3", "abc"}, {"GET", "n"}, {"SETRANGE", "n2", "0", ""}, {"EXISTS", "n2"},
 		{"SETRANGE", "s", "0", ""}, {"SETRANGE", "s", "-1", "x"}, {"SETRANGE", "s", "x", "x"},
 		{"SETRANGE", "s", "536870912", "x"}, {"SETRANGE", "s", "536870911", "xy"},
-		{"SETRANGE", "n3", "536870912", "x"}, {"SETRANGE", "n3", "536870912", ""}, {"EXISTS", "n3"},
+		{"SETRANGE", "n3", "536870912", "x"}, {"SETRANGE", "s", "9223372036854775807", "x"},
+		{"SETRANGE", "n3", "9223372036854775807", "xy"}, {"SETRANGE", "n3", "9223372036854775806", ""}, {"SETRANGE", "n3", "536870912", ""}, {"EXISTS", "n3"},
 		{"DEL", "s"}, {"SET", "t", "abc", "EX", "100"}, {"SETRANGE", "t", "1", "X"}, {"TTL", "t"}, {"GET", "t"},
 	})
 }
