@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"strings"
 	"time"
 )
@@ -63,7 +64,11 @@ func cmdWait(c *Ctx, args [][]byte) {
 		c.W.WriteInt(0)
 		return
 	}
-	c.Block = &BlockRequest{DB: c.Sess.DB(), Timeout: time.Duration(ms) * time.Millisecond}
+	var d time.Duration // 0 waits forever, as do waits too long to count
+	if ms < math.MaxInt64/int64(time.Millisecond) {
+		d = time.Duration(ms) * time.Millisecond
+	}
+	c.Block = &BlockRequest{DB: c.Sess.DB(), Timeout: d}
 }
 
 func cmdLastSave(c *Ctx, args [][]byte) {

@@ -44,7 +44,7 @@ func TestServerDifferentialErrors(t *testing.T) {
 		{"BGSAVE", "FOO"}, {"BGSAVE", "SCHEDULE", "x"}, {"LASTSAVE", "x"}, {"SAVE", "x"}, {"INFO", "nosuch"},
 		{"INFO", "NOSUCH", "other"}, {"ECHO"}, {"ECHO", "a", "b"},
 		{"WAIT", "x", "0"}, {"WAIT", "0", "x"}, {"WAIT", "0", "-1"}, {"WAIT", "0", "0"}, {"WAIT", "-1", "0"},
-		{"WAIT", "1", "50"}, {"WAIT"}, {"ROLE"}, {"ROLE", "x"}, {"BGREWRITEAOF", "x"}, {"PING", "a", "b"}, {"TIME", "x"},
+		{"WAIT", "1", "50"}, {"WAIT", "0", "9223372036854775807"}, {"WAIT"}, {"ROLE"}, {"ROLE", "x"}, {"BGREWRITEAOF", "x"}, {"PING", "a", "b"}, {"TIME", "x"},
 	})
 	p.SameSorted(t, "COMMAND", "LIST", "FILTERBY", "PATTERN", "getra*")
 }
