@@ -8,7 +8,7 @@ import (
 func registerServer(t *Table) {
 	t.Add(
 		&Cmd{Name: "ping", Arity: -1, Flags: Fast | NoTx | PubSubOK, Run: cmdPing},
-		&Cmd{Name: "echo", Arity: 2, Flags: Fast | NoTx, Run: cmdEcho},
+		&Cmd{Name: "echo", Arity: 2, Flags: Fast | NoTx | Loading | Stale, Run: cmdEcho},
 		&Cmd{Name: "time", Arity: 1, Flags: Fast | NoTx | Loading | Stale, Run: cmdTime},
 		&Cmd{Name: "info", Arity: -1, Flags: ReadOnly | Loading | Stale, Run: cmdInfo},
 		&Cmd{Name: "command", Arity: -1, Flags: NoTx | Loading | Stale, Run: cmdCommand},

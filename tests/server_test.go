@@ -151,7 +151,18 @@ func TestServerCommandAndConfig(t *testing.T) {
 	p := StartPair(t)
 	// COMMAND INFO entries have Redis 7.0's shape; keyed commands match
 	// Redis in name, arity, flags and key positions.
-	for _, name := range []string{"get", "set", "del", "mset", "incrbyfloat", "expire", "scan", "rename", "time"} {
+	// Known differences: Redis's no_async_loading flag does not exist here,
+	// CONFIG lists no flags in Redis (it is a container), INFO reads the
+	// keyspace in a read transaction, and PING carries qlessd's pubsub flag.
+	skip := map[string]bool{"bgrewriteaof": true, "bgsave": true, "save": true, "config": true, "info": true, "ping": true}
+	for _, name := range strings.Fields(`del unlink exists type keys scan randomkey rename renamenx copy dbsize flushdb
+		flushall swapdb touch move expire pexpire expireat pexpireat ttl pttl expiretime pexpiretime persist get set
+		setnx setex psetex getset getdel getex mget mset msetnx incr decr incrby decrby incrbyfloat append strlen
+		getrange substr setrange lcs setbit getbit bitcount bitpos bitop bitfield bitfield_ro echo time command
+		lastsave shutdown debug role wait`) {
+		if skip[name] {
+			continue
+		}
 		q, r := p.Q.Do(t, "COMMAND", "INFO", name), p.R.Do(t, "COMMAND", "INFO", name)
 		if commandHead(q) != commandHead(r) {
 			t.Errorf("COMMAND INFO %s head:\n  qlessd %q\n  redis  %q", name, commandHead(q), commandHead(r))
