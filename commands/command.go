@@ -92,30 +92,6 @@ func writeCommandInfo(c *Ctx, cmd *Cmd) {
 	c.W.WriteArray(0) // subcommands
 }
 
-// aclCategories derives the ACL categories a command belongs to from its
-// flags.
-func aclCategories(cmd *Cmd) []string {
-	var cats []string
-	if cmd.Flags&Write != 0 {
-		cats = append(cats, "@write")
-	}
-	if cmd.Flags&ReadOnly != 0 {
-		cats = append(cats, "@read")
-	}
-	if cmd.Flags&Admin != 0 {
-		cats = append(cats, "@admin", "@dangerous")
-	}
-	if cmd.Flags&Blocking != 0 {
-		cats = append(cats, "@blocking")
-	}
-	if cmd.Flags&Fast != 0 {
-		cats = append(cats, "@fast")
-	} else {
-		cats = append(cats, "@slow")
-	}
-	return cats
-}
-
 // commandList is COMMAND LIST [FILTERBY MODULE name | ACLCAT cat | PATTERN p].
 func commandList(c *Ctx, args [][]byte) {
 	filter := func(*Cmd) bool { return true }

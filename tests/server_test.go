@@ -204,15 +204,21 @@ func TestServerCommandAndConfig(t *testing.T) {
 		{"CONFIG", "GET", "maxclients"}, {"CONFIG", "SET", "maxclients", "10000"}})
 }
 
-// commandHead returns a COMMAND INFO reply up to its ACL categories.
+// commandHead returns a COMMAND INFO reply up to and with its ACL
+// categories (tips and key specs are not kept by qlessd).
 func commandHead(raw string) string {
 	lines := strings.Split(raw, "\r\n")
-	// *1, *10, $n, name, :arity, *flags, flag..., :first, :last, :step
+	// *1, *10, $n, name, :arity, *flags, flag..., :first, :last, :step, *cats, cat...
 	if len(lines) < 6 {
 		return raw
 	}
 	nflags, _ := strconv.Atoi(strings.TrimPrefix(lines[5], "*"))
 	end := 6 + nflags + 3
+	if end >= len(lines) {
+		return raw
+	}
+	ncats, _ := strconv.Atoi(strings.TrimPrefix(lines[end], "*"))
+	end += 1 + ncats
 	if end > len(lines) {
 		return raw
 	}
