@@ -345,3 +345,33 @@ func TestKeysScanAcrossRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysExpiryAcrossRestart checks deadlines survive a restart and keys
+// whose deadline passed while the server was down are gone.
+func TestKeysExpiryAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	q := StartQlessd(t, dir)
+	c := DialRaw(t, q.Addr)
+	for _, cmd := range [][]string{{"SET", "long", "v", "EX", "1000"}, {"SET", "short", "v", "PX", "300"},
+		{"SET", "kept", "v", "EX", "1000"}, {"PERSIST", "kept"}, {"INCRBYFLOAT", "f", "0.1"}, {"EXPIRE", "f", "1000"}} {
+		c.Do(t, cmd...)
+	}
+	q.Stop()
+	time.Sleep(400 * time.Millisecond)
+	q2 := StartQlessd(t, dir)
+	c2 := DialRaw(t, q2.Addr)
+	for cmd, want := range map[string]string{"EXISTS short": ":0\r\n", "TTL kept": ":-1\r\n",
+		"GET f": "$3\r\n0.1\r\n", "DBSIZE": ":3\r\n"} {
+		if got := c2.Do(t, strings.Fields(cmd)...); got != want {
+			t.Errorf("%s after restart = %q, want %q", cmd, got, want)
+		}
+	}
+	// The deadlines are the ones set before the restart, so less than a
+	// minute has gone from them.
+	for _, k := range []string{"long", "f"} {
+		got := c2.Do(t, "TTL", k)
+		if n, err := strconv.Atoi(strings.TrimSpace(got[1:])); err != nil || n < 940 || n > 1000 {
+			t.Errorf("TTL %s after restart = %q", k, got)
+		}
+	}
+}
