@@ -16,6 +16,7 @@ type Env interface {
 	// CountSubscribers returns how many subscriptions (channels and
 	// patterns) a message on channel would reach now.
 	CountSubscribers(channel string) int64
+	ServerEnv // INFO, CONFIG, SAVE, SHUTDOWN: commands/serverenv.go
 }
 
 // Conn is the connection-level side of a client session: subscriptions,

@@ -111,3 +111,36 @@ func sanitize(s string) string {
 
 // Errorf formats one of the texts above that takes arguments.
 func Errorf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// Keys, strings and server errors.
+const (
+	ErrUnsupportedOption = "ERR Unsupported option %s"
+	ErrExpireNXCombo     = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	ErrExpireGTLT        = "ERR GT and LT options at the same time are not compatible"
+	ErrFirstDBIndex      = "ERR invalid first DB index"
+	ErrSecondDBIndex     = "ERR invalid second DB index"
+	ErrDecrOverflow      = "ERR decrement would overflow"
+	ErrNotValidFloat     = "ERR value is not a valid float"
+	ErrBitOffset         = "ERR bit offset is not an integer or out of range"
+	ErrBitArg            = "ERR The bit argument must be 1 or 0."
+	ErrBitOpNot          = "ERR BITOP NOT must be called with a single source key."
+	ErrBitfieldType      = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	ErrBitfieldOverflow  = "ERR Invalid OVERFLOW type specified"
+	ErrBitfieldRO        = "ERR BITFIELD_RO only supports the GET subcommand"
+	ErrLCSTypes          = "ERR The specified keys must contain string values"
+	ErrLCSIdxLen         = "ERR If you want both the length and indexes, please just use IDX."
+	ErrLCSMemory         = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	ErrTimeoutNotInt     = "ERR timeout is not an integer or out of range"
+)
+
+// Server errors.
+const (
+	ErrNoShutdown      = "ERR No shutdown in progress."
+	ErrShutdownSave    = "ERR Errors trying to SHUTDOWN. Check logs."
+	ErrNoConfigFile    = "ERR The server is running without a config file"
+	ErrConfigSetFailed = "ERR CONFIG SET failed (possibly related to argument '%s') - %s"
+	ErrInvalidCommand  = "ERR Invalid command specified"
+	ErrGetKeysArgs     = "ERR Invalid number of arguments specified for command"
+	ErrGetKeysNone     = "ERR The command has no key arguments"
+	ErrDocsAll         = "ERR COMMAND DOCS needs command names: qlessd has no argument docs for all commands"
+)

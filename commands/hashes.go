@@ -196,11 +196,7 @@ func cmdHIncrByFloat(c *Ctx, args [][]byte) {
 			}
 			sum.Set(cur)
 		}
-		if sum.IsInf() {
-			return "", hashFloatErr(ErrIncrNaN)
-		}
-		sum.Add(sum, incr)
-		if longDoubleOverflows(sum) {
+		if sum, ok = addLongDouble(sum, incr); !ok {
 			return "", hashFloatErr(ErrIncrNaN)
 		}
 		return formatLongDouble(sum), nil

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// HINCRBYFLOAT computes in C long double (x87 80-bit: 64-bit mantissa, 15-bit
+// INCRBYFLOAT and HINCRBYFLOAT compute in C long double (x87 80-bit: 64-bit mantissa, 15-bit
 // exponent) and prints with "%.17Lf". A 64-bit big.Float rounds as that type
 // does, so results print digit for digit as Redis's do (0.1+0.2 is "0.3").
 const (
@@ -148,6 +148,20 @@ func ldScanNumber(s string, hex bool) (mag int64, zero, ok bool) {
 	}
 	mag = (pos - first) * unit
 	return mag + exp, false, true
+}
+
+// addLongDouble returns a+b as a new value, or false when an operand is
+// infinite or the sum overflows: INCRBYFLOAT's and HINCRBYFLOAT's "would
+// produce NaN or Infinity".
+func addLongDouble(a, b *big.Float) (*big.Float, bool) {
+	if a.IsInf() || b.IsInf() {
+		return nil, false
+	}
+	sum := newLongDouble().Add(a, b)
+	if longDoubleOverflows(sum) {
+		return nil, false
+	}
+	return sum, true
 }
 
 // longDoubleOverflows reports whether f is beyond long double range (inf).

@@ -54,7 +54,7 @@ func cmdPubSub(c *Ctx, args [][]byte) {
 			c.Error(WrongArgs("pubsub|help"))
 			return
 		}
-		writeHelp(c, pubsubHelp)
+		writeHelp(c, pubsubHelp...)
 	case info == nil:
 		c.Error(Errorf(ErrUnknownSub, string(sub), "PUBSUB"))
 	case EqualFold(sub, "channels"), EqualFold(sub, "shardchannels"):
@@ -109,14 +109,4 @@ var pubsubHelp = []string{
 	"    Return the currently active shard level channels matching a <pattern> (default: '*').",
 	"SHARDNUMSUB [<shardchannel> ...]",
 	"    Return the number of subscribers for the specified shard level channel(s)",
-	"HELP",
-	"    Prints this help.",
-}
-
-// writeHelp writes a HELP reply as Redis's addReplyHelp does.
-func writeHelp(c *Ctx, lines []string) {
-	c.W.WriteArray(len(lines))
-	for _, l := range lines {
-		c.W.WriteStatus(l)
-	}
 }

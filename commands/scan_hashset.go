@@ -12,7 +12,7 @@ type hsScanOpts struct {
 }
 
 func (o hsScanOpts) match(s string) bool {
-	return o.pattern == nil || hsGlobMatch(o.pattern, []byte(s))
+	return o.pattern == nil || GlobMatch(o.pattern, []byte(s), false)
 }
 
 // hsParseCursor reads a cursor as Redis's strtoul does: optional sign (a

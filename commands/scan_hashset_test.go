@@ -35,7 +35,7 @@ func TestScanCursorResumesWithoutSkipping(t *testing.T) {
 	}
 }
 
-func TestParseCursor(t *testing.T) {
+func TestHsParseCursor(t *testing.T) {
 	for in, want := range map[string]uint64{"": 0, "0": 0, "+7": 7, "-0": 0, "-1": 1<<64 - 1, "007": 7,
 		"18446744073709551615": 1<<64 - 1} {
 		if got, ok := hsParseCursor([]byte(in)); !ok || got != want {
@@ -49,7 +49,7 @@ func TestParseCursor(t *testing.T) {
 	}
 }
 
-func TestGlobMatch(t *testing.T) {
+func TestGlobMatchScanCases(t *testing.T) {
 	for _, c := range []struct {
 		pat, s string
 		want   bool
@@ -60,7 +60,7 @@ func TestGlobMatch(t *testing.T) {
 		{"a[", "a", false}, {"a[b", "ab", true}, {"x[\x80-\xff]", "x\x90", true}, {"x[a-\xff]", "xb", false},
 		{"*o*a*", "foobar", true}, {"h*llo", "heeello", true}, {"**x", "x", true},
 	} {
-		if got := hsGlobMatch([]byte(c.pat), []byte(c.s)); got != c.want {
+		if got := GlobMatch([]byte(c.pat), []byte(c.s), false); got != c.want {
 			t.Errorf("match(%q, %q) = %v, want %v", c.pat, c.s, got, c.want)
 		}
 	}

@@ -34,7 +34,7 @@ var flagNames = []struct {
 	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
 	{PubSubOK, "pubsub"}, {NoScript, "noscript"}, {Blocking, "blocking"}, {Loading, "loading"},
 	{Stale, "stale"}, {SkipMonitor, "skip_monitor"}, {NoAuth, "no_auth"}, {Fast, "fast"},
-	{MayReplicate, "may_replicate"}, {AllowBusy, "allow_busy"}, {NoMulti, "no_multi"},
+	{MayReplicate, "may_replicate"}, {NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
 }
 
 // Names returns the Redis flag names in COMMAND INFO order.

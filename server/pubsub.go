@@ -33,7 +33,7 @@ func (ps *pubsub) count(channel string) int64 {
 	defer ps.mu.RUnlock()
 	n := int64(len(ps.channels[channel]))
 	for _, p := range ps.patOrder {
-		if globMatch(p, channel) {
+		if commands.GlobMatch([]byte(p), []byte(channel), false) {
 			n += int64(len(ps.patterns[p]))
 		}
 	}
@@ -69,7 +69,7 @@ func (ps *pubsub) deliver(msgs []commands.Message) {
 		}
 		for _, p := range ps.patOrder {
 			subs := ps.patterns[p]
-			if len(subs) == 0 || !globMatch(p, m.Channel) {
+			if len(subs) == 0 || !commands.GlobMatch([]byte(p), []byte(m.Channel), false) {
 				continue
 			}
 			b := redcon.AppendArray(nil, 4)
@@ -160,7 +160,7 @@ func (ps *pubsub) channelNames(kind commands.SubKind, pattern string, all bool) 
 	var out []string
 	_, reg := ps.maps(&session{}, kind)
 	for ch := range reg {
-		if all || globMatch(pattern, ch) {
+		if all || commands.GlobMatch([]byte(pattern), []byte(ch), false) {
 			out = append(out, ch)
 		}
 	}

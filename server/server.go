@@ -26,10 +26,12 @@ type Server struct {
 	waiters *waiters
 	pubsub  *pubsub
 
-	closing  atomic.Bool
-	shutdown chan struct{} // closed when the server starts to stop
-	inflight sync.WaitGroup
-	served   chan error
+	closing   atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+	shutdown  chan struct{} // closed when the server starts to stop
+	inflight  sync.WaitGroup
+	served    chan error
 
 	mu       sync.Mutex
 	sessions map[int64]*session
@@ -150,11 +152,15 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 func (s *Server) Done() <-chan struct{} { return s.shutdown }
 
 // Close stops accepting, lets in-flight commands finish, then syncs and
-// closes the store. Blocked clients are released.
+// closes the store. Blocked clients are released. Every caller waits for the
+// same close to finish (SHUTDOWN starts one that main then waits on).
 func (s *Server) Close() error {
-	if !s.closing.CompareAndSwap(false, true) {
-		return nil
-	}
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Server) close() error {
+	s.closing.Store(true)
 	close(s.shutdown)
 	if s.ln == nil {
 		return s.db.Close()

@@ -140,7 +140,11 @@ func (db *DB) Databases() int { return db.opts.Databases }
 func (db *DB) Path() string { return db.path }
 
 // SyncPolicy returns the configured appendfsync mode.
-func (db *DB) SyncPolicy() Sync { return db.opts.Sync }
+func (db *DB) SyncPolicy() Sync {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.opts.Sync
+}
 
 // OnCommit registers a function called after every write transaction that
 // changed keys, outside the store lock, with the keys it touched. The server

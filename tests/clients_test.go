@@ -64,16 +64,6 @@ var clientLineRE = regexp.MustCompile(`^id=(\d+) addr=127\.0\.0\.1:\d+ laddr=127
 	`flags=([A-Za-z]+) db=(\d+) sub=(\d+) psub=(\d+) ssub=\d+ multi=-1 qbuf=\d+ qbuf-free=\d+ argv-mem=\d+ multi-mem=\d+ ` +
 	`rbs=\d+ rbp=\d+ obl=\d+ oll=\d+ omem=\d+ tot-mem=\d+ events=r cmd=(\S+) user=default redir=-1 resp=2$`)
 
-// bulkBody returns the content of a bulk string reply.
-func bulkBody(t *testing.T, raw string) string {
-	t.Helper()
-	i := strings.Index(raw, "\r\n")
-	if !strings.HasPrefix(raw, "$") || i < 0 {
-		t.Fatalf("not a bulk reply: %q", raw)
-	}
-	return raw[i+2 : len(raw)-2]
-}
-
 func TestClientListAndKill(t *testing.T) {
 	q := StartQlessd(t, "")
 	a, b, s := DialRaw(t, q.Addr), DialRaw(t, q.Addr), DialRaw(t, q.Addr)

@@ -222,6 +222,14 @@ func (p *Pair) Same(t testing.TB, args ...string) string {
 	return r
 }
 
+// sameAll runs Same for each command in turn.
+func sameAll(t *testing.T, p *Pair, cmds [][]string) {
+	t.Helper()
+	for _, c := range cmds {
+		p.Same(t, c...)
+	}
+}
+
 // SameSorted is Same for replies whose array order Redis leaves unspecified
 // (SMEMBERS, KEYS, ...): top-level array elements are compared as sorted.
 func (p *Pair) SameSorted(t testing.TB, args ...string) {

@@ -8,13 +8,6 @@ import (
 )
 
 // sameAll runs each command against both servers in order.
-func sameAll(t *testing.T, p *Pair, cmds [][]string) {
-	t.Helper()
-	for _, c := range cmds {
-		p.Same(t, c...)
-	}
-}
-
 func TestListsPushPop(t *testing.T) {
 	p := StartPair(t)
 	sameAll(t, p, [][]string{

@@ -76,6 +76,7 @@ func run(argv []string) int {
 		Logger:        logger,
 		Version:       version,
 		PubSubLimit:   &pubsubLimit,
+		LogLevel:      *level,
 	}
 	srv, err := server.New(cfg, commands.Default())
 	if err != nil {

@@ -15,7 +15,7 @@ func TestZSetGlobMatch(t *testing.T) {
 		{"a*b*c", "aXbYc", true}, {"a*b*c", "aXbY", false}, {"ab\\", "ab\\", true}, {"[a-]", "-", false},
 		{"[\xff-a]", "b", false}, {"[\xff-a]", "\x00", true},
 	} {
-		if got := zsetGlobMatch(c.pat, c.s); got != c.want {
+		if got := GlobMatch([]byte(c.pat), []byte(c.s), false); got != c.want {
 			t.Errorf("match(%q, %q) = %v, want %v", c.pat, c.s, got, c.want)
 		}
 	}

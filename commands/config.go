@@ -1,0 +1,204 @@
+package commands
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// configParam describes one CONFIG parameter: how CONFIG SET validates it.
+// The values themselves live in the server (Env.ConfigValues).
+type configParam struct {
+	name      string
+	kind      configKind
+	enum      []string // cfgEnum
+	min, max  int64    // cfgInt
+	immutable bool
+}
+
+type configKind int
+
+const (
+	cfgString configKind = iota
+	cfgBool
+	cfgInt
+	cfgEnum
+	cfgSave
+)
+
+var configParams = []configParam{
+	{name: "appendfsync", kind: cfgEnum, enum: []string{"everysec", "always", "no"}},
+	{name: "appendonly", kind: cfgBool},
+	{name: "bind", immutable: true},
+	{name: "databases", kind: cfgInt, immutable: true},
+	{name: "dir", immutable: true},
+	{name: "lua-time-limit", kind: cfgInt, min: 0, max: math.MaxInt64},
+	{name: "loglevel", kind: cfgEnum, enum: []string{"debug", "verbose", "notice", "warning"}},
+	{name: "maxclients", kind: cfgInt, min: 1, max: math.MaxUint32},
+	{name: "port", kind: cfgInt, immutable: true},
+	{name: "protected-mode", kind: cfgBool},
+	{name: "requirepass"},
+	{name: "save", kind: cfgSave},
+	{name: "timeout", kind: cfgInt, min: 0, max: math.MaxInt32},
+}
+
+func findConfigParam(name string) *configParam {
+	for i := range configParams {
+		if strings.EqualFold(configParams[i].name, name) {
+			return &configParams[i]
+		}
+	}
+	return nil
+}
+
+// validate checks a CONFIG SET value and returns it normalized, or the
+// reason Redis gives for refusing it.
+func (p *configParam) validate(v string) (string, string) {
+	switch p.kind {
+	case cfgBool:
+		switch strings.ToLower(v) {
+		case "yes":
+			return "yes", ""
+		case "no":
+			if p.name == "appendonly" {
+				return "", "qlessd always keeps its append-only file"
+			}
+			return "no", ""
+		}
+		return "", "argument must be 'yes' or 'no'"
+	case cfgEnum:
+		for _, e := range p.enum {
+			if strings.EqualFold(e, v) {
+				return e, ""
+			}
+		}
+		return "", "argument(s) must be one of the following: " + strings.Join(p.enum, ", ")
+	case cfgInt:
+		n, ok := ParseInt([]byte(v))
+		if !ok {
+			return "", "argument couldn't be parsed into an integer"
+		}
+		if n < p.min || n > p.max {
+			return "", "argument must be between " + strconv.FormatInt(p.min, 10) + " and " +
+				strconv.FormatInt(p.max, 10) + " inclusive"
+		}
+		return strconv.FormatInt(n, 10), ""
+	case cfgSave:
+		f := strings.Fields(v)
+		if len(f)%2 != 0 {
+			return "", "Invalid save parameters"
+		}
+		for _, x := range f {
+			if n, err := strconv.ParseInt(x, 10, 64); err != nil || n < 0 {
+				return "", "Invalid save parameters"
+			}
+		}
+		return strings.Join(f, " "), ""
+	}
+	return v, ""
+}
+
+// cmdConfig is CONFIG GET|SET|RESETSTAT|REWRITE|HELP.
+func cmdConfig(c *Ctx, args [][]byte) {
+	sub := strings.ToLower(string(args[1]))
+	switch sub {
+	case "get":
+		if len(args) < 3 {
+			c.Error(WrongArgs("config|get"))
+			return
+		}
+		configGet(c, args[2:])
+	case "set":
+		if len(args) < 4 {
+			c.Error(WrongArgs("config|set"))
+			return
+		}
+		if len(args)%2 != 0 {
+			c.Error(ErrSyntax)
+			return
+		}
+		configSet(c, args[2:])
+	case "resetstat":
+		if len(args) != 2 {
+			c.Error(WrongArgs("config|resetstat"))
+			return
+		}
+		c.Env.ResetStats()
+		c.OK()
+	case "rewrite":
+		if len(args) != 2 {
+			c.Error(WrongArgs("config|rewrite"))
+			return
+		}
+		c.Error(ErrNoConfigFile)
+	case "help":
+		writeHelp(c, "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+			"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+			"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+			"RESETSTAT", "    Reset statistics reported by the INFO command.",
+			"REWRITE", "    Rewrite the configuration file.")
+	default:
+		c.Error(Errorf(ErrUnknownSub, string(args[1]), "CONFIG"))
+	}
+}
+
+func configGet(c *Ctx, patterns [][]byte) {
+	values := c.Env.ConfigValues()
+	var out []string
+	for _, p := range configParams {
+		v, ok := values[p.name]
+		if !ok {
+			continue
+		}
+		for _, pat := range patterns {
+			if GlobMatch(pat, []byte(p.name), true) {
+				out = append(out, p.name, v)
+				break
+			}
+		}
+	}
+	c.W.WriteArray(len(out))
+	for _, s := range out {
+		c.W.WriteBulkString(s)
+	}
+}
+
+// configSet checks every name, then every value, before applying any, as
+// Redis 7.0 does.
+func configSet(c *Ctx, pairs [][]byte) {
+	params := make([]*configParam, 0, len(pairs)/2)
+	seen := map[string]bool{}
+	for i := 0; i < len(pairs); i += 2 {
+		name := string(pairs[i])
+		p := findConfigParam(name)
+		switch {
+		case p == nil:
+			c.Error(Errorf(ErrConfigParam, name))
+			return
+		case p.immutable:
+			c.Error(Errorf(ErrConfigSetFailed, name, "can't set immutable config"))
+			return
+		case seen[p.name]:
+			c.Error(Errorf(ErrConfigSetFailed, name, "duplicate parameter"))
+			return
+		}
+		seen[p.name] = true
+		params = append(params, p)
+	}
+	values := make([]string, len(params))
+	for i, p := range params {
+		v, reason := p.validate(string(pairs[2*i+1]))
+		if reason != "" {
+			c.Error(Errorf(ErrConfigSetFailed, string(pairs[2*i]), reason))
+			return
+		}
+		values[i] = v
+	}
+	for i, p := range params {
+		if err := c.Env.SetConfig(p.name, values[i]); err != nil {
+			c.Error(Errorf(ErrConfigSetFailed, p.name, err.Error()))
+			return
+		}
+	}
+	c.OK()
+}

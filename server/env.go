@@ -1,0 +1,143 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
+)
+
+// Server-management parts of commands.Env: INFO, CONFIG and SHUTDOWN.
+
+// runID identifies this process in INFO, as Redis's run_id does.
+var runID = func() string {
+	b := make([]byte, 20)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}()
+
+// ServerStats implements commands.ServerEnv.
+func (s *Server) ServerStats() commands.ServerStats {
+	exe, _ := os.Executable()
+	s.mu.Lock()
+	clients := len(s.sessions)
+	maxClients := s.cfg.MaxClients
+	s.mu.Unlock()
+	s.waiters.mu.Lock()
+	blocked := s.waiters.count
+	s.waiters.mu.Unlock()
+	port := s.cfg.Port
+	if s.ln != nil {
+		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {
+			port = a.Port
+		}
+	}
+	return commands.ServerStats{
+		Version:          s.cfg.Version,
+		RunID:            runID,
+		Port:             port,
+		Executable:       exe,
+		Started:          s.started,
+		ConnectedClients: clients,
+		BlockedClients:   blocked,
+		MaxClients:       maxClients,
+		TotalConnections: s.statConns.Load(),
+		TotalCommands:    s.statCommands.Load(),
+	}
+}
+
+// ResetStats implements commands.ServerEnv.
+func (s *Server) ResetStats() {
+	s.statConns.Store(0)
+	s.statCommands.Store(0)
+}
+
+// ConfigValues implements commands.ServerEnv.
+func (s *Server) ConfigValues() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dir := s.cfg.Dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	yesNo := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	loglevel := s.cfg.LogLevel
+	if loglevel == "" {
+		loglevel = "notice"
+	}
+	return map[string]string{
+		"appendfsync":    s.db.SyncPolicy().String(),
+		"appendonly":     "yes",
+		"bind":           s.cfg.Bind,
+		"databases":      strconv.Itoa(s.cfg.Databases),
+		"dir":            dir,
+		"lua-time-limit": strconv.FormatInt(s.cfg.LuaTimeLimit.Milliseconds(), 10),
+		"loglevel":       loglevel,
+		"maxclients":     strconv.Itoa(s.cfg.MaxClients),
+		"port":           strconv.Itoa(s.cfg.Port),
+		"protected-mode": yesNo(s.cfg.ProtectedMode),
+		"requirepass":    s.cfg.RequirePass,
+		"save":           s.cfg.Save,
+		"timeout":        strconv.FormatInt(int64(s.cfg.Timeout/time.Second), 10),
+	}
+}
+
+// SetConfig implements commands.ServerEnv. Values arrive validated.
+func (s *Server) SetConfig(name, value string) error {
+	if name == "appendfsync" {
+		sync, err := store.ParseSync(value)
+		if err != nil {
+			return err
+		}
+		s.db.SetSyncPolicy(sync)
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch name {
+	case "lua-time-limit":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		s.cfg.LuaTimeLimit = time.Duration(n) * time.Millisecond
+	case "loglevel":
+		s.cfg.LogLevel = value
+	case "maxclients":
+		s.cfg.MaxClients, _ = strconv.Atoi(value)
+	case "protected-mode":
+		s.cfg.ProtectedMode = value == "yes"
+	case "requirepass":
+		s.cfg.RequirePass = value
+	case "save":
+		s.cfg.Save = value
+	case "timeout":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		s.cfg.Timeout = time.Duration(n) * time.Second
+	default:
+		return fmt.Errorf("can't set immutable config")
+	}
+	return nil
+}
+
+// Shutdown implements commands.ServerEnv: the server stops in the
+// background once the calling command has returned, and main, waiting on
+// Done, then waits for the same Close.
+func (s *Server) Shutdown(save bool) error {
+	if save {
+		if err := s.db.Save(); err != nil {
+			return err
+		}
+	}
+	go s.Close()
+	return nil
+}
