@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -234,7 +236,17 @@ func (s *Server) handle(c redcon.Conn, rc redcon.Command) {
 // process runs one command line: the checks Redis makes before running a
 // command, MULTI queueing, then the command. It reports whether the
 // connection is to close once the reply is sent (QUIT).
-func (s *Server) process(sess *session, args [][]byte, w replyWriter) bool {
+func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool) {
+	defer func() {
+		// A bug in one command must not stop the server. Part of a reply may
+		// already be out, so the connection closes after the error line.
+		if r := recover(); r != nil {
+			s.cfg.Logger.Error("command panicked; closing the client connection",
+				"command", string(args[0]), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			w.WriteError(fmt.Sprintf("ERR internal error running '%s': %v", strings.ToLower(string(args[0])), r))
+			quit = true
+		}
+	}()
 	sess.lastCmd.Store(time.Now().UnixMilli())
 	s.statCommands.Add(1)
 	if sess.replyOff || sess.replySkip {
