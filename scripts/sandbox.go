@@ -1,0 +1,162 @@
+package scripts
+
+import (
+	lua "github.com/yuin/gopher-lua"
+)
+
+const (
+	errReadonly    = "Attempt to modify a readonly table"
+	errNonexistent = "Script attempted to access nonexistent global variable '%s'"
+)
+
+// globalNames are the base functions Redis 7.0 leaves to scripts; every
+// other base function gopher-lua opens (print, dofile, require, getfenv...)
+// is removed.
+var globalNames = []string{
+	"assert", "collectgarbage", "error", "getmetatable", "ipairs", "load", "loadstring", "next",
+	"pairs", "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "tonumber",
+	"tostring", "type", "unpack", "xpcall", "_VERSION",
+	"coroutine", "math", "string", "table",
+}
+
+// buildSandbox turns a fresh LState into Redis's script environment. The
+// real globals table answers reads; scripts see it through an empty proxy
+// whose writes fail, so a script can neither create nor replace a global.
+func (s *state) buildSandbox(readonlyLibs bool) {
+	L := s.L
+	for _, open := range []lua.LGFunction{lua.OpenBase, lua.OpenTable, lua.OpenString, lua.OpenMath, lua.OpenCoroutine} {
+		L.Push(L.NewFunction(open))
+		L.Call(0, 0)
+	}
+	old := L.G.Global
+	g := L.NewTable()
+	for _, name := range globalNames {
+		g.RawSetString(name, old.RawGetString(name))
+	}
+	L.G.Global = g
+	s.realG = g
+	s.proxy = L.NewTable()
+	L.Env = s.proxy
+	g.RawSetString("_G", s.proxy)
+
+	s.installBase(g)
+	s.installMath(g.RawGetString("math").(*lua.LTable))
+	s.installString(g.RawGetString("string").(*lua.LTable))
+	s.installTable(g.RawGetString("table").(*lua.LTable))
+	g.RawSetString("redis", s.redisLib())
+	for _, m := range Modules {
+		g.RawSetString(m.Name, m.Load(L))
+	}
+
+	readonly := L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(errReadonly)
+		return 0
+	})
+	gmt := L.NewTable()
+	gmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(errNonexistent, lua.LVAsString(L.Get(2)))
+		return 0
+	}))
+	gmt.RawSetString("__newindex", readonly)
+	L.SetMetatable(g, gmt)
+	pmt := L.NewTable()
+	pmt.RawSetString("__index", g)
+	pmt.RawSetString("__newindex", readonly)
+	pmt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(s.proxy, pmt)
+
+	if readonlyLibs {
+		s.protectLibs(readonly)
+	}
+}
+
+// protectLibs replaces each library table with a read-only proxy, as Redis
+// 7.0 does (--lua-readonly-tables). pairs() over a proxied library sees
+// nothing; nothing in qless iterates them.
+func (s *state) protectLibs(readonly *lua.LFunction) {
+	L := s.L
+	var names []string
+	s.realG.ForEach(func(k, v lua.LValue) {
+		if _, ok := v.(*lua.LTable); ok && k.String() != "_G" {
+			names = append(names, k.String())
+		}
+	})
+	for _, name := range names {
+		lib := s.realG.RawGetString(name).(*lua.LTable)
+		p := L.NewTable()
+		mt := L.NewTable()
+		mt.RawSetString("__index", lib)
+		mt.RawSetString("__newindex", readonly)
+		mt.RawSetString("__metatable", lua.LFalse)
+		L.SetMetatable(p, mt)
+		s.realG.RawSetString(name, p)
+		if name == "string" {
+			smt := L.GetMetatable(lua.LString(""))
+			if t, ok := smt.(*lua.LTable); ok {
+				t.RawSetString("__index", p)
+			}
+		}
+	}
+}
+
+// snapshot records the globals and library tables after preparation so
+// restore can undo whatever a script changed in them.
+type tableSnap struct {
+	t    *lua.LTable
+	keys map[lua.LValue]lua.LValue
+}
+
+func (s *state) takeSnapshot() {
+	s.snaps = s.snaps[:0]
+	seen := map[*lua.LTable]bool{s.proxy: true}
+	var add func(t *lua.LTable)
+	add = func(t *lua.LTable) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		snap := tableSnap{t: t, keys: map[lua.LValue]lua.LValue{}}
+		t.ForEach(func(k, v lua.LValue) { snap.keys[k] = v })
+		s.snaps = append(s.snaps, snap)
+		t.ForEach(func(k, v lua.LValue) {
+			if sub, ok := v.(*lua.LTable); ok && k != lua.LString("KEYS") && k != lua.LString("ARGV") {
+				add(sub)
+			}
+		})
+		if mt, ok := s.L.GetMetatable(t).(*lua.LTable); ok {
+			if idx, ok := mt.RawGetString("__index").(*lua.LTable); ok {
+				add(idx)
+			}
+		}
+	}
+	add(s.realG)
+}
+
+// restore puts the globals and libraries back as the snapshot saw them, so
+// nothing one call defines (table.extend, rawset(_G, ...)) leaks into the next.
+func (s *state) restore() {
+	var extra []lua.LValue
+	for _, snap := range s.snaps {
+		extra = extra[:0]
+		snap.t.ForEach(func(k, _ lua.LValue) {
+			if _, ok := snap.keys[k]; !ok {
+				extra = append(extra, k)
+			}
+		})
+		for _, k := range extra {
+			snap.t.RawSet(k, lua.LNil)
+		}
+		for k, v := range snap.keys {
+			if snap.t.RawGet(k) != v {
+				snap.t.RawSet(k, v)
+			}
+		}
+	}
+	if k, _ := s.proxy.Next(lua.LNil); k != lua.LNil {
+		var keys []lua.LValue
+		s.proxy.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+		for _, k := range keys {
+			s.proxy.RawSet(k, lua.LNil)
+		}
+	}
+}
