@@ -94,3 +94,13 @@ func sanitize(s string) string {
 
 // Errorf formats one of the texts above that takes arguments.
 func Errorf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// Scripting (EVAL, redis.call) texts.
+const (
+	ErrNumKeysNeg       = "ERR Number of keys can't be negative"
+	ErrScriptFlushMode  = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	ErrScriptUnknownCmd = "ERR Unknown Redis command called from script"
+	ErrScriptWrongArgs  = "ERR Wrong number of args calling Redis command from script"
+	ErrScriptNotAllowed = "ERR This Redis command is not allowed from script"
+	ErrScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
+)

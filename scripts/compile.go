@@ -43,8 +43,13 @@ func parseErrorText(err error, src, name string) string {
 		tok = "<eof>"
 	}
 	msg := pe.Message
-	if msg == "syntax error" {
+	switch msg {
+	case "syntax error":
 		msg = "unexpected symbol"
+	case "unterminated string":
+		msg = "unfinished string"
+	case "unterminated multiline string":
+		msg = "unfinished long string"
 	}
 	if tok == "" || tok == "EOF" {
 		tok = "<eof>"

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -240,6 +241,9 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 	}
 	e.call(host, prep, w, func(s *state, obj lua.LValue, killed bool) string {
 		msg := errMessage(obj)
+		if msg == "ERR lua callstack overflow" {
+			msg = "ERR " + strings.TrimPrefix(s.errSource, "@") + ":" + strconv.Itoa(s.errLine) + ": stack overflow"
+		}
 		if killed {
 			msg = "ERR " + errScriptKilled
 		}
@@ -261,7 +265,7 @@ func errMessage(obj lua.LValue) string {
 	}
 	switch v := obj.(type) {
 	case lua.LString:
-		return "ERR " + string(v)
+		return "ERR " + luaMessage(string(v))
 	case lua.LNumber:
 		return "ERR " + fmtNumber(float64(v))
 	case *lua.LNilType:

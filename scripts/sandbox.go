@@ -41,7 +41,14 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 
 	s.installBase(g)
 	s.installMath(g.RawGetString("math").(*lua.LTable))
-	s.installString(g.RawGetString("string").(*lua.LTable))
+	strLib := g.RawGetString("string").(*lua.LTable)
+	s.installString(strLib)
+	// gopher-lua makes the string table its own metatable, which shows
+	// __index in pairs(string); strings get a separate metatable instead.
+	strLib.RawSetString("__index", lua.LNil)
+	smt := L.NewTable()
+	smt.RawSetString("__index", strLib)
+	L.SetMetatable(lua.LString(""), smt)
 	s.installTable(g.RawGetString("table").(*lua.LTable))
 	g.RawSetString("redis", s.redisLib())
 	for _, m := range Modules {
@@ -90,6 +97,7 @@ func (s *state) protectLibs(readonly *lua.LFunction) {
 		mt.RawSetString("__metatable", lua.LFalse)
 		L.SetMetatable(p, mt)
 		s.realG.RawSetString(name, p)
+		s.readonly[p] = true
 		if name == "string" {
 			smt := L.GetMetatable(lua.LString(""))
 			if t, ok := smt.(*lua.LTable); ok {

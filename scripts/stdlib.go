@@ -35,16 +35,21 @@ func (s *state) installBase(g *lua.LTable) {
 		L.Push(lua.LNumber(0))
 		return 1
 	}))
+	origPCall := g.RawGetString("pcall").(*lua.LFunction)
+	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
+		return redisPCall(L, origPCall)
+	}))
 	origRawSet := g.RawGetString("rawset").(*lua.LFunction)
 	g.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok && (t == s.proxy || t == s.realG || s.readonly[t]) {
 			L.Error(lua.LString(errReadonly), 0)
 		}
+		n := L.GetTop()
 		L.Push(origRawSet)
-		for i := 1; i <= L.GetTop()-1; i++ {
+		for i := 1; i <= n; i++ {
 			L.Push(L.Get(i))
 		}
-		L.Call(L.GetTop()-2, 1)
+		L.Call(n, 1)
 		return 1
 	}))
 }
@@ -68,7 +73,7 @@ func baseToNumber(L *lua.LState) int {
 		return 1
 	}
 	if base < 2 || base > 36 {
-		L.ArgError(2, "base out of range")
+		L.RaiseError("bad argument #2 to 'tonumber' (base out of range)")
 	}
 	str := strings.ToLower(strings.TrimLeft(lvToStringArg(L, 1), " \t\n\v\f\r"))
 	neg := false
@@ -163,14 +168,14 @@ func (s *state) installMath(m *lua.LTable) {
 		case 1:
 			u := int(int32(L.CheckNumber(1)))
 			if u < 1 {
-				L.ArgError(1, "interval is empty")
+				L.RaiseError("bad argument #1 to 'random' (interval is empty)")
 			}
 			L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
 		case 2:
 			l := int(int32(L.CheckNumber(1)))
 			u := int(int32(L.CheckNumber(2)))
 			if l > u {
-				L.ArgError(2, "interval is empty")
+				L.RaiseError("bad argument #2 to 'random' (interval is empty)")
 			}
 			L.Push(lua.LNumber(math.Floor(r*float64(u-l+1)) + float64(l)))
 		default:
@@ -260,4 +265,23 @@ func tableConcat(L *lua.LState) int {
 	}
 	L.Push(lua.LString(b.String()))
 	return 1
+}
+
+// redisPCall is Redis 7.0's pcall: a caught {err=...} table from
+// redis.call comes back as its text, and messages read as Lua 5.1's.
+func redisPCall(L *lua.LState, orig *lua.LFunction) int {
+	n := L.GetTop()
+	L.Insert(orig, 1)
+	L.Call(n, lua.MultRet)
+	if L.GetTop() >= 2 && L.Get(1) == lua.LFalse {
+		switch e := L.Get(2).(type) {
+		case *lua.LTable:
+			if s, ok := e.RawGetString("err").(lua.LString); ok {
+				L.Replace(2, s)
+			}
+		case lua.LString:
+			L.Replace(2, lua.LString(luaMessage(string(e))))
+		}
+	}
+	return L.GetTop()
 }

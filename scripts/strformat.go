@@ -57,6 +57,9 @@ func strFormat(L *lua.LState) int {
 			L.RaiseError("invalid option '%%' to 'format'")
 		}
 		arg++
+		if arg > L.GetTop() {
+			L.RaiseError("bad argument #%d to 'format' (no value)", arg)
+		}
 		conv := fs[i]
 		spec := "%" + flags + width
 		if hasPrec {

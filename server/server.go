@@ -23,6 +23,8 @@ type Server struct {
 	waiters *waiters
 	pubsub  *pubsub
 
+	busyCheck func() bool // see busy.go
+
 	closing  atomic.Bool
 	shutdown chan struct{} // closed when the server starts to stop
 	inflight sync.WaitGroup
@@ -167,6 +169,9 @@ func (s *Server) handle(c redcon.Conn, rc redcon.Command) {
 	if cmd.Name == "quit" {
 		w.WriteStatus("OK")
 		c.Close()
+		return
+	}
+	if s.refuseBusy(cmd, args, w) {
 		return
 	}
 	s.execute(sess, cmd, args, w)

@@ -1,0 +1,37 @@
+package scripts
+
+import (
+	"regexp"
+	"strings"
+)
+
+// gopher-lua words some runtime errors differently from Lua 5.1. These
+// rewrite them to Lua 5.1's wording where the message carries enough to do
+// so; Lua's variable names ("local 'a'") are not known and stay out.
+var (
+	reArith  = regexp.MustCompile(`cannot perform (\w+) operation between (\w+) and (\w+)$`)
+	reIndex  = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'$`)
+	callText = "attempt to call a non-function object"
+)
+
+func luaMessage(msg string) string {
+	if m := reArith.FindStringSubmatchIndex(msg); m != nil {
+		op, a, b := msg[m[2]:m[3]], msg[m[4]:m[5]], msg[m[6]:m[7]]
+		bad := b
+		if a != "number" && a != "string" {
+			bad = a
+		}
+		verb := "perform arithmetic on"
+		if op == "concat" {
+			verb = "concatenate"
+		}
+		return msg[:m[0]] + "attempt to " + verb + " a " + bad + " value"
+	}
+	if m := reIndex.FindStringSubmatchIndex(msg); m != nil {
+		return msg[:m[0]] + "attempt to index a " + msg[m[2]:m[3]] + " value"
+	}
+	if strings.HasSuffix(msg, callText) {
+		return strings.TrimSuffix(msg, callText) + "attempt to call a nil value"
+	}
+	return msg
+}
