@@ -285,6 +285,7 @@ func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 // run is one script execution, tracked for BUSY and SCRIPT KILL.
 type run struct {
 	start  time.Time
+	done   chan struct{}
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -295,7 +296,7 @@ type run struct {
 
 func (e *Engine) begin() *run {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &run{start: time.Now(), ctx: ctx, cancel: cancel}
+	r := &run{start: time.Now(), done: make(chan struct{}), ctx: ctx, cancel: cancel}
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
 	e.runMu.Unlock()
@@ -307,6 +308,7 @@ func (e *Engine) end(r *run) {
 	e.runMu.Lock()
 	delete(e.running, r)
 	e.runMu.Unlock()
+	close(r.done)
 }
 
 // noteWrite records that the script is about to write; false when it was
@@ -327,17 +329,23 @@ func (r *run) wasKilled() bool {
 	return r.killed
 }
 
-// Busy reports whether a script has run past the time limit; other
-// clients then get BUSY.
-func (e *Engine) Busy() bool {
+// Busy reports the oldest running script: done is closed when it ends
+// (nil when none runs) and busyAt is when it passes the time limit, after
+// which other clients get BUSY. A command that arrives while a script runs
+// waits for whichever comes first, as Redis's clients wait on its one thread.
+func (e *Engine) Busy() (done <-chan struct{}, busyAt time.Time) {
 	e.runMu.Lock()
 	defer e.runMu.Unlock()
+	var oldest *run
 	for r := range e.running {
-		if time.Since(r.start) >= e.opts.TimeLimit {
-			return true
+		if oldest == nil || r.start.Before(oldest.start) {
+			oldest = r
 		}
 	}
-	return false
+	if oldest == nil {
+		return nil, time.Time{}
+	}
+	return oldest.done, oldest.start.Add(e.opts.TimeLimit)
 }
 
 // Kill replies as SCRIPT KILL: "" when it stopped the running scripts,

@@ -1,21 +1,45 @@
 package server
 
 import (
+	"time"
+
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/resp"
 )
 
-// SetBusyCheck installs the test for "a script has run past
-// lua-time-limit"; while it holds, other clients get BUSY as in Redis.
-// Call it before Start.
-func (s *Server) SetBusyCheck(f func() bool) { s.busyCheck = f }
+// BusyFunc reports the oldest running script: done is closed when it ends
+// (nil when none runs), busyAt is when it passes lua-time-limit.
+type BusyFunc func() (done <-chan struct{}, busyAt time.Time)
 
-// refuseBusy writes BUSY and returns true when a script is running past its
-// time limit and cmd is not one Redis lets through (SCRIPT KILL, SHUTDOWN
-// NOSAVE). Without the check, clients would just wait for the store lock.
+// SetBusyCheck installs the script engine's BusyFunc. Call it before Start.
+func (s *Server) SetBusyCheck(f BusyFunc) { s.busyCheck = f }
+
+// refuseBusy makes a command that arrives while a script runs behave as on
+// Redis, whose single thread serves nobody during a script: it waits until
+// the script ends, or writes BUSY (and returns true) once the script has
+// run past its time limit. SCRIPT KILL and SHUTDOWN NOSAVE pass at once.
+// Without this a client would wait on the store lock, possibly forever.
 func (s *Server) refuseBusy(cmd *commands.Cmd, args [][]byte, w resp.Writer) bool {
-	if s.busyCheck == nil || commands.AllowedWhileBusy(cmd, args) || !s.busyCheck() {
+	if s.busyCheck == nil || commands.AllowedWhileBusy(cmd, args) {
 		return false
+	}
+	done, busyAt := s.busyCheck()
+	if done == nil {
+		return false
+	}
+	if wait := time.Until(busyAt); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-done:
+			return false
+		case <-t.C:
+		}
+	}
+	select {
+	case <-done:
+		return false
+	default:
 	}
 	w.WriteError(commands.ErrBusy)
 	return true

@@ -23,7 +23,7 @@ type Server struct {
 	waiters *waiters
 	pubsub  *pubsub
 
-	busyCheck func() bool // see busy.go
+	busyCheck BusyFunc // see busy.go
 
 	closing  atomic.Bool
 	shutdown chan struct{} // closed when the server starts to stop
