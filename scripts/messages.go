@@ -11,14 +11,17 @@ import (
 var (
 	reArith  = regexp.MustCompile(`cannot perform (\w+) operation between (\w+) and (\w+)$`)
 	reIndex  = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'$`)
+	reCmp    = regexp.MustCompile(`attempt to compare (\w+) with (\w+)$`)
 	callText = "attempt to call a non-function object"
 )
 
 func luaMessage(msg string) string {
 	if m := reArith.FindStringSubmatchIndex(msg); m != nil {
 		op, a, b := msg[m[2]:m[3]], msg[m[4]:m[5]], msg[m[6]:m[7]]
+		// Lua blames the first operand unless it is a number; a string
+		// operand got here only because it did not convert.
 		bad := b
-		if a != "number" && a != "string" {
+		if a != "number" {
 			bad = a
 		}
 		verb := "perform arithmetic on"
@@ -29,6 +32,12 @@ func luaMessage(msg string) string {
 	}
 	if m := reIndex.FindStringSubmatchIndex(msg); m != nil {
 		return msg[:m[0]] + "attempt to index a " + msg[m[2]:m[3]] + " value"
+	}
+	if m := reCmp.FindStringSubmatchIndex(msg); m != nil && msg[m[2]:m[3]] == msg[m[4]:m[5]] {
+		return msg[:m[0]] + "attempt to compare two " + msg[m[2]:m[3]] + " values"
+	}
+	if strings.HasSuffix(msg, "__len undefined") {
+		return strings.TrimSuffix(msg, "__len undefined") + "attempt to get length of a nil value"
 	}
 	if strings.HasSuffix(msg, callText) {
 		return strings.TrimSuffix(msg, callText) + "attempt to call a nil value"

@@ -51,6 +51,15 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 	L.SetMetatable(lua.LString(""), smt)
 	s.installTable(g.RawGetString("table").(*lua.LTable))
 	g.RawSetString("redis", s.redisLib())
+	// Redis keeps its error handler in the globals; scripts can see it.
+	g.RawSetString("__redis__err__handler", L.NewFunction(func(L *lua.LState) int {
+		v := L.Get(1)
+		if _, ok := v.(*lua.LTable); !ok {
+			v = errTable(L, "ERR "+lua.LVAsString(v))
+		}
+		L.Push(v)
+		return 1
+	}))
 	for _, m := range Modules {
 		g.RawSetString(m.Name, m.Load(L))
 	}

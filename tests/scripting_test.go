@@ -110,6 +110,8 @@ var evalCorpus = []string{
 	"local t = setmetatable({}, {__tostring = function() return 'T!' end}) return tostring(t)",
 	"return type(tostring({}))", "return tostring(true) .. tostring(nil)",
 	"return collectgarbage('count') >= 0", "return type(gcinfo())", "return assert(1 == 1, 'x')", "return assert(false, 'assert message')",
+	"local x = 'a' + 1", "return #nil", "return {1,2} < {3}", "return 1 < nil", "return nil .. 'x'", "return (nil)()",
+	"return #_G > -1", "return type(__redis__err__handler)",
 	"return assert(nil)", "return next({}) == nil", "return rawequal('a', 'a')", "return rawlen",
 }
 
