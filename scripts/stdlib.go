@@ -56,8 +56,11 @@ func (s *state) installBase(g *lua.LTable) {
 
 // baseToNumber is Lua 5.1's tonumber, with strtod's syntax on glibc.
 func baseToNumber(L *lua.LState) int {
+	if L.GetTop() < 1 {
+		L.RaiseError("bad argument #1 to 'tonumber' (value expected)")
+	}
 	base := L.OptInt(2, 10)
-	v := L.CheckAny(1)
+	v := L.Get(1)
 	if base == 10 {
 		switch x := v.(type) {
 		case lua.LNumber:
@@ -235,6 +238,7 @@ func (s *state) installTable(t *lua.LTable) {
 		return 0
 	}))
 	t.RawSetString("concat", L.NewFunction(tableConcat))
+	t.RawSetString("remove", L.NewFunction(tableRemove))
 }
 
 // tableConcat is table.concat with numbers rendered as "%.14g".
@@ -284,4 +288,26 @@ func redisPCall(L *lua.LState, orig *lua.LFunction) int {
 		}
 	}
 	return L.GetTop()
+}
+
+// tableRemove is Lua 5.1's table.remove: nothing at all (not nil) is
+// returned when the position is outside the array, which qless.lua's
+// "tonumber(table.remove(ARGV, 1))" relies on to report a missing argument.
+func tableRemove(L *lua.LState) int {
+	tb := L.CheckTable(1)
+	e := tb.Len()
+	pos := e
+	if L.GetTop() >= 2 {
+		pos = int(L.CheckNumber(2))
+	}
+	if pos < 1 || pos > e {
+		return 0
+	}
+	v := tb.RawGetInt(pos)
+	for ; pos < e; pos++ {
+		tb.RawSetInt(pos, tb.RawGetInt(pos+1))
+	}
+	tb.RawSetInt(e, lua.LNil)
+	L.Push(v)
+	return 1
 }

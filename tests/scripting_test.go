@@ -111,7 +111,9 @@ var evalCorpus = []string{
 	"return type(tostring({}))", "return tostring(true) .. tostring(nil)",
 	"return collectgarbage('count') >= 0", "return type(gcinfo())", "return assert(1 == 1, 'x')", "return assert(false, 'assert message')",
 	"local x = 'a' + 1", "return #nil", "return {1,2} < {3}", "return 1 < nil", "return nil .. 'x'", "return (nil)()",
-	"return #_G > -1", "return type(__redis__err__handler)",
+	"return #_G > -1", "return tonumber()", "return select('#', table.remove({}))", "return table.remove({1, 2, 3}, 5)",
+	"return {table.remove({1, 2, 3}, 1)}", "local t = {1, 2, 3} table.remove(t, 2) return t", "return table.remove({1, 2, 3})",
+	"return type(__redis__err__handler)",
 	"return assert(nil)", "return next({}) == nil", "return rawequal('a', 'a')", "return rawlen",
 }
 
