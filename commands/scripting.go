@@ -134,7 +134,8 @@ func cmdScript(c *Ctx, args [][]byte, e *scripts.Engine) {
 }
 
 // AllowedWhileBusy reports whether a command may run while a script is
-// past its time limit: SCRIPT KILL and SHUTDOWN NOSAVE, as in Redis.
+// past its time limit: SCRIPT KILL, SHUTDOWN NOSAVE and commands flagged
+// AllowBusy, as in Redis.
 func AllowedWhileBusy(cmd *Cmd, args [][]byte) bool {
 	switch cmd.Name {
 	case "script":
@@ -142,5 +143,5 @@ func AllowedWhileBusy(cmd *Cmd, args [][]byte) bool {
 	case "shutdown":
 		return len(args) >= 2 && EqualFold(args[1], "nosave")
 	}
-	return false
+	return cmd.Flags&AllowBusy != 0
 }

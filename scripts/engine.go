@@ -202,7 +202,9 @@ func (e *Engine) call(host Host, prep func(s *state) (*lua.LFunction, int, error
 	defer func() {
 		L.RemoveContext()
 		s.host, s.cur = nil, nil
-		s.restore()
+		if !s.restore() {
+			broken = true
+		}
 		L.SetTop(0)
 		e.end(r)
 		if broken {

@@ -123,3 +123,23 @@ func TestLibrary(t *testing.T) {
 		}
 	}
 }
+
+func TestRestoreUndoesLibraryChanges(t *testing.T) {
+	e := NewEngine(Options{MaxIdleStates: 1})
+	h := &fakeHost{data: map[string]string{}}
+	for i := 0; i < 3; i++ {
+		for _, c := range []struct{ body, want string }{
+			{"string.x = 1 table[1] = 'a' math.pi = 3 string.format = nil return 1", "1"},
+			{"return {type(string.x), type(table[1]), tostring(math.pi), type(string.format), #KEYS}", "[nil nil 3.1415926535898 function 0]"},
+			{"return KEYS[1]", "k"},
+		} {
+			got := show(eval(t, e, h, c.body, "k"))
+			if c.body == "return {type(string.x), type(table[1]), tostring(math.pi), type(string.format), #KEYS}" {
+				got = show(eval(t, e, h, c.body))
+			}
+			if got != c.want {
+				t.Errorf("round %d: %s: got %q want %q", i, c.body, got, c.want)
+			}
+		}
+	}
+}

@@ -116,11 +116,14 @@ func (s *state) protectLibs(readonly *lua.LFunction) {
 	}
 }
 
-// snapshot records the globals and library tables after preparation so
-// restore can undo whatever a script changed in them.
+// tableSnap is what a globals or library table held after preparation, so
+// restore can undo whatever a script changed in it.
 type tableSnap struct {
-	t    *lua.LTable
-	keys map[lua.LValue]lua.LValue
+	t     *lua.LTable
+	keys  []string
+	vals  []lua.LValue
+	last  lua.LValue          // the last key in iteration order; later keys are new
+	added map[lua.LValue]bool // keys scripts added over the state's life
 }
 
 func (s *state) takeSnapshot() {
@@ -132,14 +135,24 @@ func (s *state) takeSnapshot() {
 			return
 		}
 		seen[t] = true
-		snap := tableSnap{t: t, keys: map[lua.LValue]lua.LValue{}}
-		t.ForEach(func(k, v lua.LValue) { snap.keys[k] = v })
-		s.snaps = append(s.snaps, snap)
-		t.ForEach(func(k, v lua.LValue) {
-			if sub, ok := v.(*lua.LTable); ok && k != lua.LString("KEYS") && k != lua.LString("ARGV") {
-				add(sub)
+		snap := tableSnap{t: t, last: lua.LNil}
+		var subs []*lua.LTable
+		// Next, unlike ForEach, walks in insertion order, which is what
+		// makes "keys after last" the new ones.
+		for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+			snap.last = k
+			if ks, ok := k.(lua.LString); ok {
+				snap.keys = append(snap.keys, string(ks))
+				snap.vals = append(snap.vals, v)
 			}
-		})
+			if sub, ok := v.(*lua.LTable); ok {
+				subs = append(subs, sub)
+			}
+		}
+		s.snaps = append(s.snaps, snap)
+		for _, sub := range subs {
+			add(sub)
+		}
 		if mt, ok := s.L.GetMetatable(t).(*lua.LTable); ok {
 			if idx, ok := mt.RawGetString("__index").(*lua.LTable); ok {
 				add(idx)
@@ -149,23 +162,44 @@ func (s *state) takeSnapshot() {
 	add(s.realG)
 }
 
+// maxAddedKeys bounds the keys scripts may add to library tables over a
+// state's life: gopher-lua never forgets a key once set, so a state that
+// collected too many is dropped rather than reused.
+const maxAddedKeys = 10000
+
 // restore puts the globals and libraries back as the snapshot saw them, so
-// nothing one call defines (table.extend, rawset(_G, ...)) leaks into the next.
-func (s *state) restore() {
+// nothing one call defines (table.extend, KEYS, ARGV) leaks into the next.
+// It reports false when the state should be dropped.
+func (s *state) restore() bool {
+	ok := true
 	var extra []lua.LValue
-	for _, snap := range s.snaps {
-		extra = extra[:0]
-		snap.t.ForEach(func(k, _ lua.LValue) {
-			if _, ok := snap.keys[k]; !ok {
+	for i := range s.snaps {
+		snap := &s.snaps[i]
+		t := snap.t
+		for j, k := range snap.keys {
+			if t.RawGetString(k) != snap.vals[j] {
+				t.RawSetString(k, snap.vals[j])
+			}
+		}
+		if k, _ := t.Next(snap.last); k != lua.LNil {
+			extra = extra[:0]
+			for ; k != lua.LNil; k, _ = t.Next(k) {
 				extra = append(extra, k)
 			}
-		})
-		for _, k := range extra {
-			snap.t.RawSet(k, lua.LNil)
+			if snap.added == nil {
+				snap.added = map[lua.LValue]bool{}
+			}
+			for _, k := range extra {
+				t.RawSet(k, lua.LNil)
+				snap.added[k] = true
+			}
+			if len(snap.added) > maxAddedKeys {
+				ok = false
+			}
 		}
-		for k, v := range snap.keys {
-			if snap.t.RawGet(k) != v {
-				snap.t.RawSet(k, v)
+		if t.RawGetInt(1) != lua.LNil {
+			for n := t.Len(); n > 0; n-- {
+				t.RawSetInt(n, lua.LNil)
 			}
 		}
 	}
@@ -176,4 +210,5 @@ func (s *state) restore() {
 			s.proxy.RawSet(k, lua.LNil)
 		}
 	}
+	return ok
 }

@@ -31,7 +31,7 @@ type state struct {
 
 // Lua 5.1's default C-stack depth is about 200 nested calls; scripts that
 // recurse deeper than gopher-lua's default 256 frames run on Redis, so give
-// them room, and let the value stack grow on demand.
+// them room; the value stack grows on demand.
 const (
 	callStackSize   = 1024
 	registrySize    = 1024 * 4
@@ -40,12 +40,11 @@ const (
 
 func newState(e *Engine) *state {
 	L := lua.NewState(lua.Options{
-		SkipOpenLibs:        true,
-		CallStackSize:       callStackSize,
-		RegistrySize:        registrySize,
-		RegistryMaxSize:     registryMaxSize,
-		RegistryGrowStep:    256,
-		MinimizeStackMemory: true,
+		SkipOpenLibs:     true,
+		CallStackSize:    callStackSize,
+		RegistrySize:     registrySize,
+		RegistryMaxSize:  registryMaxSize,
+		RegistryGrowStep: 256,
 	})
 	s := &state{L: L, logger: e.opts.Logger, rng: e.rng, readonly: map[*lua.LTable]bool{}, libs: map[string]*lua.LFunction{}}
 	s.buildSandbox(e.opts.ReadonlyTables)
