@@ -2,6 +2,7 @@ package commands
 
 import (
 	"github.com/qlessd/qlessd/resp"
+	"github.com/qlessd/qlessd/scripts"
 )
 
 // scriptHost runs redis.call for a script with the caller's context: the
@@ -11,6 +12,11 @@ type scriptHost struct {
 	readOnly bool // EVAL_RO and friends: write commands are refused
 	sess     scriptSession
 }
+
+// ScriptHost returns the scripts.Host through which Lua run for c (EVAL, or
+// a native library via Engine.CallLibrary) calls commands: c's transaction,
+// table and session. readOnly refuses write commands as EVAL_RO does.
+func ScriptHost(c *Ctx, readOnly bool) scripts.Host { return newScriptHost(c, readOnly) }
 
 func newScriptHost(c *Ctx, readOnly bool) *scriptHost {
 	h := &scriptHost{c: c, readOnly: readOnly}
