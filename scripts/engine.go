@@ -351,27 +351,58 @@ func (e *Engine) Busy() (done <-chan struct{}, busyAt time.Time) {
 }
 
 // Kill replies as SCRIPT KILL: "" when it stopped the running scripts,
-// else the error text (NOTBUSY, UNKILLABLE).
+// else the error text (NOTBUSY, UNKILLABLE). As on Redis, where SCRIPT KILL
+// is only served once a script is past the time limit, a script still under
+// it is waited for: it ends (NOTBUSY) or crosses the limit (killed).
 func (e *Engine) Kill() string {
+	for {
+		done, busyAt := e.Busy()
+		if done == nil {
+			return "NOTBUSY No scripts in execution right now."
+		}
+		if wait := time.Until(busyAt); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-done:
+			case <-t.C:
+			}
+			t.Stop()
+			continue
+		}
+		if msg, ok := e.killBusy(); ok {
+			return msg
+		}
+	}
+}
+
+// killBusy kills every script past the time limit unless one has written;
+// ok is false when none was past it any more.
+func (e *Engine) killBusy() (msg string, ok bool) {
 	e.runMu.Lock()
 	defer e.runMu.Unlock()
-	if len(e.running) == 0 {
-		return "NOTBUSY No scripts in execution right now."
-	}
+	var busy []*run
 	for r := range e.running {
+		if time.Since(r.start) >= e.opts.TimeLimit {
+			busy = append(busy, r)
+		}
+	}
+	if len(busy) == 0 {
+		return "", false
+	}
+	for _, r := range busy {
 		r.mu.Lock()
 		wrote := r.wrote
 		r.mu.Unlock()
 		if wrote {
-			return "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+			return "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.", true
 		}
 	}
-	for r := range e.running {
+	for _, r := range busy {
 		r.mu.Lock()
 		r.killed = true
 		r.mu.Unlock()
 		r.cancel()
 	}
 	e.opts.Logger.Warn("Lua script killed by user with SCRIPT KILL.")
-	return ""
+	return "", true
 }

@@ -143,3 +143,37 @@ func TestRestoreUndoesLibraryChanges(t *testing.T) {
 		}
 	}
 }
+
+// Concurrent calls, kills and flushes share the engine safely (run with -race).
+func TestEngineConcurrent(t *testing.T) {
+	e := NewEngine(Options{MaxIdleStates: 2})
+	sha, err := e.Load([]byte("return {KEYS[1], math.random(10), tostring(ARGV[1] * 2)}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			h := &fakeHost{data: map[string]string{}}
+			for i := 0; i < 200; i++ {
+				var rec resp.Recorder
+				e.EvalSHA(h, sha, [][]byte{[]byte("k")}, [][]byte{[]byte("21")}, &rec)
+				v := rec.Value()
+				if v.Kind == resp.Error {
+					t.Errorf("goroutine %d: %s", g, v.Str)
+				}
+				if v.Kind == resp.Array && v.Array[2].Str != "42" {
+					t.Errorf("goroutine %d: %v", g, v)
+				}
+				if i%50 == 0 {
+					e.Kill()
+					e.Busy()
+				}
+			}
+			done <- true
+		}(g)
+	}
+	for i := 0; i < 4; i++ {
+		<-done
+	}
+}
