@@ -29,6 +29,9 @@ func newScriptHost(c *Ctx, readOnly bool) *scriptHost {
 	return h
 }
 
+// ReadOnly implements scripts.ReadOnlyHost.
+func (h *scriptHost) ReadOnly() bool { return h.readOnly }
+
 // Lookup implements scripts.Host.
 func (h *scriptHost) Lookup(name []byte) (bool, bool) {
 	cmd := h.c.Table.Lookup(name)

@@ -55,7 +55,13 @@ type Engine struct {
 type script struct {
 	sha   string
 	proto *lua.FunctionProto
+	flags scriptFlags
 }
+
+// loadError is a Load failure whose text is the whole reply.
+type loadError struct{ msg string }
+
+func (e *loadError) Error() string { return e.msg }
 
 type library struct {
 	name  string
@@ -98,9 +104,9 @@ func (e *Engine) Load(body []byte) (string, error) {
 	if _, ok := e.lookup(sha); ok {
 		return sha, nil
 	}
-	proto, err := compile(string(body), chunkName)
+	sc, err := compileScript(sha, body)
 	if err != nil {
-		return "", &CompileError{Msg: err.Error()}
+		return "", err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -109,7 +115,7 @@ func (e *Engine) Load(body []byte) (string, error) {
 			delete(e.cache, e.order[0])
 			e.order = e.order[1:]
 		}
-		e.cache[sha] = &script{sha: sha, proto: proto}
+		e.cache[sha] = sc
 		e.order = append(e.order, sha)
 	}
 	return sha, nil
@@ -148,12 +154,10 @@ func (e *Engine) Eval(host Host, body []byte, keys, argv [][]byte, w resp.Writer
 	}
 	sc, ok := e.lookup(sha)
 	if !ok { // flushed or evicted in between: compile again for this call
-		proto, err := compile(string(body), chunkName)
-		if err != nil {
-			w.WriteError((&CompileError{Msg: err.Error()}).Error())
+		if sc, err = compileScript(sha, body); err != nil {
+			w.WriteError(err.Error())
 			return
 		}
-		sc = &script{sha: sha, proto: proto}
 	}
 	e.run(host, sc, keys, argv, w)
 }
@@ -167,6 +171,21 @@ func (e *Engine) EvalSHA(host Host, sha string, keys, argv [][]byte, w resp.Writ
 	}
 	e.run(host, sc, keys, argv, w)
 }
+
+func compileScript(sha string, body []byte) (*script, error) {
+	src, flags, errText := parseShebang(string(body))
+	if errText != "" {
+		return nil, &loadError{errText}
+	}
+	proto, err := compile(src, chunkName)
+	if err != nil {
+		return nil, &CompileError{Msg: err.Error()}
+	}
+	return &script{sha: sha, proto: proto, flags: flags}, nil
+}
+
+// ReadOnlyHost is implemented by hosts of EVAL_RO and EVALSHA_RO calls.
+type ReadOnlyHost interface{ ReadOnly() bool }
 
 func (e *Engine) getState() *state {
 	e.poolMu.Lock()
@@ -201,7 +220,7 @@ func (e *Engine) call(host Host, prep func(s *state) (*lua.LFunction, int, error
 	broken := false
 	defer func() {
 		L.RemoveContext()
-		s.host, s.cur = nil, nil
+		s.host, s.cur, s.noWrites = nil, nil, false
 		if !s.restore() {
 			broken = true
 		}
@@ -234,7 +253,12 @@ func (e *Engine) call(host Host, prep func(s *state) (*lua.LFunction, int, error
 }
 
 func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) {
+	if ro, ok := host.(ReadOnlyHost); ok && ro.ReadOnly() && sc.flags.shebang && !sc.flags.noWrites {
+		w.WriteError("ERR Can not execute a script with write flag using *_ro command.")
+		return
+	}
 	prep := func(s *state) (*lua.LFunction, int, error) {
+		s.noWrites = sc.flags.noWrites
 		s.realG.RawSetString("KEYS", strTable(s.L, keys))
 		s.realG.RawSetString("ARGV", strTable(s.L, argv))
 		fn := s.L.NewFunctionFromProto(sc.proto)

@@ -24,6 +24,7 @@ const (
 	errSetReplArgs    = "redis.set_repl() requires two arguments."
 	errReplFlags      = "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."
 	errAclCmd         = "Invalid command passed to redis.acl_check_cmd()"
+	errNoWritesScript = "Write commands are not allowed from read-only scripts."
 	errScriptKilled   = "Script killed by user with SCRIPT KILL..."
 	redisVersion      = "7.0.0"
 	redisVersionNum   = 0x070000
@@ -104,6 +105,9 @@ func (s *state) redisCall(L *lua.LState, raiseErr bool) int {
 		return fail("redis.call is not available here")
 	}
 	known, write := s.host.Lookup(args[0])
+	if known && write && s.noWrites {
+		return fail(errNoWritesScript)
+	}
 	if known && write && s.cur != nil && !s.cur.noteWrite() {
 		// SCRIPT KILL got here first: stop before the write.
 		L.RaiseError(errScriptKilled)

@@ -19,8 +19,9 @@ type state struct {
 	rng      *lrand48 // the engine's, shared
 	logger   *slog.Logger
 
-	host Host
-	cur  *run
+	host     Host
+	cur      *run
+	noWrites bool // the running script declared flags=no-writes
 
 	libs   map[string]*lua.LFunction
 	libGen int

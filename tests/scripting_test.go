@@ -298,3 +298,19 @@ func TestScriptingUnkillable(t *testing.T) {
 		t.Fatalf("get after script %q", g)
 	}
 }
+
+func TestScriptingShebang(t *testing.T) {
+	p := StartPair(t)
+	for _, body := range []string{
+		"#!lua\nreturn 1", "#!lua flags=no-writes\nreturn redis.call('set', 'a', 1)",
+		"#!lua flags=no-writes\nreturn redis.pcall('set', 'a', 1)", "#!lua flags=no-writes\nreturn redis.call('get', 'a')",
+		"#!lua flags=no-writes\nerror('x')", "#!lua\nerror('x')", "#!python\nreturn 1", "#!lua flags=bogus\nreturn 1",
+		"#!lua flags=no-writes,allow-oom\nreturn 2", "#!lua name=x\nreturn 1", "#!lua\n\nreturn 1 +", "#!lua",
+		"#!lua  flags=no-writes \nreturn 3", "#!lua flags=\nreturn 4", "#!lua\nreturn redis.call('set', 'b', 2)",
+	} {
+		p.Same(t, "EVAL", body, "0")
+		p.Same(t, "EVAL_RO", body, "0")
+		p.Same(t, "SCRIPT", "LOAD", body)
+	}
+	p.Same(t, "GET", "b")
+}
