@@ -110,7 +110,7 @@ func TestLibrary(t *testing.T) {
 	}{
 		{[]string{"echo", "x"}, "[echo x]"},
 		{[]string{"set", "v"}, "OK"},
-		{[]string{"boom", "v"}, "ERR lib:3: bad v"},
+		{[]string{"boom", "v"}, "ERR user_script:3: bad v"},
 	} {
 		var rec resp.Recorder
 		var a [][]byte

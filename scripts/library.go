@@ -10,8 +10,10 @@ import (
 // RegisterLibrary compiles a trusted chunk that returns a function. Each
 // pooled state runs the chunk once (in the script sandbox) and keeps the
 // function; CallLibrary calls it. Registering a name again replaces it.
+// The chunk is named user_script, as EVAL bodies are, because qless clients
+// find the message in an error by the pattern "user_script:<line>:".
 func (e *Engine) RegisterLibrary(name, src string) error {
-	proto, err := compile(src, name)
+	proto, err := compile(src, chunkName)
 	if err != nil {
 		return fmt.Errorf("library %s: %w", name, err)
 	}
