@@ -103,4 +103,6 @@ const (
 	ErrScriptWrongArgs  = "ERR Wrong number of args calling Redis command from script"
 	ErrScriptNotAllowed = "ERR This Redis command is not allowed from script"
 	ErrScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
+	ErrScriptDebugMode  = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
+	ErrScriptNoDebugger = "ERR SCRIPT DEBUG YES/SYNC is not supported: qlessd has no Lua debugger"
 )

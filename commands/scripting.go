@@ -119,6 +119,20 @@ func cmdScript(c *Ctx, args [][]byte, e *scripts.Engine) {
 			return
 		}
 		c.OK()
+	case "debug":
+		if len(args) != 3 {
+			wrong()
+			return
+		}
+		switch {
+		case EqualFold(args[2], "no"):
+			c.OK()
+		case EqualFold(args[2], "yes"), EqualFold(args[2], "sync"):
+			// Redis would switch the next EVAL into its debugger protocol.
+			c.Error(ErrScriptNoDebugger)
+		default:
+			c.Error(ErrScriptDebugMode)
+		}
 	case "help":
 		if len(args) != 2 {
 			wrong()

@@ -176,6 +176,9 @@ func TestScriptingSHA(t *testing.T) {
 	p.Same(t, "SCRIPT", "KILL")
 	p.Same(t, "SCRIPT", "KILL", "x")
 	p.Same(t, "SCRIPT", "HELP")
+	p.Same(t, "SCRIPT", "DEBUG", "NO")
+	p.Same(t, "SCRIPT", "DEBUG", "bad")
+	p.Same(t, "SCRIPT", "DEBUG")
 }
 
 func TestScriptingReadOnly(t *testing.T) {
