@@ -147,6 +147,17 @@ func cmdScript(c *Ctx, args [][]byte, e *scripts.Engine) {
 	}
 }
 
+var scriptCmds = map[string]bool{"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true}
+
+// MarkScriptCommand declares that a command runs Lua (as qless's native
+// commands do through Engine.CallLibrary), so the server announces it to
+// the engine before it takes the store lock; see RunsScript.
+func MarkScriptCommand(name string) { scriptCmds[name] = true }
+
+// RunsScript reports whether cmd runs Lua. Call MarkScriptCommand only
+// while building the table, before the server starts.
+func RunsScript(cmd *Cmd) bool { return scriptCmds[cmd.Name] }
+
 // AllowedWhileBusy reports whether a command may run while a script is
 // past its time limit: SCRIPT KILL, SHUTDOWN NOSAVE and commands flagged
 // AllowBusy, as in Redis.

@@ -48,6 +48,7 @@ type Engine struct {
 
 	runMu   sync.Mutex
 	running map[*run]struct{}
+	pending map[*run]struct{} // announced scripts not yet running
 
 	rng *lrand48
 }
@@ -82,7 +83,7 @@ func NewEngine(opts Options) *Engine {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, running: map[*run]struct{}{}, rng: newLrand48()}
+	return &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
 }
 
 // SHA1 returns the hex SHA1 by which a script body is known.
@@ -355,16 +356,43 @@ func (r *run) wasKilled() bool {
 	return r.killed
 }
 
-// Busy reports the oldest running script: done is closed when it ends
-// (nil when none runs) and busyAt is when it passes the time limit, after
-// which other clients get BUSY. A command that arrives while a script runs
-// waits for whichever comes first, as Redis's clients wait on its one thread.
+// Announce registers a script about to run, before its caller takes the
+// store lock, so a command arriving meanwhile waits for it (or gets BUSY)
+// instead of queueing on the lock behind a script that may never end. The
+// caller calls release once the script's command is over.
+func (e *Engine) Announce() (release func()) {
+	r := &run{start: time.Now(), done: make(chan struct{})}
+	e.runMu.Lock()
+	e.pending[r] = struct{}{}
+	e.runMu.Unlock()
+	return func() {
+		e.runMu.Lock()
+		delete(e.pending, r)
+		e.runMu.Unlock()
+		close(r.done)
+	}
+}
+
+// Busy reports the oldest running (or announced) script: done is closed
+// when it ends (nil when none runs) and busyAt is when it passes the time
+// limit, after which other clients get BUSY. A command that arrives while a
+// script runs waits for whichever comes first, as Redis's clients wait on
+// its one thread.
 func (e *Engine) Busy() (done <-chan struct{}, busyAt time.Time) {
 	e.runMu.Lock()
 	defer e.runMu.Unlock()
+	return e.oldest(true)
+}
+
+func (e *Engine) oldest(withPending bool) (done <-chan struct{}, busyAt time.Time) {
 	var oldest *run
 	for r := range e.running {
 		if oldest == nil || r.start.Before(oldest.start) {
+			oldest = r
+		}
+	}
+	for r := range e.pending {
+		if withPending && (oldest == nil || r.start.Before(oldest.start)) {
 			oldest = r
 		}
 	}
@@ -380,7 +408,9 @@ func (e *Engine) Busy() (done <-chan struct{}, busyAt time.Time) {
 // it is waited for: it ends (NOTBUSY) or crosses the limit (killed).
 func (e *Engine) Kill() string {
 	for {
-		done, busyAt := e.Busy()
+		e.runMu.Lock()
+		done, busyAt := e.oldest(false)
+		e.runMu.Unlock()
 		if done == nil {
 			return "NOTBUSY No scripts in execution right now."
 		}

@@ -11,8 +11,21 @@ import (
 // (nil when none runs), busyAt is when it passes lua-time-limit.
 type BusyFunc func() (done <-chan struct{}, busyAt time.Time)
 
-// SetBusyCheck installs the script engine's BusyFunc. Call it before Start.
-func (s *Server) SetBusyCheck(f BusyFunc) { s.busyCheck = f }
+// SetBusyCheck installs the script engine's BusyFunc and its Announce,
+// which registers a script command before it takes the store lock. Call it
+// before Start.
+func (s *Server) SetBusyCheck(f BusyFunc, announce func() (release func())) {
+	s.busyCheck, s.announce = f, announce
+}
+
+// announceScript tells the engine a script command is about to run and
+// returns what to call once it is over (a no-op for other commands).
+func (s *Server) announceScript(cmd *commands.Cmd) (release func()) {
+	if s.announce == nil || !commands.RunsScript(cmd) {
+		return func() {}
+	}
+	return s.announce()
+}
 
 // refuseBusy makes a command that arrives while a script runs behave as on
 // Redis, whose single thread serves nobody during a script: it waits until

@@ -23,7 +23,8 @@ type Server struct {
 	waiters *waiters
 	pubsub  *pubsub
 
-	busyCheck BusyFunc // see busy.go
+	busyCheck BusyFunc      // see busy.go
+	announce  func() func() // see busy.go
 
 	closing  atomic.Bool
 	shutdown chan struct{} // closed when the server starts to stop
@@ -174,6 +175,7 @@ func (s *Server) handle(c redcon.Conn, rc redcon.Command) {
 	if s.refuseBusy(cmd, args, w) {
 		return
 	}
+	defer s.announceScript(cmd)()
 	s.execute(sess, cmd, args, w)
 }
 

@@ -80,7 +80,7 @@ func run(argv []string) int {
 		logger.Error("cannot start", "err", err)
 		return 1
 	}
-	srv.SetBusyCheck(engine.Busy)
+	srv.SetBusyCheck(engine.Busy, engine.Announce)
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()
