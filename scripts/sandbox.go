@@ -172,6 +172,9 @@ const maxAddedKeys = 10000
 // It reports false when the state should be dropped.
 func (s *state) restore() bool {
 	ok := true
+	if len(s.chunkSources) > 0 {
+		clear(s.chunkSources)
+	}
 	var extra []lua.LValue
 	for i := range s.snaps {
 		snap := &s.snaps[i]

@@ -26,6 +26,8 @@ type state struct {
 	libs   map[string]*lua.LFunction
 	libGen int
 
+	chunkSources map[string]string // loadstring chunks: display name -> source
+
 	errSource string
 	errLine   int
 }
@@ -47,7 +49,7 @@ func newState(e *Engine) *state {
 		RegistryMaxSize:  registryMaxSize,
 		RegistryGrowStep: 256,
 	})
-	s := &state{L: L, logger: e.opts.Logger, rng: e.rng, readonly: map[*lua.LTable]bool{}, libs: map[string]*lua.LFunction{}}
+	s := &state{L: L, logger: e.opts.Logger, rng: e.rng, readonly: map[*lua.LTable]bool{}, libs: map[string]*lua.LFunction{}, chunkSources: map[string]string{}}
 	s.buildSandbox(e.opts.ReadonlyTables)
 	s.onErr = L.NewFunction(s.errorHandler)
 	s.takeSnapshot()
@@ -70,9 +72,18 @@ func (s *state) errorHandler(L *lua.LState) int {
 		if dbg.What == "G" {
 			continue
 		}
-		s.errSource, s.errLine = "@"+dbg.Source, dbg.CurrentLine
+		s.errSource, s.errLine = s.sourceOf(dbg.Source), dbg.CurrentLine
 		break
 	}
 	L.Push(L.Get(1))
 	return 1
+}
+
+// sourceOf is a chunk's source as Lua's debug info reports it: "@user_script"
+// for scripts, a loadstring chunk's own text (or name) otherwise.
+func (s *state) sourceOf(display string) string {
+	if src, ok := s.chunkSources[display]; ok {
+		return src
+	}
+	return "@" + display
 }

@@ -26,6 +26,7 @@ func (s *state) installBase(g *lua.LTable) {
 	}))
 	g.RawSetString("tonumber", L.NewFunction(baseToNumber))
 	g.RawSetString("error", L.NewFunction(baseError))
+	g.RawSetString("loadstring", L.NewFunction(s.loadString))
 	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 1
@@ -195,6 +196,7 @@ func (s *state) installMath(m *lua.LTable) {
 func (s *state) installString(str *lua.LTable) {
 	L := s.L
 	str.RawSetString("format", L.NewFunction(strFormat))
+	str.RawSetString("char", L.NewFunction(strChar))
 	str.RawSetString("gfind", str.RawGetString("gmatch"))
 }
 
@@ -239,6 +241,8 @@ func (s *state) installTable(t *lua.LTable) {
 	}))
 	t.RawSetString("concat", L.NewFunction(tableConcat))
 	t.RawSetString("remove", L.NewFunction(tableRemove))
+	t.RawSetString("insert", L.NewFunction(tableInsert))
+	t.RawSetString("sort", L.NewFunction(tableSort(t.RawGetString("sort").(*lua.LFunction))))
 }
 
 // tableConcat is table.concat with numbers rendered as "%.14g".
@@ -261,7 +265,7 @@ func tableConcat(L *lua.LState) int {
 		case lua.LNumber:
 			b.WriteString(fmtNumber(float64(v)))
 		default:
-			L.RaiseError("invalid value (at index %d) in table for 'concat'", k)
+			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 		}
 		if k != j {
 			b.WriteString(sep)

@@ -114,6 +114,13 @@ var evalCorpus = []string{
 	"return #_G > -1", "return tonumber()", "return select('#', table.remove({}))", "return table.remove({1, 2, 3}, 5)",
 	"return {table.remove({1, 2, 3}, 1)}", "local t = {1, 2, 3} table.remove(t, 2) return t", "return table.remove({1, 2, 3})",
 	"return type(__redis__err__handler)",
+	"return loadstring('error(\"x\")')()", "return select(2, loadstring('x ='))", "return {pcall(loadstring('return y'))}",
+	"return loadstring('return 1', '=mychunk')()", "return select(2, loadstring('x =', '=mychunk'))",
+	"return select(2, loadstring('local a = 1\\nx ='))", "return select(2, loadstring(string.rep('a', 80) .. ' ='))",
+	"return string.char(256)", "return string.char(72, 105.9)", "return string.char('65')", "return string.char({})",
+	"return table.concat({1, {}}, ',')", "return table.insert({}, 1, 2, 3)", "return table.insert({})",
+	"local t = {1, 2} table.insert(t, 5, 'x') return t[5]", "return table.sort({3, 'a'})",
+	"local t = {3, 1} table.sort(t, function(a, b) error('cmp') end) return t",
 	"return assert(nil)", "return next({}) == nil", "return rawequal('a', 'a')", "return rawlen",
 }
 

@@ -1,0 +1,130 @@
+package scripts
+
+import (
+	"regexp"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// More Lua 5.1 library behaviour gopher-lua does not have: argument checks
+// and texts scripts can observe.
+
+func strChar(L *lua.LState) int {
+	n := L.GetTop()
+	b := make([]byte, n)
+	for i := 1; i <= n; i++ {
+		c := int64(formatNumberArgNamed(L, i, "char"))
+		if c < 0 || c > 255 {
+			L.RaiseError("bad argument #%d to 'char' (invalid value)", i)
+		}
+		b[i-1] = byte(c)
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// formatNumberArgNamed is luaL_checknumber for argument n of function fn.
+func formatNumberArgNamed(L *lua.LState, n int, fn string) float64 {
+	if n <= L.GetTop() {
+		switch v := L.Get(n).(type) {
+		case lua.LNumber:
+			return float64(v)
+		case lua.LString:
+			if f, ok := str2number(string(v)); ok {
+				return f
+			}
+		}
+	}
+	L.RaiseError("bad argument #%d to '%s' (number expected, got %s)", n, fn, typeNameOf(L, n))
+	return 0
+}
+
+// tableInsert is Lua 5.1's tinsert, with its argument count check.
+func tableInsert(L *lua.LState) int {
+	tb := L.CheckTable(1)
+	e := tb.Len() + 1
+	var pos int
+	switch L.GetTop() {
+	case 2:
+		pos = e
+	case 3:
+		pos = int(int32(formatNumberArgNamed(L, 2, "insert")))
+		if pos > e {
+			e = pos
+		}
+		for i := e; i > pos; i-- {
+			tb.RawSetInt(i, tb.RawGetInt(i-1))
+		}
+	default:
+		L.RaiseError("wrong number of arguments to 'insert'")
+	}
+	tb.RawSetInt(pos, L.Get(L.GetTop()))
+	return 0
+}
+
+var reComparePos = regexp.MustCompile(`^[^:]*:\d+: (attempt to compare .*)$`)
+
+// tableSort runs gopher-lua's sort, but a comparison error raised inside it
+// carries no position, as in Lua where it is raised from C.
+func tableSort(orig *lua.LFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		n := L.GetTop()
+		L.Insert(orig, 1)
+		if err := L.PCall(n, 0, nil); err != nil {
+			if ae, ok := err.(*lua.ApiError); ok {
+				if s, ok := ae.Object.(lua.LString); ok {
+					if m := reComparePos.FindStringSubmatch(string(s)); m != nil {
+						L.Error(lua.LString(luaMessage(m[1])), 0)
+					}
+				}
+				L.Error(ae.Object, 0)
+			}
+			L.RaiseError("%s", err.Error())
+		}
+		return 0
+	}
+}
+
+// chunkID is luaO_chunkid for a string chunk: [string "first line..."],
+// with Redis's LUA_IDSIZE of 80.
+func chunkID(src string) string {
+	const max = 80 - len(` [string "..."] `) - 1
+	l := len(src)
+	nl := strings.IndexByte(src, '\n')
+	if nl >= 0 {
+		l = nl
+	}
+	if l > max {
+		l = max
+	}
+	if nl >= 0 || l < len(src) {
+		return `[string "` + src[:l] + `..."]`
+	}
+	return `[string "` + src + `"]`
+}
+
+// loadString is loadstring(s [, name]) with Lua's chunk names, errors and
+// the script environment.
+func (s *state) loadString(L *lua.LState) int {
+	src := L.CheckString(1)
+	name := L.OptString(2, src)
+	display := name
+	switch {
+	case strings.HasPrefix(name, "=") || strings.HasPrefix(name, "@"):
+		display = name[1:]
+	default:
+		display = chunkID(name)
+	}
+	proto, err := compile(src, display)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	s.chunkSources[display] = name
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = s.proxy
+	L.Push(fn)
+	return 1
+}
