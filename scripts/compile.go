@@ -20,7 +20,7 @@ func compile(src, name string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, errors.New(parseErrorText(err, src, name))
 	}
-	proto, err := lua.Compile(chunk, name)
+	proto, err := lua.Compile(rewriteConcat(chunk), name)
 	if err != nil {
 		var ce *lua.CompileError
 		if errors.As(err, &ce) {

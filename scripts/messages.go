@@ -27,6 +27,9 @@ func luaMessage(msg string) string {
 		verb := "perform arithmetic on"
 		if op == "concat" {
 			verb = "concatenate"
+			if a == "string" || a == "number" {
+				bad = b
+			}
 		}
 		return msg[:m[0]] + "attempt to " + verb + " a " + bad + " value"
 	}

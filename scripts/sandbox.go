@@ -69,7 +69,12 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 		return 0
 	})
 	gmt := L.NewTable()
+	numStrFn := L.NewFunction(numStr)
 	gmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if k, ok := L.Get(2).(lua.LString); ok && k == numStrGlobal {
+			L.Push(numStrFn) // see concat.go; kept out of pairs(_G)
+			return 1
+		}
 		L.RaiseError(errNonexistent, lua.LVAsString(L.Get(2)))
 		return 0
 	}))

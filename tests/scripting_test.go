@@ -121,6 +121,11 @@ var evalCorpus = []string{
 	"return table.concat({1, {}}, ',')", "return table.insert({}, 1, 2, 3)", "return table.insert({})",
 	"local t = {1, 2} table.insert(t, 5, 'x') return t[5]", "return table.sort({3, 'a'})",
 	"local t = {3, 1} table.sort(t, function(a, b) error('cmp') end) return t",
+	"return 1234567.5 .. ''", "return '' .. 1e15", "return '' .. (2^63)", "return '' .. -0.0", "return '' .. 1/0",
+	"local x = 1234567.5 return 'a' .. x .. 'b' .. 2.5", "return 1 .. 2", "return 0x10 .. ''",
+	"local t = setmetatable({}, {__concat = function(a, b) return 'meta' end}) return t .. 1",
+	"local function f() return 1.5, 2 end return f() .. 'x'", "return {pcall(function() return 'x' .. {} end)}",
+	"local n = 0 for i = 1, 3 do n = n .. i / 2 end return n",
 	"return assert(nil)", "return next({}) == nil", "return rawequal('a', 'a')", "return rawlen",
 }
 
