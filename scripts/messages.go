@@ -11,11 +11,14 @@ import (
 var (
 	reArith  = regexp.MustCompile(`cannot perform (\w+) operation between (\w+) and (\w+)$`)
 	reIndex  = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'$`)
+	reBadArg = regexp.MustCompile(`bad argument #(\d+) to ([\w.]+) \(`)
 	reCmp    = regexp.MustCompile(`attempt to compare (\w+) with (\w+)$`)
 	callText = "attempt to call a non-function object"
 )
 
 func luaMessage(msg string) string {
+	// gopher-lua leaves the function name unquoted: "bad argument #1 to floor (".
+	msg = reBadArg.ReplaceAllString(msg, "bad argument #$1 to '$2' (")
 	if m := reArith.FindStringSubmatchIndex(msg); m != nil {
 		op, a, b := msg[m[2]:m[3]], msg[m[4]:m[5]], msg[m[6]:m[7]]
 		// Lua blames the first operand unless it is a number; a string

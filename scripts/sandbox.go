@@ -50,6 +50,7 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 	smt.RawSetString("__index", strLib)
 	L.SetMetatable(lua.LString(""), smt)
 	s.installTable(g.RawGetString("table").(*lua.LTable))
+	s.installNumericArgs(g)
 	g.RawSetString("redis", s.redisLib())
 	// Redis keeps its error handler in the globals; scripts can see it.
 	g.RawSetString("__redis__err__handler", L.NewFunction(func(L *lua.LState) int {

@@ -128,3 +128,65 @@ func (s *state) loadString(L *lua.LState) int {
 	L.Push(fn)
 	return 1
 }
+
+// Lua's luaL_checknumber takes numeric strings ("3"), gopher-lua's library
+// functions do not. numArgs wraps a library function so the listed argument
+// positions (all of them when none is listed) arrive as numbers.
+func numArgs(f *lua.LFunction, positions ...int) *lua.LFunction {
+	orig := f.GFunction
+	if orig == nil {
+		return f
+	}
+	conv := func(L *lua.LState, i int) {
+		if s, ok := L.Get(i).(lua.LString); ok {
+			if n, ok := str2number(string(s)); ok {
+				L.Replace(i, lua.LNumber(n))
+			}
+		}
+	}
+	return &lua.LFunction{IsG: true, Env: f.Env, GFunction: func(L *lua.LState) int {
+		top := L.GetTop()
+		if len(positions) == 0 {
+			for i := 1; i <= top; i++ {
+				conv(L, i)
+			}
+		}
+		for _, i := range positions {
+			if i <= top {
+				conv(L, i)
+			}
+		}
+		return orig(L)
+	}}
+}
+
+// numericArgs lists, per library, the functions whose number parameters
+// need numArgs (nil: every parameter).
+var numericArgs = map[string]map[string][]int{
+	"string": {"byte": {2, 3}, "find": {3}, "gsub": {4}, "match": {3}, "rep": {2}, "sub": {2, 3}},
+	"base":   {"unpack": {2, 3}, "select": {1}},
+}
+
+func (s *state) installNumericArgs(g *lua.LTable) {
+	for lib, fns := range numericArgs {
+		t := g
+		if lib != "base" {
+			t = g.RawGetString(lib).(*lua.LTable)
+		}
+		for name, pos := range fns {
+			if f, ok := t.RawGetString(name).(*lua.LFunction); ok && pos != nil {
+				t.RawSetString(name, numArgs(f, pos...))
+			}
+		}
+	}
+	m := g.RawGetString("math").(*lua.LTable)
+	var names []string
+	m.ForEach(func(k, v lua.LValue) {
+		if _, ok := v.(*lua.LFunction); ok {
+			names = append(names, k.String())
+		}
+	})
+	for _, name := range names {
+		m.RawSetString(name, numArgs(m.RawGetString(name).(*lua.LFunction)))
+	}
+}

@@ -126,6 +126,10 @@ var evalCorpus = []string{
 	"local t = setmetatable({}, {__concat = function(a, b) return 'meta' end}) return t .. 1",
 	"local function f() return 1.5, 2 end return f() .. 'x'", "return {pcall(function() return 'x' .. {} end)}",
 	"local n = 0 for i = 1, 3 do n = n .. i / 2 end return n",
+	"return string.rep('ab', '3')", "return ('abc'):sub('2')", "return ('abc'):sub('2', '2.0')", "return ('abc'):byte('1')",
+	"return math.floor('3.7')", "return math.max('10', 9)", "return math.random('5', '5')", "return {unpack({1, 2, 3}, '2')}",
+	"return select('2', 'a', 'b')", "return string.find('abcabc', 'b', '3')", "return (string.gsub('aaa', 'a', 'b', '2'))",
+	"return string.rep('ab', 'x')", "return math.floor('x')",
 	"return assert(nil)", "return next({}) == nil", "return rawequal('a', 'a')", "return rawlen",
 }
 
