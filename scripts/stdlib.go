@@ -197,6 +197,8 @@ func (s *state) installString(str *lua.LTable) {
 	L := s.L
 	str.RawSetString("format", L.NewFunction(strFormat))
 	str.RawSetString("char", L.NewFunction(strChar))
+	str.RawSetString("lower", L.NewFunction(strLower))
+	str.RawSetString("upper", L.NewFunction(strUpper))
 	str.RawSetString("gfind", str.RawGetString("gmatch"))
 }
 

@@ -190,3 +190,19 @@ func (s *state) installNumericArgs(g *lua.LTable) {
 		m.RawSetString(name, numArgs(m.RawGetString(name).(*lua.LFunction)))
 	}
 }
+
+// strLower and strUpper map ASCII letters only, as C's tolower/toupper do in
+// the C locale; gopher-lua's follow Unicode.
+func strLower(L *lua.LState) int { return mapBytes(L, 'A', 'Z', 'a'-'A') }
+func strUpper(L *lua.LState) int { return mapBytes(L, 'a', 'z', 'A'-'a') }
+
+func mapBytes(L *lua.LState, lo, hi byte, delta int) int {
+	b := []byte(lvToStringArg(L, 1))
+	for i, c := range b {
+		if c >= lo && c <= hi {
+			b[i] = byte(int(c) + delta)
+		}
+	}
+	L.Push(lua.LString(b))
+	return 1
+}

@@ -54,7 +54,7 @@ func strFormat(L *lua.LState) int {
 			L.RaiseError("invalid format (width or precision too long)")
 		}
 		if i >= len(fs) {
-			L.RaiseError("invalid option '%%' to 'format'")
+			L.RaiseError("%s", "invalid option '%' to 'format'")
 		}
 		arg++
 		if arg > L.GetTop() {
@@ -67,7 +67,10 @@ func strFormat(L *lua.LState) int {
 		}
 		switch conv {
 		case 'c':
-			b.WriteString(padString(string([]byte{byte(int64(formatNumberArg(L, arg)))}), flags, width, ""))
+			// C's %c of 0 ends the buffer Lua copies from: nothing is added.
+			if c := byte(int64(formatNumberArg(L, arg))); c != 0 {
+				b.WriteString(padString(string([]byte{c}), flags, width, ""))
+			}
 		case 'd', 'i':
 			b.WriteString(fmt.Sprintf(spec+"d", luaToInt64(formatNumberArg(L, arg))))
 		case 'o', 'u', 'x', 'X':

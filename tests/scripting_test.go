@@ -130,6 +130,10 @@ var evalCorpus = []string{
 	"return math.floor('3.7')", "return math.max('10', 9)", "return math.random('5', '5')", "return {unpack({1, 2, 3}, '2')}",
 	"return select('2', 'a', 'b')", "return string.find('abcabc', 'b', '3')", "return (string.gsub('aaa', 'a', 'b', '2'))",
 	"return string.rep('ab', 'x')", "return math.floor('x')",
+	"return string.format('%c', 0) == ''", "return string.format('%', 1)", "return string.lower('\xc4B')", "return string.upper('\xe4b')",
+	"return string.format('%5.2s|', 'abc')", "return string.format('%#x %#o', 255, 8)", "return string.format('%.0f %.0f', 2.5, 3.5)",
+	"return string.format('%u %x', -1, -1)", "return string.format('%d', 1e100)", "return string.format('%q', '\\0\\r\\n')",
+	"return string.format('%-+5d|% 5.1f|', 3, 3.14)", "return string.format('%.20f', 0.1)", "return string.format('%s %s', 'a')",
 	"return assert(nil)", "return next({}) == nil", "return rawequal('a', 'a')", "return rawlen",
 }
 
