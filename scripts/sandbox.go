@@ -87,9 +87,30 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 	pmt.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(s.proxy, pmt)
 
+	s.proxyOf = map[*lua.LTable]*lua.LTable{s.proxy: g}
 	if readonlyLibs {
 		s.protectLibs(readonly)
 	}
+	// pairs, next and rawget look through the proxies, so pairs(_G) and
+	// rawget(_G, 'redis') see the globals as they do on Redis.
+	for _, name := range []string{"pairs", "next", "rawget"} {
+		g.RawSetString(name, s.throughProxy(g.RawGetString(name).(*lua.LFunction)))
+	}
+}
+
+func (s *state) throughProxy(f *lua.LFunction) *lua.LFunction {
+	orig := f.GFunction
+	if orig == nil {
+		return f
+	}
+	return &lua.LFunction{IsG: true, Env: f.Env, Upvalues: f.Upvalues, GFunction: func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			if real, ok := s.proxyOf[t]; ok {
+				L.Replace(1, real)
+			}
+		}
+		return orig(L)
+	}}
 }
 
 // protectLibs replaces each library table with a read-only proxy, as Redis
@@ -113,6 +134,7 @@ func (s *state) protectLibs(readonly *lua.LFunction) {
 		L.SetMetatable(p, mt)
 		s.realG.RawSetString(name, p)
 		s.readonly[p] = true
+		s.proxyOf[p] = lib
 		if name == "string" {
 			smt := L.GetMetatable(lua.LString(""))
 			if t, ok := smt.(*lua.LTable); ok {

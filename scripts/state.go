@@ -13,6 +13,7 @@ type state struct {
 	realG    *lua.LTable // the globals, read through proxy
 	proxy    *lua.LTable // what scripts see as _G: empty, read-only
 	readonly map[*lua.LTable]bool
+	proxyOf  map[*lua.LTable]*lua.LTable // read-only proxy -> the table it shows
 	snaps    []tableSnap
 	onErr    *lua.LFunction
 	lw       luaWriter

@@ -144,7 +144,7 @@ func numArgs(f *lua.LFunction, positions ...int) *lua.LFunction {
 			}
 		}
 	}
-	return &lua.LFunction{IsG: true, Env: f.Env, GFunction: func(L *lua.LState) int {
+	return &lua.LFunction{IsG: true, Env: f.Env, Upvalues: f.Upvalues, GFunction: func(L *lua.LState) int {
 		top := L.GetTop()
 		if len(positions) == 0 {
 			for i := 1; i <= top; i++ {

@@ -134,6 +134,8 @@ var evalCorpus = []string{
 	"return string.format('%5.2s|', 'abc')", "return string.format('%#x %#o', 255, 8)", "return string.format('%.0f %.0f', 2.5, 3.5)",
 	"return string.format('%u %x', -1, -1)", "return string.format('%d', 1e100)", "return string.format('%q', '\\0\\r\\n')",
 	"return string.format('%-+5d|% 5.1f|', 3, 3.14)", "return string.format('%.20f', 0.1)", "return string.format('%s %s', 'a')",
+	"local n = 0 for k, v in pairs(_G) do if k == 'redis' or k == 'string' or k == 'KEYS' then n = n + 1 end end return n",
+	"return type(rawget(_G, 'redis'))", "return next(_G) ~= nil", "return type(next(_G, nil))", "return rawget(_G, 'nope')",
 	"return assert(nil)", "return next({}) == nil", "return rawequal('a', 'a')", "return rawlen",
 }
 
