@@ -144,3 +144,15 @@ const (
 	ErrGetKeysNone     = "ERR The command has no key arguments"
 	ErrDocsAll         = "ERR COMMAND DOCS needs command names: qlessd has no argument docs for all commands"
 )
+
+// Scripting (EVAL, redis.call) texts.
+const (
+	ErrNumKeysNeg       = "ERR Number of keys can't be negative"
+	ErrScriptFlushMode  = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	ErrScriptUnknownCmd = "ERR Unknown Redis command called from script"
+	ErrScriptWrongArgs  = "ERR Wrong number of args calling Redis command from script"
+	ErrScriptNotAllowed = "ERR This Redis command is not allowed from script"
+	ErrScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
+	ErrScriptDebugMode  = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
+	ErrScriptNoDebugger = "ERR SCRIPT DEBUG YES/SYNC is not supported: qlessd has no Lua debugger"
+)

@@ -28,6 +28,9 @@ type Server struct {
 	waiters *waiters
 	pubsub  *pubsub
 
+	busyCheck BusyFunc      // see busy.go
+	announce  func() func() // see busy.go
+
 	closing   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -276,6 +279,10 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		sess.flagMulti()
 		return false
 	}
+	if s.refuseBusy(cmd, args, w) {
+		sess.flagMulti()
+		return false
+	}
 	if sess.multi != nil && !multiControl[cmd.Name] {
 		sess.multi.cmds = append(sess.multi.cmds, queued{cmd, args})
 		sess.multiLen.Add(1)
@@ -290,6 +297,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	case pingSubscribed(sess, cmd, args, w):
 		return false
 	}
+	defer s.announceScript(cmd)()
 	s.execute(sess, cmd, args, w)
 	return false
 }

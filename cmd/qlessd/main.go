@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/scripts"
 	"github.com/qlessd/qlessd/server"
 	"github.com/qlessd/qlessd/store"
 )
@@ -39,6 +40,7 @@ func run(argv []string) int {
 	timeout := fs.Int("timeout", 0, "close idle clients after this many seconds (0 never)")
 	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY")
 	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
+	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
 		return 2
@@ -78,11 +80,15 @@ func run(argv []string) int {
 		PubSubLimit:   &pubsubLimit,
 		LogLevel:      *level,
 	}
-	srv, err := server.New(cfg, commands.Default())
+	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
+	table := commands.Default()
+	commands.RegisterScripting(table, engine)
+	srv, err := server.New(cfg, table)
 	if err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
 	}
+	srv.SetBusyCheck(engine.Busy, engine.Announce)
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()

@@ -1,0 +1,82 @@
+package commands
+
+import (
+	"github.com/qlessd/qlessd/resp"
+	"github.com/qlessd/qlessd/scripts"
+)
+
+// scriptHost runs redis.call for a script with the caller's context: the
+// same store transaction (no nested Update), the same table and session.
+type scriptHost struct {
+	c        *Ctx
+	readOnly bool // EVAL_RO and friends: write commands are refused
+	sess     scriptSession
+}
+
+// ScriptHost returns the scripts.Host through which Lua run for c (EVAL, or
+// a native library via Engine.CallLibrary) calls commands: c's transaction,
+// table and session. readOnly refuses write commands as EVAL_RO does.
+func ScriptHost(c *Ctx, readOnly bool) scripts.Host { return newScriptHost(c, readOnly) }
+
+func newScriptHost(c *Ctx, readOnly bool) *scriptHost {
+	h := &scriptHost{c: c, readOnly: readOnly}
+	h.sess = scriptSession{Session: c.Sess, c: c}
+	if c.Tx != nil {
+		h.sess.db = c.Tx.Selected()
+	} else if c.Sess != nil {
+		h.sess.db = c.Sess.DB()
+	}
+	return h
+}
+
+// ReadOnly implements scripts.ReadOnlyHost.
+func (h *scriptHost) ReadOnly() bool { return h.readOnly }
+
+// Lookup implements scripts.Host.
+func (h *scriptHost) Lookup(name []byte) (bool, bool) {
+	cmd := h.c.Table.Lookup(name)
+	if cmd == nil {
+		return false, false
+	}
+	return true, cmd.Flags&Write != 0
+}
+
+// Call implements scripts.Host, refusing what Redis 7.0 refuses inside
+// scripts with its texts.
+func (h *scriptHost) Call(args [][]byte, w resp.Writer) {
+	cmd := h.c.Table.Lookup(args[0])
+	switch {
+	case cmd == nil:
+		w.WriteError(ErrScriptUnknownCmd)
+		return
+	case !cmd.ArityOK(len(args)):
+		w.WriteError(ErrScriptWrongArgs)
+		return
+	case cmd.Flags&NoScript != 0:
+		w.WriteError(ErrScriptNotAllowed)
+		return
+	case cmd.Flags&Write != 0 && (h.readOnly || h.c.Tx == nil || !h.c.Tx.Writable()):
+		w.WriteError(ErrScriptReadOnly)
+		return
+	}
+	sub := Ctx{Tx: h.c.Tx, W: w, Sess: &h.sess, Env: h.c.Env, Table: h.c.Table, Name: cmd.Name, InScript: true}
+	cmd.Run(&sub, args)
+	h.c.published = append(h.c.published, sub.TakePublished()...)
+}
+
+// scriptSession is the caller's session as a script's commands see it:
+// SELECT inside a script changes the script's database only, as in Redis 7.0.
+type scriptSession struct {
+	Session
+	c  *Ctx
+	db int
+}
+
+func (s *scriptSession) DB() int { return s.db }
+
+func (s *scriptSession) SetDB(i int) {
+	s.db = i
+	if s.c.Tx != nil {
+		s.c.Tx.Select(i)
+	}
+}

@@ -1,0 +1,58 @@
+package scripts
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// chunkName is what Redis 7.0 names EVAL bodies, so positions read
+// "user_script:12:" and qless clients' error regex finds them.
+const chunkName = "user_script"
+
+// compile turns source into a function prototype, with a compile error
+// worded as Lua 5.1 words it where gopher-lua's parser allows.
+func compile(src, name string) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(strings.NewReader(src), name)
+	if err != nil {
+		return nil, errors.New(parseErrorText(err, src, name))
+	}
+	proto, err := lua.Compile(rewriteConcat(chunk), name)
+	if err != nil {
+		var ce *lua.CompileError
+		if errors.As(err, &ce) {
+			return nil, errors.New(name + ":" + strconv.Itoa(ce.Line) + ": " + ce.Message)
+		}
+		return nil, errors.New(name + ": " + err.Error())
+	}
+	return proto, nil
+}
+
+func parseErrorText(err error, src, name string) string {
+	var pe *parse.Error
+	if !errors.As(err, &pe) {
+		return name + ": " + strings.TrimSpace(err.Error())
+	}
+	line := pe.Pos.Line
+	tok := pe.Token
+	if line <= 0 {
+		line = strings.Count(src, "\n") + 1
+		tok = "<eof>"
+	}
+	msg := pe.Message
+	switch msg {
+	case "syntax error":
+		msg = "unexpected symbol"
+	case "unterminated string":
+		msg = "unfinished string"
+	case "unterminated multiline string":
+		msg = "unfinished long string"
+	}
+	if tok == "" || tok == "EOF" {
+		tok = "<eof>"
+	}
+	return name + ":" + strconv.Itoa(line) + ": " + msg + " near '" + tok + "'"
+}

@@ -1,0 +1,173 @@
+package scripts
+
+import (
+	"math"
+
+	"github.com/qlessd/qlessd/resp"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// luaWriter is the resp.Writer redis.call hands to a command: it builds the
+// Lua value of the reply directly (RESP2 to Lua as Redis 7.0 converts it).
+type luaWriter struct {
+	L      *lua.LState
+	result lua.LValue
+	isErr  bool // the top-level reply is an error
+	done   bool
+	stack  []luaFrame
+}
+
+type luaFrame struct {
+	t    *lua.LTable
+	left int
+}
+
+func (w *luaWriter) reset(L *lua.LState) {
+	w.L, w.result, w.isErr, w.done, w.stack = L, lua.LNil, false, false, w.stack[:0]
+}
+
+func (w *luaWriter) put(v lua.LValue, isErr bool) {
+	if len(w.stack) == 0 {
+		if w.done {
+			return // a second top-level reply is a handler bug; keep the first
+		}
+		w.result, w.isErr, w.done = v, isErr, true
+		return
+	}
+	top := &w.stack[len(w.stack)-1]
+	top.t.Append(v)
+	top.left--
+	for len(w.stack) > 0 && w.stack[len(w.stack)-1].left == 0 {
+		w.stack = w.stack[:len(w.stack)-1]
+	}
+}
+
+func (w *luaWriter) errTable(msg string) *lua.LTable {
+	t := w.L.CreateTable(0, 1)
+	t.RawSetString("err", lua.LString(msg))
+	return t
+}
+
+func (w *luaWriter) WriteError(msg string) { w.put(w.errTable(msg), true) }
+func (w *luaWriter) WriteStatus(s string) {
+	t := w.L.CreateTable(0, 1)
+	t.RawSetString("ok", lua.LString(s))
+	w.put(t, false)
+}
+func (w *luaWriter) WriteBulk(b []byte)       { w.put(lua.LString(b), false) }
+func (w *luaWriter) WriteBulkString(s string) { w.put(lua.LString(s), false) }
+func (w *luaWriter) WriteInt(n int64)         { w.put(lua.LNumber(n), false) }
+func (w *luaWriter) WriteNull()               { w.put(lua.LFalse, false) }
+func (w *luaWriter) WriteNullArray()          { w.put(lua.LFalse, false) }
+func (w *luaWriter) WriteArray(n int) {
+	if n < 0 {
+		w.put(lua.LFalse, false)
+		return
+	}
+	t := w.L.CreateTable(n, 0)
+	w.put(t, false)
+	if n > 0 {
+		w.stack = append(w.stack, luaFrame{t: t, left: n})
+	}
+}
+
+// maxReplyDepth stands in for the Lua stack check that makes Redis answer
+// "reached lua stack limit" for deeply nested or self-containing tables.
+const maxReplyDepth = 1000
+
+const errStackLimit = "ERR reached lua stack limit"
+
+// toReply converts a script's return value as Redis 7.0 does for RESP2.
+func toReply(v lua.LValue) resp.Value {
+	r, ok := toReplyDepth(v, 0)
+	if !ok {
+		return resp.Value{Kind: resp.Error, Str: errStackLimit}
+	}
+	return r
+}
+
+func toReplyDepth(v lua.LValue, depth int) (resp.Value, bool) {
+	switch x := v.(type) {
+	case lua.LString:
+		return resp.Value{Kind: resp.Bulk, Str: string(x)}, true
+	case lua.LBool:
+		if x {
+			return resp.Value{Kind: resp.Int, Int: 1}, true
+		}
+		return resp.Value{Kind: resp.Null}, true
+	case lua.LNumber:
+		return resp.Value{Kind: resp.Int, Int: luaToInt64(float64(x))}, true
+	case *lua.LTable:
+		if depth >= maxReplyDepth {
+			return resp.Value{}, false
+		}
+		if e, ok := x.RawGetString("err").(lua.LString); ok {
+			return resp.Value{Kind: resp.Error, Str: errorReplyText(string(e))}, true
+		}
+		if s, ok := x.RawGetString("ok").(lua.LString); ok {
+			return resp.Value{Kind: resp.Status, Str: lineSafe(string(s))}, true
+		}
+		if d, ok := x.RawGetString("double").(lua.LNumber); ok {
+			return resp.Value{Kind: resp.Bulk, Str: fmtDoubleReply(float64(d))}, true
+		}
+		var arr []resp.Value
+		for i := 1; ; i++ {
+			e := x.RawGetInt(i)
+			if e == lua.LNil {
+				break
+			}
+			r, ok := toReplyDepth(e, depth+1)
+			if !ok {
+				return resp.Value{}, false
+			}
+			arr = append(arr, r)
+		}
+		if arr == nil {
+			arr = []resp.Value{}
+		}
+		return resp.Value{Kind: resp.Array, Array: arr}, true
+	}
+	return resp.Value{Kind: resp.Null}, true
+}
+
+// luaToInt64 is C's (long long) cast of a double on x86-64: truncation,
+// with NaN and out-of-range values giving LLONG_MIN.
+func luaToInt64(f float64) int64 {
+	if math.IsNaN(f) || f >= 9223372036854775807.0 || f < -9223372036854775808.0 {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// errorReplyText is how Redis writes {err=...}: the text goes out as the
+// whole error line, so its first word is the error code.
+func errorReplyText(s string) string {
+	return lineSafe(s)
+}
+
+// lineSafe replaces CR and LF, which would break a RESP line, with spaces.
+func lineSafe(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\r' || s[i] == '\n' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] == '\r' || b[j] == '\n' {
+					b[j] = ' '
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// fmtDoubleReply is addReplyDouble in RESP2: a bulk string with %.17g.
+func fmtDoubleReply(f float64) string {
+	if math.IsInf(f, 1) {
+		return "inf"
+	}
+	if math.IsInf(f, -1) {
+		return "-inf"
+	}
+	return cFormatG(f, 17, false)
+}

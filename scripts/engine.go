@@ -1,0 +1,462 @@
+// Package scripts runs Redis-compatible Lua (EVAL) on gopher-lua: a cache
+// of compiled scripts, a pool of sandboxed interpreters, the redis.* library
+// and Redis 7.0's conversions and error texts.
+package scripts
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/qlessd/qlessd/resp"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// TimeLimit is lua-time-limit: past it other clients get BUSY.
+	TimeLimit time.Duration
+	Logger    *slog.Logger
+	// MaxScripts bounds the script cache; the oldest entry goes first.
+	MaxScripts int
+	// ReadonlyTables makes the standard library tables read-only, as
+	// Redis 7.0 has them (stock qless-core's table.extend then fails).
+	ReadonlyTables bool
+	// MaxIdleStates bounds the interpreters kept for reuse.
+	MaxIdleStates int
+}
+
+// Engine compiles, caches and runs scripts. It is shared by all clients.
+type Engine struct {
+	opts Options
+
+	mu     sync.RWMutex
+	cache  map[string]*script
+	order  []string
+	libs   map[string]*library
+	libGen int
+
+	poolMu sync.Mutex
+	idle   []*state
+
+	runMu   sync.Mutex
+	running map[*run]struct{}
+	pending map[*run]struct{} // announced scripts not yet running
+
+	rng *lrand48
+}
+
+type script struct {
+	sha   string
+	proto *lua.FunctionProto
+	flags scriptFlags
+}
+
+// loadError is a Load failure whose text is the whole reply.
+type loadError struct{ msg string }
+
+func (e *loadError) Error() string { return e.msg }
+
+type library struct {
+	name  string
+	proto *lua.FunctionProto
+}
+
+// NewEngine returns an engine with an empty cache.
+func NewEngine(opts Options) *Engine {
+	if opts.TimeLimit <= 0 {
+		opts.TimeLimit = 5 * time.Second
+	}
+	if opts.MaxScripts <= 0 {
+		opts.MaxScripts = 10000
+	}
+	if opts.MaxIdleStates <= 0 {
+		opts.MaxIdleStates = 16
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
+}
+
+// SHA1 returns the hex SHA1 by which a script body is known.
+func SHA1(body []byte) string {
+	sum := sha1.Sum(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// CompileError is the reply text for a script that does not compile.
+type CompileError struct{ Msg string }
+
+func (e *CompileError) Error() string {
+	return "ERR Error compiling script (new function): " + e.Msg
+}
+
+// Load compiles body (once per SHA) and caches it, returning its SHA.
+func (e *Engine) Load(body []byte) (string, error) {
+	sha := SHA1(body)
+	if _, ok := e.lookup(sha); ok {
+		return sha, nil
+	}
+	sc, err := compileScript(sha, body)
+	if err != nil {
+		return "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.cache[sha]; !ok {
+		for len(e.order) >= e.opts.MaxScripts {
+			delete(e.cache, e.order[0])
+			e.order = e.order[1:]
+		}
+		e.cache[sha] = sc
+		e.order = append(e.order, sha)
+	}
+	return sha, nil
+}
+
+func (e *Engine) lookup(sha string) (*script, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	sc, ok := e.cache[strings.ToLower(sha)]
+	return sc, ok
+}
+
+// Exists reports whether a SHA is cached.
+func (e *Engine) Exists(sha string) bool {
+	_, ok := e.lookup(sha)
+	return ok
+}
+
+// Flush empties the script cache (SCRIPT FLUSH).
+func (e *Engine) Flush() {
+	e.mu.Lock()
+	e.cache = map[string]*script{}
+	e.order = nil
+	e.mu.Unlock()
+}
+
+// ErrNoScript is returned by EvalSHA for an unknown SHA.
+var ErrNoScript = errors.New("NOSCRIPT No matching script. Please use EVAL.")
+
+// Eval compiles (or finds) body and runs it, writing the reply to w.
+func (e *Engine) Eval(host Host, body []byte, keys, argv [][]byte, w resp.Writer) {
+	sha, err := e.Load(body)
+	if err != nil {
+		w.WriteError(err.Error())
+		return
+	}
+	sc, ok := e.lookup(sha)
+	if !ok { // flushed or evicted in between: compile again for this call
+		if sc, err = compileScript(sha, body); err != nil {
+			w.WriteError(err.Error())
+			return
+		}
+	}
+	e.run(host, sc, keys, argv, w)
+}
+
+// EvalSHA runs a cached script, or writes NOSCRIPT.
+func (e *Engine) EvalSHA(host Host, sha string, keys, argv [][]byte, w resp.Writer) {
+	sc, ok := e.lookup(sha)
+	if !ok || len(sha) != 40 {
+		w.WriteError(ErrNoScript.Error())
+		return
+	}
+	e.run(host, sc, keys, argv, w)
+}
+
+func compileScript(sha string, body []byte) (*script, error) {
+	src, flags, errText := parseShebang(string(body))
+	if errText != "" {
+		return nil, &loadError{errText}
+	}
+	proto, err := compile(src, chunkName)
+	if err != nil {
+		return nil, &CompileError{Msg: err.Error()}
+	}
+	return &script{sha: sha, proto: proto, flags: flags}, nil
+}
+
+// ReadOnlyHost is implemented by hosts of EVAL_RO and EVALSHA_RO calls.
+type ReadOnlyHost interface{ ReadOnly() bool }
+
+func (e *Engine) getState() *state {
+	e.poolMu.Lock()
+	if n := len(e.idle); n > 0 {
+		s := e.idle[n-1]
+		e.idle = e.idle[:n-1]
+		e.poolMu.Unlock()
+		return s
+	}
+	e.poolMu.Unlock()
+	return newState(e)
+}
+
+func (e *Engine) putState(s *state) {
+	e.poolMu.Lock()
+	defer e.poolMu.Unlock()
+	if len(e.idle) < e.opts.MaxIdleStates {
+		e.idle = append(e.idle, s)
+		return
+	}
+	s.L.Close()
+}
+
+// call runs fn with args on a pooled state for host and writes the
+// converted result; errText shapes the error reply of a failed call.
+func (e *Engine) call(host Host, prep func(s *state) (*lua.LFunction, int, error), w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
+	s := e.getState()
+	r := e.begin()
+	s.host, s.cur = host, r
+	L := s.L
+	L.SetContext(r.ctx)
+	broken := false
+	defer func() {
+		L.RemoveContext()
+		s.host, s.cur, s.noWrites = nil, nil, false
+		if !s.restore() {
+			broken = true
+		}
+		L.SetTop(0)
+		e.end(r)
+		if broken {
+			L.Close()
+			return
+		}
+		e.putState(s)
+	}()
+	fn, nargs, err := prep(s)
+	if err != nil {
+		w.WriteError(err.Error())
+		return
+	}
+	base := L.GetTop() - nargs
+	L.Insert(fn, base+1)
+	err = L.PCall(nargs, 1, s.onErr)
+	if err != nil {
+		var obj lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok {
+			obj = ae.Object
+			broken = ae.Type == lua.ApiErrorPanic
+		}
+		w.WriteError(lineSafe(errText(s, obj, r.wasKilled())))
+		return
+	}
+	toReply(L.Get(-1)).WriteTo(w)
+}
+
+func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) {
+	if ro, ok := host.(ReadOnlyHost); ok && ro.ReadOnly() && sc.flags.shebang && !sc.flags.noWrites {
+		w.WriteError("ERR Can not execute a script with write flag using *_ro command.")
+		return
+	}
+	prep := func(s *state) (*lua.LFunction, int, error) {
+		s.noWrites = sc.flags.noWrites
+		s.realG.RawSetString("KEYS", strTable(s.L, keys))
+		s.realG.RawSetString("ARGV", strTable(s.L, argv))
+		fn := s.L.NewFunctionFromProto(sc.proto)
+		fn.Env = s.proxy
+		return fn, 0, nil
+	}
+	e.call(host, prep, w, func(s *state, obj lua.LValue, killed bool) string {
+		msg := errMessage(obj)
+		if msg == "ERR lua callstack overflow" {
+			msg = "ERR " + strings.TrimPrefix(s.errSource, "@") + ":" + strconv.Itoa(s.errLine) + ": stack overflow"
+		}
+		if killed {
+			msg = "ERR " + errScriptKilled
+		}
+		if s.errLine > 0 && s.errSource != "" {
+			msg += fmt.Sprintf(" script: %s, on %s:%d.", sc.sha, s.errSource, s.errLine)
+		}
+		return msg
+	})
+}
+
+// errMessage is the text of a raised Lua value as Redis's error handler
+// makes it: an {err=...} table keeps its text, anything else gets ERR.
+func errMessage(obj lua.LValue) string {
+	if t, ok := obj.(*lua.LTable); ok {
+		if e, ok := t.RawGetString("err").(lua.LString); ok {
+			return string(e)
+		}
+		return "ERR unknown error"
+	}
+	switch v := obj.(type) {
+	case lua.LString:
+		return "ERR " + luaMessage(string(v))
+	case lua.LNumber:
+		return "ERR " + fmtNumber(float64(v))
+	case *lua.LNilType:
+		return "ERR nil"
+	}
+	return "ERR " + obj.String()
+}
+
+func strTable(L *lua.LState, items [][]byte) *lua.LTable {
+	t := L.CreateTable(len(items), 0)
+	for _, it := range items {
+		t.Append(lua.LString(it))
+	}
+	return t
+}
+
+// run is one script execution, tracked for BUSY and SCRIPT KILL.
+type run struct {
+	start  time.Time
+	done   chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	wrote  bool
+	killed bool
+}
+
+func (e *Engine) begin() *run {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &run{start: time.Now(), done: make(chan struct{}), ctx: ctx, cancel: cancel}
+	e.runMu.Lock()
+	e.running[r] = struct{}{}
+	e.runMu.Unlock()
+	return r
+}
+
+func (e *Engine) end(r *run) {
+	r.cancel()
+	e.runMu.Lock()
+	delete(e.running, r)
+	e.runMu.Unlock()
+	close(r.done)
+}
+
+// noteWrite records that the script is about to write; false when it was
+// killed first.
+func (r *run) noteWrite() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.killed {
+		return false
+	}
+	r.wrote = true
+	return true
+}
+
+func (r *run) wasKilled() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.killed
+}
+
+// Announce registers a script about to run, before its caller takes the
+// store lock, so a command arriving meanwhile waits for it (or gets BUSY)
+// instead of queueing on the lock behind a script that may never end. The
+// caller calls release once the script's command is over.
+func (e *Engine) Announce() (release func()) {
+	r := &run{start: time.Now(), done: make(chan struct{})}
+	e.runMu.Lock()
+	e.pending[r] = struct{}{}
+	e.runMu.Unlock()
+	return func() {
+		e.runMu.Lock()
+		delete(e.pending, r)
+		e.runMu.Unlock()
+		close(r.done)
+	}
+}
+
+// Busy reports the oldest running (or announced) script: done is closed
+// when it ends (nil when none runs) and busyAt is when it passes the time
+// limit, after which other clients get BUSY. A command that arrives while a
+// script runs waits for whichever comes first, as Redis's clients wait on
+// its one thread.
+func (e *Engine) Busy() (done <-chan struct{}, busyAt time.Time) {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	return e.oldest(true)
+}
+
+func (e *Engine) oldest(withPending bool) (done <-chan struct{}, busyAt time.Time) {
+	var oldest *run
+	for r := range e.running {
+		if oldest == nil || r.start.Before(oldest.start) {
+			oldest = r
+		}
+	}
+	for r := range e.pending {
+		if withPending && (oldest == nil || r.start.Before(oldest.start)) {
+			oldest = r
+		}
+	}
+	if oldest == nil {
+		return nil, time.Time{}
+	}
+	return oldest.done, oldest.start.Add(e.opts.TimeLimit)
+}
+
+// Kill replies as SCRIPT KILL: "" when it stopped the running scripts,
+// else the error text (NOTBUSY, UNKILLABLE). As on Redis, where SCRIPT KILL
+// is only served once a script is past the time limit, a script still under
+// it is waited for: it ends (NOTBUSY) or crosses the limit (killed).
+func (e *Engine) Kill() string {
+	for {
+		e.runMu.Lock()
+		done, busyAt := e.oldest(false)
+		e.runMu.Unlock()
+		if done == nil {
+			return "NOTBUSY No scripts in execution right now."
+		}
+		if wait := time.Until(busyAt); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-done:
+			case <-t.C:
+			}
+			t.Stop()
+			continue
+		}
+		if msg, ok := e.killBusy(); ok {
+			return msg
+		}
+	}
+}
+
+// killBusy kills every script past the time limit unless one has written;
+// ok is false when none was past it any more.
+func (e *Engine) killBusy() (msg string, ok bool) {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	var busy []*run
+	for r := range e.running {
+		if time.Since(r.start) >= e.opts.TimeLimit {
+			busy = append(busy, r)
+		}
+	}
+	if len(busy) == 0 {
+		return "", false
+	}
+	for _, r := range busy {
+		r.mu.Lock()
+		wrote := r.wrote
+		r.mu.Unlock()
+		if wrote {
+			return "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.", true
+		}
+	}
+	for _, r := range busy {
+		r.mu.Lock()
+		r.killed = true
+		r.mu.Unlock()
+		r.cancel()
+	}
+	e.opts.Logger.Warn("Lua script killed by user with SCRIPT KILL.")
+	return "", true
+}

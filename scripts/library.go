@@ -1,0 +1,90 @@
+package scripts
+
+import (
+	"fmt"
+
+	"github.com/qlessd/qlessd/resp"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// RegisterLibrary compiles a trusted chunk that returns a function. Each
+// pooled state runs the chunk once (in the script sandbox) and keeps the
+// function; CallLibrary calls it. Registering a name again replaces it.
+// The chunk is named user_script, as EVAL bodies are, because qless clients
+// find the message in an error by the pattern "user_script:<line>:".
+func (e *Engine) RegisterLibrary(name, src string) error {
+	proto, err := compile(src, chunkName)
+	if err != nil {
+		return fmt.Errorf("library %s: %w", name, err)
+	}
+	e.mu.Lock()
+	e.libs[name] = &library{name: name, proto: proto}
+	e.libGen++
+	e.mu.Unlock()
+	// Drop idle states so every state runs the new chunk before its next use.
+	e.poolMu.Lock()
+	for _, s := range e.idle {
+		s.L.Close()
+	}
+	e.idle = nil
+	e.poolMu.Unlock()
+	return nil
+}
+
+// loadLibraries runs every registered chunk the state has not run yet, then
+// retakes the snapshot so what the chunks set up survives between calls.
+func (s *state) loadLibraries(e *Engine) error {
+	e.mu.RLock()
+	gen := e.libGen
+	libs := make([]*library, 0, len(e.libs))
+	for _, l := range e.libs {
+		libs = append(libs, l)
+	}
+	e.mu.RUnlock()
+	if gen == s.libGen {
+		return nil
+	}
+	L := s.L
+	for _, lib := range libs {
+		fn := L.NewFunctionFromProto(lib.proto)
+		fn.Env = s.proxy
+		L.Push(fn)
+		if err := L.PCall(0, 1, nil); err != nil {
+			return fmt.Errorf("ERR library %s failed to load: %v", lib.name, err)
+		}
+		f, ok := L.Get(-1).(*lua.LFunction)
+		L.Pop(1)
+		if !ok {
+			return fmt.Errorf("ERR library %s did not return a function", lib.name)
+		}
+		s.libs[lib.name] = f
+	}
+	s.libGen = gen
+	s.takeSnapshot()
+	return nil
+}
+
+// CallLibrary calls a registered library's function with args as Lua
+// strings and converts its result as EVAL does. Errors reply "ERR <message>"
+// (or the {err=...} text) without script framing.
+func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Writer) {
+	prep := func(s *state) (*lua.LFunction, int, error) {
+		if err := s.loadLibraries(e); err != nil {
+			return nil, 0, err
+		}
+		fn, ok := s.libs[name]
+		if !ok {
+			return nil, 0, fmt.Errorf("ERR unknown library '%s'", name)
+		}
+		for _, a := range args {
+			s.L.Push(lua.LString(a))
+		}
+		return fn, len(args), nil
+	}
+	e.call(host, prep, w, func(s *state, obj lua.LValue, killed bool) string {
+		if killed {
+			return "ERR " + errScriptKilled
+		}
+		return errMessage(obj)
+	})
+}

@@ -1,0 +1,245 @@
+package scripts
+
+import (
+	lua "github.com/yuin/gopher-lua"
+)
+
+const (
+	errReadonly    = "Attempt to modify a readonly table"
+	errNonexistent = "Script attempted to access nonexistent global variable '%s'"
+)
+
+// globalNames are the base functions Redis 7.0 leaves to scripts; every
+// other base function gopher-lua opens (print, dofile, require, getfenv...)
+// is removed.
+var globalNames = []string{
+	"assert", "collectgarbage", "error", "getmetatable", "ipairs", "load", "loadstring", "next",
+	"pairs", "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "tonumber",
+	"tostring", "type", "unpack", "xpcall", "_VERSION",
+	"coroutine", "math", "string", "table",
+}
+
+// buildSandbox turns a fresh LState into Redis's script environment. The
+// real globals table answers reads; scripts see it through an empty proxy
+// whose writes fail, so a script can neither create nor replace a global.
+func (s *state) buildSandbox(readonlyLibs bool) {
+	L := s.L
+	for _, open := range []lua.LGFunction{lua.OpenBase, lua.OpenTable, lua.OpenString, lua.OpenMath, lua.OpenCoroutine} {
+		L.Push(L.NewFunction(open))
+		L.Call(0, 0)
+	}
+	old := L.G.Global
+	g := L.NewTable()
+	for _, name := range globalNames {
+		g.RawSetString(name, old.RawGetString(name))
+	}
+	L.G.Global = g
+	s.realG = g
+	s.proxy = L.NewTable()
+	L.Env = s.proxy
+	g.RawSetString("_G", s.proxy)
+
+	s.installBase(g)
+	s.installMath(g.RawGetString("math").(*lua.LTable))
+	strLib := g.RawGetString("string").(*lua.LTable)
+	s.installString(strLib)
+	// gopher-lua makes the string table its own metatable, which shows
+	// __index in pairs(string); strings get a separate metatable instead.
+	strLib.RawSetString("__index", lua.LNil)
+	smt := L.NewTable()
+	smt.RawSetString("__index", strLib)
+	L.SetMetatable(lua.LString(""), smt)
+	s.installTable(g.RawGetString("table").(*lua.LTable))
+	s.installNumericArgs(g)
+	g.RawSetString("redis", s.redisLib())
+	// Redis keeps its error handler in the globals; scripts can see it.
+	g.RawSetString("__redis__err__handler", L.NewFunction(func(L *lua.LState) int {
+		v := L.Get(1)
+		if _, ok := v.(*lua.LTable); !ok {
+			v = errTable(L, "ERR "+lua.LVAsString(v))
+		}
+		L.Push(v)
+		return 1
+	}))
+	for _, m := range Modules {
+		g.RawSetString(m.Name, m.Load(L))
+	}
+
+	readonly := L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(errReadonly)
+		return 0
+	})
+	gmt := L.NewTable()
+	numStrFn := L.NewFunction(numStr)
+	gmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if k, ok := L.Get(2).(lua.LString); ok && k == numStrGlobal {
+			L.Push(numStrFn) // see concat.go; kept out of pairs(_G)
+			return 1
+		}
+		L.RaiseError(errNonexistent, lua.LVAsString(L.Get(2)))
+		return 0
+	}))
+	gmt.RawSetString("__newindex", readonly)
+	L.SetMetatable(g, gmt)
+	pmt := L.NewTable()
+	pmt.RawSetString("__index", g)
+	pmt.RawSetString("__newindex", readonly)
+	pmt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(s.proxy, pmt)
+
+	s.proxyOf = map[*lua.LTable]*lua.LTable{s.proxy: g}
+	if readonlyLibs {
+		s.protectLibs(readonly)
+	}
+	// pairs, next and rawget look through the proxies, so pairs(_G) and
+	// rawget(_G, 'redis') see the globals as they do on Redis.
+	for _, name := range []string{"pairs", "next", "rawget"} {
+		g.RawSetString(name, s.throughProxy(g.RawGetString(name).(*lua.LFunction)))
+	}
+}
+
+func (s *state) throughProxy(f *lua.LFunction) *lua.LFunction {
+	orig := f.GFunction
+	if orig == nil {
+		return f
+	}
+	return &lua.LFunction{IsG: true, Env: f.Env, Upvalues: f.Upvalues, GFunction: func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			if real, ok := s.proxyOf[t]; ok {
+				L.Replace(1, real)
+			}
+		}
+		return orig(L)
+	}}
+}
+
+// protectLibs replaces each library table with a read-only proxy, as Redis
+// 7.0 does (--lua-readonly-tables). pairs() over a proxied library sees
+// nothing; nothing in qless iterates them.
+func (s *state) protectLibs(readonly *lua.LFunction) {
+	L := s.L
+	var names []string
+	s.realG.ForEach(func(k, v lua.LValue) {
+		if _, ok := v.(*lua.LTable); ok && k.String() != "_G" {
+			names = append(names, k.String())
+		}
+	})
+	for _, name := range names {
+		lib := s.realG.RawGetString(name).(*lua.LTable)
+		p := L.NewTable()
+		mt := L.NewTable()
+		mt.RawSetString("__index", lib)
+		mt.RawSetString("__newindex", readonly)
+		mt.RawSetString("__metatable", lua.LFalse)
+		L.SetMetatable(p, mt)
+		s.realG.RawSetString(name, p)
+		s.readonly[p] = true
+		s.proxyOf[p] = lib
+		if name == "string" {
+			smt := L.GetMetatable(lua.LString(""))
+			if t, ok := smt.(*lua.LTable); ok {
+				t.RawSetString("__index", p)
+			}
+		}
+	}
+}
+
+// tableSnap is what a globals or library table held after preparation, so
+// restore can undo whatever a script changed in it.
+type tableSnap struct {
+	t     *lua.LTable
+	keys  []string
+	vals  []lua.LValue
+	last  lua.LValue          // the last key in iteration order; later keys are new
+	added map[lua.LValue]bool // keys scripts added over the state's life
+}
+
+func (s *state) takeSnapshot() {
+	s.snaps = s.snaps[:0]
+	seen := map[*lua.LTable]bool{s.proxy: true}
+	var add func(t *lua.LTable)
+	add = func(t *lua.LTable) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		snap := tableSnap{t: t, last: lua.LNil}
+		var subs []*lua.LTable
+		// Next, unlike ForEach, walks in insertion order, which is what
+		// makes "keys after last" the new ones.
+		for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+			snap.last = k
+			if ks, ok := k.(lua.LString); ok {
+				snap.keys = append(snap.keys, string(ks))
+				snap.vals = append(snap.vals, v)
+			}
+			if sub, ok := v.(*lua.LTable); ok {
+				subs = append(subs, sub)
+			}
+		}
+		s.snaps = append(s.snaps, snap)
+		for _, sub := range subs {
+			add(sub)
+		}
+		if mt, ok := s.L.GetMetatable(t).(*lua.LTable); ok {
+			if idx, ok := mt.RawGetString("__index").(*lua.LTable); ok {
+				add(idx)
+			}
+		}
+	}
+	add(s.realG)
+}
+
+// maxAddedKeys bounds the keys scripts may add to library tables over a
+// state's life: gopher-lua never forgets a key once set, so a state that
+// collected too many is dropped rather than reused.
+const maxAddedKeys = 10000
+
+// restore puts the globals and libraries back as the snapshot saw them, so
+// nothing one call defines (table.extend, KEYS, ARGV) leaks into the next.
+// It reports false when the state should be dropped.
+func (s *state) restore() bool {
+	ok := true
+	if len(s.chunkSources) > 0 {
+		clear(s.chunkSources)
+	}
+	var extra []lua.LValue
+	for i := range s.snaps {
+		snap := &s.snaps[i]
+		t := snap.t
+		for j, k := range snap.keys {
+			if t.RawGetString(k) != snap.vals[j] {
+				t.RawSetString(k, snap.vals[j])
+			}
+		}
+		if k, _ := t.Next(snap.last); k != lua.LNil {
+			extra = extra[:0]
+			for ; k != lua.LNil; k, _ = t.Next(k) {
+				extra = append(extra, k)
+			}
+			if snap.added == nil {
+				snap.added = map[lua.LValue]bool{}
+			}
+			for _, k := range extra {
+				t.RawSet(k, lua.LNil)
+				snap.added[k] = true
+			}
+			if len(snap.added) > maxAddedKeys {
+				ok = false
+			}
+		}
+		if t.RawGetInt(1) != lua.LNil {
+			for n := t.Len(); n > 0; n-- {
+				t.RawSetInt(n, lua.LNil)
+			}
+		}
+	}
+	if k, _ := s.proxy.Next(lua.LNil); k != lua.LNil {
+		var keys []lua.LValue
+		s.proxy.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+		for _, k := range keys {
+			s.proxy.RawSet(k, lua.LNil)
+		}
+	}
+	return ok
+}

@@ -1,0 +1,90 @@
+package scripts
+
+import (
+	"log/slog"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// state is one prepared Lua interpreter. The engine lends it to one call at
+// a time and points host and cur at that call.
+type state struct {
+	L        *lua.LState
+	realG    *lua.LTable // the globals, read through proxy
+	proxy    *lua.LTable // what scripts see as _G: empty, read-only
+	readonly map[*lua.LTable]bool
+	proxyOf  map[*lua.LTable]*lua.LTable // read-only proxy -> the table it shows
+	snaps    []tableSnap
+	onErr    *lua.LFunction
+	lw       luaWriter
+	rng      *lrand48 // the engine's, shared
+	logger   *slog.Logger
+
+	host     Host
+	cur      *run
+	noWrites bool // the running script declared flags=no-writes
+
+	libs   map[string]*lua.LFunction
+	libGen int
+
+	chunkSources map[string]string // loadstring chunks: display name -> source
+
+	errSource string
+	errLine   int
+}
+
+// Lua 5.1's default C-stack depth is about 200 nested calls; scripts that
+// recurse deeper than gopher-lua's default 256 frames run on Redis, so give
+// them room; the value stack grows on demand.
+const (
+	callStackSize   = 1024
+	registrySize    = 1024 * 4
+	registryMaxSize = 1024 * 1024
+)
+
+func newState(e *Engine) *state {
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:     true,
+		CallStackSize:    callStackSize,
+		RegistrySize:     registrySize,
+		RegistryMaxSize:  registryMaxSize,
+		RegistryGrowStep: 256,
+	})
+	s := &state{L: L, logger: e.opts.Logger, rng: e.rng, readonly: map[*lua.LTable]bool{}, libs: map[string]*lua.LFunction{}, chunkSources: map[string]string{}}
+	s.buildSandbox(e.opts.ReadonlyTables)
+	s.onErr = L.NewFunction(s.errorHandler)
+	s.takeSnapshot()
+	return s
+}
+
+// errorHandler notes where an error was raised, as Redis's
+// __redis__err__handler does: the function that raised it, or its caller
+// when that function is a Go (C) one.
+func (s *state) errorHandler(L *lua.LState) int {
+	s.errSource, s.errLine = "", 0
+	for level := 1; level <= 2; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, nil); err != nil {
+			break
+		}
+		if dbg.What == "G" {
+			continue
+		}
+		s.errSource, s.errLine = s.sourceOf(dbg.Source), dbg.CurrentLine
+		break
+	}
+	L.Push(L.Get(1))
+	return 1
+}
+
+// sourceOf is a chunk's source as Lua's debug info reports it: "@user_script"
+// for scripts, a loadstring chunk's own text (or name) otherwise.
+func (s *state) sourceOf(display string) string {
+	if src, ok := s.chunkSources[display]; ok {
+		return src
+	}
+	return "@" + display
+}
