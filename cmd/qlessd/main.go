@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/qless"
 	"github.com/qlessd/qlessd/server"
 	"github.com/qlessd/qlessd/store"
 )
@@ -26,6 +27,10 @@ func main() {
 }
 
 func run(argv []string) int {
+	if len(argv) > 0 && argv[0] == "script" {
+		fmt.Print(qless.Script())
+		return 0
+	}
 	fs := flag.NewFlagSet("qlessd", flag.ContinueOnError)
 	bind := fs.String("bind", "127.0.0.1", "address to listen on")
 	port := fs.Int("port", 6379, "TCP port")
