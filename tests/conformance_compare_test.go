@@ -257,13 +257,13 @@ type keyEntry struct {
 
 // actualKey is what the server holds for a key.
 type actualKey struct {
-	Type  string
-	TTL   bool
-	Str   string
-	Hash  map[string]string
-	List  []string
-	Set   []string
-	ZSet  [][2]string
+	Type string
+	TTL  bool
+	Str  string
+	Hash map[string]string
+	List []string
+	Set  []string
+	ZSet [][2]string
 }
 
 func parseScore(s string) (float64, error) {
