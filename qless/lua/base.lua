@@ -48,26 +48,33 @@ end
 -- it); no API function changes it while appending history.
 local history_limit
 
--- Appends one history entry. qless keeps the first entry and the newest
--- (limit - 2) others; for integral limits the LPOP/LTRIM/LPUSH dance is
--- only needed once the list outgrows the limit, so usually one LLEN does.
+-- Appends one history entry. qless trims before appending, keeping the
+-- first entry and the newest (limit - 2) others. For integral limits the
+-- same list results from appending first and, only when the list outgrew
+-- the limit, dropping the entries after the first: one RPUSH in the usual
+-- case. Other limits take qless's own LPOP/LTRIM/LPUSH path, errors included.
 local function history_add(now, jid, what, item)
   local key = 'ql:j:' .. jid .. '-history'
   if history_limit == nil then
     history_limit = tonumber(config('max-job-history', 100))
   end
   local count = history_limit
-  if count > 0 then
-    if not (count == 2 or (count >= 3 and count < 1e15 and count == floor(count)
-        and call('llen', key) <= count - 1)) then
-      local obj = call('lpop', key)
-      call('ltrim', key, -count + 2, -1)
-      if obj ~= nil and obj ~= false then
-        call('lpush', key, obj)
-      end
+  if count > 0 and not (count == 2 or (count >= 3 and count < 1e15 and count == floor(count))) then
+    local obj = call('lpop', key)
+    call('ltrim', key, -count + 2, -1)
+    if obj ~= nil and obj ~= false then
+      call('lpush', key, obj)
     end
+    return call('rpush', key, encode({floor(now), what, item}))
   end
-  return call('rpush', key, encode({floor(now), what, item}))
+  local n = call('rpush', key, encode({floor(now), what, item}))
+  if count >= 3 and n > count then
+    local drop = n - count
+    call('lset', key, drop, call('lindex', key, 0))
+    call('ltrim', key, drop, -1)
+    n = count
+  end
+  return n
 end
 
 local function history_list(jid)
