@@ -228,8 +228,13 @@ local function queue_pop(now, qname, worker, count)
   local stamp = format('%.20f', now)
   for _, jid in ipairs(jids) do
     local key = 'ql:j:' .. jid
+    -- qless reads the whole job here and fails on a jid without data.
+    local v = call('hmget', key, 'jid', 'time')
+    if not v[1] then
+      error("bad argument #1 to 'unpack' (table expected, got nil)", 0)
+    end
     history_add(now, jid, 'popped', item)
-    local time = tonumber(call('hget', key, 'time') or now)
+    local time = tonumber(v[2] or now)
     stat(now, qname, 'wait', now - time)
     call('zadd', wkey, expires, jid)
     call('hmset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
