@@ -126,14 +126,12 @@ func startConformanceTarget(t *testing.T, target string) *conformanceSender {
 }
 
 type scenarioStep struct {
-	Fn        string          `json:"fn"`
-	Now       string          `json:"now"`
-	Args      []string        `json:"args"`
-	Reply     expectedReply   `json:"reply"`
-	Events    [][2]string     `json:"events"`
-	Unordered []string        `json:"unordered"`
-	Note      string          `json:"note"`
-	Raw       json.RawMessage `json:"-"`
+	Fn        string        `json:"fn"`
+	Now       string        `json:"now"`
+	Args      []string      `json:"args"`
+	Reply     expectedReply `json:"reply"`
+	Events    [][2]string   `json:"events"`
+	Unordered []string      `json:"unordered"`
 }
 
 type scenario struct {

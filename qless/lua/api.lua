@@ -168,7 +168,7 @@ end
 
 API['pop'] = function(now, qname, worker, count)
   need_queue(qname)
-  return jobs_json(queue_pop(now, qname, worker, count))
+  return encode(queue_pop(now, qname, worker, count))
 end
 
 API['pause'] = function(now, ...)

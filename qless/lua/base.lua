@@ -90,11 +90,14 @@ local function history_list(jid)
 end
 
 -- The job object that get, multiget, peek, pop and track return, or nil.
+-- Its errors (a history entry whose details are not an object, say) are
+-- qless's, so the functions where qless reads the whole job call it too.
+-- The second result is the job's raw time field, which pop needs.
 local function job_table(jid)
   local key = 'ql:j:' .. jid
   local job = call('hmget', key, 'jid', 'klass', 'state', 'queue',
     'worker', 'priority', 'expires', 'retries', 'remaining', 'data',
-    'tags', 'failure', 'spawned_from_jid')
+    'tags', 'failure', 'spawned_from_jid', 'time')
   if not job[1] then
     return nil
   end
@@ -116,7 +119,7 @@ local function job_table(jid)
     spawned_from_jid = job[13],
     dependents       = call('smembers', key .. '-dependents'),
     dependencies     = call('smembers', key .. '-dependencies'),
-  }
+  }, job[14]
 end
 
 -- Jobs as a JSON array, unknown jids skipped; built and encoded once.

@@ -223,8 +223,15 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
       failure = {group = group, when = now, worker = '',
         message = 'Job exhausted retries in queue "' .. oldqueue .. '"'}
     end
-    call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '',
-      'failure', encode(failure))
+    if message ~= nil then
+      call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '',
+        'failure', encode(failure))
+    else
+      -- qless rereads the whole job for its (now empty) worker here.
+      call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '')
+      job_table(jid)
+      call('hset', key, 'failure', encode(failure))
+    end
     if is_tracked(jid) then
       publish('failed', jid)
     end

@@ -96,9 +96,14 @@ local function check_recurring(now, qname, count)
 end
 
 -- Fails a job whose retries ran out through lock expiry.
-local function exhaust_by_stall(now, qname, jid, worker, jqueue)
+local function exhaust_by_stall(now, qname, jid, worker)
   unqueue(qname, jid)
-  local group = 'failed-retries-' .. jqueue
+  -- qless reads the whole job for its queue name.
+  local job = job_table(jid)
+  if not job then
+    error('attempt to index a nil value', 0)
+  end
+  local group = 'failed-retries-' .. job.queue
   local message = 'Job exhausted retries in queue "' .. qname .. '"'
   history_add(now, jid, 'failed', {group = group})
   call('hmset', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
@@ -124,7 +129,7 @@ local function invalidate_locks(now, qname, count)
   local grace_period
   for _, jid in ipairs(expired) do
     local key = 'ql:j:' .. jid
-    local j = call('hmget', key, 'worker', 'grace', 'queue')
+    local j = call('hmget', key, 'worker', 'grace')
     local worker = j[1]
     call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
     if grace_period == nil then
@@ -156,7 +161,7 @@ local function invalidate_locks(now, qname, count)
       end
       local remaining = tonumber(call('hincrby', key, 'remaining', -1))
       if remaining < 0 then
-        exhaust_by_stall(now, qname, jid, worker, j[3])
+        exhaust_by_stall(now, qname, jid, worker)
       else
         n = n + 1
         jids[n] = jid
@@ -226,25 +231,42 @@ local function queue_pop(now, qname, worker, count)
   local lkey = 'ql:q:' .. qname .. '-locks'
   local item = {worker = worker}
   local stamp = format('%.20f', now)
-  for _, jid in ipairs(jids) do
+  -- qless reads each job before popping it (failing on a jid without data)
+  -- and again for the reply. Popping changes only worker, expires, state
+  -- and history, so the reply reuses the first read with those updated.
+  local jobs = {}
+  for i, jid in ipairs(jids) do
     local key = 'ql:j:' .. jid
-    -- qless reads the whole job here and fails on a jid without data.
-    local v = call('hmget', key, 'jid', 'time')
-    if not v[1] then
+    local job, time = job_table(jid)
+    if not job then
       error("bad argument #1 to 'unpack' (table expected, got nil)", 0)
     end
+    jobs[i] = job
     history_add(now, jid, 'popped', item)
-    local time = tonumber(v[2] or now)
+    time = tonumber(time or now)
     stat(now, qname, 'wait', now - time)
     call('zadd', wkey, expires, jid)
     call('hmset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
     call('zadd', lkey, expires, jid)
-    if is_tracked(jid) then
+    if job.tracked then
       publish('popped', jid)
     end
   end
   call('zrem', 'ql:q:' .. qname .. '-work', unpack(jids))
-  return jids
+  -- A jid listed twice gets its final state in both places.
+  local final = {}
+  for i = #jids, 1, -1 do
+    local jid = jids[i]
+    local job = final[jid]
+    if not job then
+      job = jobs[i]
+      job.worker, job.expires, job.state = worker, expires, 'running'
+      job.history = history_list(jid)
+      final[jid] = job
+    end
+    jobs[i] = job
+  end
+  return jobs
 end
 
 -- Removes a failed job from its failure group and fixes the counters.
@@ -403,15 +425,14 @@ local function queue_unfail(now, qname, group, count)
   local jids = call('lrange', fkey, -count, -1)
   local item = {q = qname}
   for _, jid in ipairs(jids) do
-    local key = 'ql:j:' .. jid
-    local job = call('hmget', key, 'jid', 'retries', 'priority')
-    if not job[1] then
+    local data = job_table(jid)
+    if not data then
       error("attempt to index local 'data' (a nil value)", 0)
     end
     history_add(now, jid, 'put', item)
-    call('hmset', key, 'state', 'waiting', 'worker', '', 'expires', 0,
-      'queue', qname, 'remaining', tonumber(job[2]) or 5)
-    work_add(qname, now, tonumber(job[3]), jid)
+    call('hmset', 'ql:j:' .. data.jid, 'state', 'waiting', 'worker', '', 'expires', 0,
+      'queue', qname, 'remaining', data.retries or 5)
+    work_add(qname, now, data.priority, data.jid)
   end
   call('ltrim', fkey, 0, -count - 1)
   if call('llen', fkey) == 0 then
