@@ -245,6 +245,11 @@ local function queue_pop(now, qname, worker, count)
     history_add(now, jid, 'popped', item)
     time = tonumber(time or now)
     stat(now, qname, 'wait', now - time)
+    if expires ~= expires then
+      -- A NaN lock expiry (heartbeat set to nan): ZADD refuses it after
+      -- qless has already stamped the job's time.
+      call('hset', key, 'time', stamp)
+    end
     call('zadd', wkey, expires, jid)
     call('hmset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
     call('zadd', lkey, expires, jid)
