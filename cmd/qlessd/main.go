@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/qless"
 	"github.com/qlessd/qlessd/scripts"
 	"github.com/qlessd/qlessd/server"
 	"github.com/qlessd/qlessd/store"
@@ -27,6 +28,10 @@ func main() {
 }
 
 func run(argv []string) int {
+	if len(argv) > 0 && argv[0] == "script" {
+		fmt.Print(qless.Script())
+		return 0
+	}
 	fs := flag.NewFlagSet("qlessd", flag.ContinueOnError)
 	bind := fs.String("bind", "127.0.0.1", "address to listen on")
 	port := fs.Int("port", 6379, "TCP port")
@@ -83,6 +88,10 @@ func run(argv []string) int {
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
 	table := commands.Default()
 	commands.RegisterScripting(table, engine)
+	if err := qless.Register(table, engine); err != nil {
+		logger.Error("cannot load the qless scripts", "err", err)
+		return 1
+	}
 	srv, err := server.New(cfg, table)
 	if err != nil {
 		logger.Error("cannot start", "err", err)

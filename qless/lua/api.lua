@@ -1,0 +1,268 @@
+-- The API table and the dispatcher. The chunk made of all files ends here by
+-- returning dispatch(fn, now, ...).
+
+local API = {}
+
+API['get'] = function(now, jid)
+  need_jid(jid)
+  local job = job_table(jid)
+  if job then
+    return encode(job)
+  end
+  return nil
+end
+
+API['multiget'] = function(now, ...)
+  return jobs_json({...})
+end
+
+API['config.get'] = function(now, key)
+  if key then
+    return config(key)
+  end
+  local all = {}
+  for k, v in pairs(CONFIG_DEFAULTS) do all[k] = v end
+  local stored = call('hgetall', 'ql:config')
+  for i = 1, #stored, 2 do
+    all[stored[i]] = stored[i + 1]
+  end
+  return encode(all)
+end
+
+API['config.set'] = function(now, option, value)
+  need(option, 'config.set(): Arg "option" missing')
+  need(value, 'config.set(): Arg "value" missing')
+  publish('log', encode({event = 'config_set', option = option, value = value}))
+  call('hset', 'ql:config', option, value)
+end
+
+API['config.unset'] = function(now, option)
+  need(option, 'config.unset(): Arg "option" missing')
+  publish('log', encode({event = 'config_unset', option = option}))
+  call('hdel', 'ql:config', option)
+end
+
+API['queues'] = function(now, qname)
+  if qname then
+    return encode(queue_counts(now, qname))
+  end
+  local response = {}
+  for i, name in ipairs(call('zrange', 'ql:queues', 0, -1)) do
+    response[i] = queue_counts(now, name)
+  end
+  return encode(response)
+end
+
+API['complete'] = function(now, jid, ...)
+  need_jid(jid)
+  return job_complete(now, jid, ...)
+end
+
+API['failed'] = function(now, group, start, limit)
+  local s = tonumber(start or 0)
+  if not s then
+    error('Failed(): Arg "start" is not a number: ' .. (start or 'nil'), 0)
+  end
+  local l = tonumber(limit or 25)
+  if not l then
+    error('Failed(): Arg "limit" is not a number: ' .. (limit or 'nil'), 0)
+  end
+  if group then
+    local fkey = 'ql:f:' .. group
+    return encode({
+      total = call('llen', fkey),
+      jobs  = call('lrange', fkey, s, s + l - 1),
+    })
+  end
+  local response = {}
+  for _, g in ipairs(call('smembers', 'ql:failures')) do
+    response[g] = call('llen', 'ql:f:' .. g)
+  end
+  return encode(response)
+end
+
+API['fail'] = function(now, jid, ...)
+  need_jid(jid)
+  return job_fail(now, jid, ...)
+end
+
+local function number_arg(value, default, message)
+  local n = tonumber(value or default)
+  if not n then
+    error(message .. tostring(value), 0)
+  end
+  return n
+end
+
+API['jobs'] = function(now, state, ...)
+  need(state, 'Jobs(): Arg "state" missing')
+  if state == 'complete' then
+    local offset, count = ...
+    offset = number_arg(offset, 0, 'Jobs(): Arg "offset" not a number: ')
+    count = number_arg(count, 25, 'Jobs(): Arg "count" not a number: ')
+    return call('zrevrange', 'ql:completed', offset, offset + count - 1)
+  end
+  local qname, offset, count = ...
+  need(qname, 'Jobs(): Arg "queue" missing')
+  offset = number_arg(offset, 0, 'Jobs(): Arg "offset" not a number: ')
+  count = number_arg(count, 25, 'Jobs(): Arg "count" not a number: ')
+  local prefix = 'ql:q:' .. qname
+  if state == 'running' then
+    return call('zrangebyscore', prefix .. '-locks', now, '+inf', 'LIMIT', offset, count)
+  elseif state == 'stalled' then
+    return call('zrangebyscore', prefix .. '-locks', '-inf', now, 'LIMIT', offset, count)
+  elseif state == 'scheduled' then
+    check_scheduled(now, qname, nil)
+    return call('zrange', prefix .. '-scheduled', offset, offset + count - 1)
+  elseif state == 'depends' then
+    return call('zrange', prefix .. '-depends', offset, offset + count - 1)
+  elseif state == 'recurring' then
+    return call('zrangebyscore', prefix .. '-recur', 0, '+inf', 'LIMIT', offset, count)
+  end
+  error('Jobs(): Unknown type "' .. state .. '"', 0)
+end
+
+API['retry'] = function(now, jid, ...)
+  need_jid(jid)
+  return job_retry(now, jid, ...)
+end
+
+API['depends'] = function(now, jid, ...)
+  need_jid(jid)
+  return job_depends(now, jid, ...)
+end
+
+API['heartbeat'] = function(now, jid, ...)
+  need_jid(jid)
+  return job_heartbeat(now, jid, ...)
+end
+
+API['workers'] = function(now, worker)
+  return encode(workers(now, worker))
+end
+
+API['track'] = function(now, command, jid)
+  return encode(track(now, command, jid))
+end
+
+API['tag'] = tag
+
+API['stats'] = function(now, qname, date)
+  need_queue(qname)
+  return encode(queue_stats(now, qname, date))
+end
+
+API['priority'] = function(now, jid, priority)
+  need_jid(jid)
+  return job_priority(jid, priority)
+end
+
+API['log'] = function(now, jid, message, data)
+  job_log(now, jid, message, data)
+end
+
+API['peek'] = function(now, qname, count)
+  need_queue(qname)
+  return jobs_json(queue_peek(now, qname, count))
+end
+
+API['pop'] = function(now, qname, worker, count)
+  need_queue(qname)
+  return encode(queue_pop(now, qname, worker, count))
+end
+
+API['pause'] = function(now, ...)
+  call('sadd', 'ql:paused_queues', ...)
+end
+
+API['unpause'] = function(now, ...)
+  call('srem', 'ql:paused_queues', ...)
+end
+
+API['cancel'] = function(now, ...)
+  return job_cancel(...)
+end
+
+API['timeout'] = function(now, ...)
+  for i = 1, select('#', ...) do
+    job_timeout(now, (select(i, ...)))
+  end
+end
+
+API['put'] = function(now, me, qname, ...)
+  need_queue(qname)
+  return queue_put(now, qname, me, ...)
+end
+
+API['requeue'] = function(now, me, qname, jid, ...)
+  need_jid(jid)
+  if not job_exists(jid) then
+    error('Requeue(): Job ' .. jid .. ' does not exist', 0)
+  end
+  need_queue(qname)
+  return queue_put(now, qname, me, jid, ...)
+end
+
+API['unfail'] = function(now, qname, group, count)
+  need_queue(qname)
+  return queue_unfail(now, qname, group, count)
+end
+
+API['recur'] = function(now, qname, ...)
+  need_queue(qname)
+  return recur(now, qname, ...)
+end
+
+API['unrecur'] = function(now, jid)
+  need_recurring(jid)
+  return unrecur(jid)
+end
+
+API['recur.get'] = function(now, jid)
+  need_recurring(jid)
+  return recur_get(jid)
+end
+
+API['recur.update'] = function(now, jid, ...)
+  need_recurring(jid)
+  return recur_update(now, jid, ...)
+end
+
+API['recur.tag'] = function(now, jid, ...)
+  need_recurring(jid)
+  return recur_tag(jid, ...)
+end
+
+API['recur.untag'] = function(now, jid, ...)
+  need_recurring(jid)
+  return recur_untag(jid, ...)
+end
+
+API['length'] = function(now, qname)
+  need_queue(qname)
+  return queue_length(qname)
+end
+
+API['worker.deregister'] = function(now, ...)
+  call('zrem', 'ql:workers', ...)
+end
+
+API['queue.forget'] = function(now, ...)
+  call('zrem', 'ql:queues', ...)
+end
+
+return function(fn, now, ...)
+  if fn == nil then
+    error('Must provide a command', 0)
+  end
+  local command = API[fn]
+  if not command then
+    error('Unknown command ' .. fn, 0)
+  end
+  local t = tonumber(now)
+  if not t then
+    error('Arg "now" missing or not a number: nil', 0)
+  end
+  history_limit = nil
+  return command(t, ...)
+end

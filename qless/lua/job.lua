@@ -1,0 +1,546 @@
+-- Jobs: completing, failing, retrying, dependencies, heartbeats, priority,
+-- timeouts, cancellation, tags, tracking and log entries.
+
+-- Deletes completed jobs that are too old or beyond the newest `count`.
+local function expire_completed(now)
+  local cfg = call('hmget', 'ql:config', 'jobs-history-count', 'jobs-history')
+  local count = tonumber(cfg[1] or 50000)
+  local time = tonumber(cfg[2] or 604800)
+  local jids = call('zrangebyscore', 'ql:completed', 0, now - time)
+  if #jids > 0 then
+    for _, jid in ipairs(jids) do job_delete(jid) end
+    call('zremrangebyscore', 'ql:completed', 0, now - time)
+  end
+  jids = call('zrange', 'ql:completed', 0, (-1 - count))
+  if #jids > 0 then
+    for _, jid in ipairs(jids) do job_delete(jid) end
+    call('zremrangebyrank', 'ql:completed', 0, (-1 - count))
+  end
+end
+
+-- A completed job no longer holds back the jobs that depend on it.
+local function release_dependents(now, jid)
+  local dkey = 'ql:j:' .. jid .. '-dependents'
+  for _, j in ipairs(call('smembers', dkey)) do
+    local key = 'ql:j:' .. j
+    call('srem', key .. '-dependencies', jid)
+    if call('scard', key .. '-dependencies') == 0 then
+      local v = call('hmget', key, 'queue', 'priority', 'scheduled')
+      local q, p, scheduled = v[1], v[2], v[3]
+      if q then
+        call('zrem', 'ql:q:' .. q .. '-depends', j)
+        if scheduled then
+          call('zadd', 'ql:q:' .. q .. '-scheduled', scheduled, j)
+          call('hset', key, 'state', 'scheduled')
+          call('hdel', key, 'scheduled')
+        else
+          work_add(q, now, p, j)
+          call('hset', key, 'state', 'waiting')
+        end
+      end
+    end
+  end
+  call('del', dkey)
+end
+
+local function job_complete(now, jid, worker, qname, raw_data, ...)
+  need(worker, 'Complete(): Arg "worker" missing')
+  need(qname, 'Complete(): Arg "queue" missing')
+  if not decode(raw_data) then
+    error('Complete(): Arg "data" missing or not JSON: ' .. tostring(raw_data), 0)
+  end
+  local o_next, o_delay, o_depends
+  for i = 1, select('#', ...), 2 do
+    local k, v = select(i, ...)
+    if k == 'next' then o_next = v
+    elseif k == 'delay' then o_delay = v
+    elseif k == 'depends' then o_depends = v
+    end
+  end
+  local nextq = o_next
+  local delay = tonumber(o_delay or 0)
+  if not delay then error('assertion failed!', 0) end
+  local depends = decode(o_depends or '[]')
+  if not depends then
+    error('Complete(): Arg "depends" not JSON: ' .. tostring(o_depends), 0)
+  end
+  if o_delay and nextq == nil then
+    error('Complete(): "delay" cannot be used without a "next".', 0)
+  end
+  if o_depends and nextq == nil then
+    error('Complete(): "depends" cannot be used without a "next".', 0)
+  end
+
+  local key = 'ql:j:' .. jid
+  local j = call('hmget', key, 'worker', 'state', 'priority', 'retries', 'queue', 'time')
+  local lastworker, state, priority, retries, current_queue = j[1], j[2], j[3], j[4], j[5]
+  if lastworker == false then
+    error('Complete(): Job ' .. jid .. ' does not exist', 0)
+  elseif state ~= 'running' then
+    error('Complete(): Job ' .. jid .. ' is not currently running: ' .. state, 0)
+  elseif lastworker ~= worker then
+    error('Complete(): Job ' .. jid ..
+      ' has been handed out to another worker: ' .. tostring(lastworker), 0)
+  elseif qname ~= current_queue then
+    error('Complete(): Job ' .. jid .. ' running in another queue: ' ..
+      tostring(current_queue), 0)
+  end
+
+  history_add(now, jid, 'done')
+  unqueue(qname, jid)
+  local time = tonumber(j[6] or now)
+  stat(now, qname, 'run', now - time)
+  local stamp = format('%.20f', now)
+  call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+  if is_tracked(jid) then
+    publish('completed', jid)
+  end
+
+  if nextq then
+    publish('log', encode({jid = jid, event = 'advanced', queue = qname, to = nextq}))
+    history_add(now, jid, 'put', {q = nextq})
+    remember_queue(now, nextq)
+    call('hmset', key, 'data', raw_data, 'time', stamp, 'state', 'waiting',
+      'worker', '', 'failure', '{}', 'queue', nextq, 'expires', 0,
+      'remaining', tonumber(retries))
+    if (delay > 0) and (#depends == 0) then
+      call('zadd', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+      return 'scheduled'
+    end
+    local count = 0
+    for _, dep in ipairs(depends) do
+      local s = call('hget', 'ql:j:' .. dep, 'state')
+      if s and s ~= 'complete' then
+        count = count + 1
+        call('sadd', 'ql:j:' .. dep .. '-dependents', jid)
+        call('sadd', key .. '-dependencies', dep)
+      end
+    end
+    if count > 0 then
+      call('zadd', 'ql:q:' .. nextq .. '-depends', now, jid)
+      if delay > 0 then
+        call('hmset', key, 'state', 'depends', 'scheduled', now + delay)
+      else
+        call('hset', key, 'state', 'depends')
+      end
+      return 'depends'
+    end
+    work_add(nextq, now, priority, jid)
+    return 'waiting'
+  end
+
+  publish('log', encode({jid = jid, event = 'completed', queue = qname}))
+  call('hmset', key, 'data', raw_data, 'time', stamp, 'state', 'complete',
+    'worker', '', 'failure', '{}', 'queue', '', 'expires', 0,
+    'remaining', tonumber(retries))
+  call('zadd', 'ql:completed', now, jid)
+  expire_completed(now)
+  release_dependents(now, jid)
+  return 'complete'
+end
+
+-- Records a failure in its group and in the queue's daily counters.
+local function add_failure(now, qname, jid, group)
+  call('sadd', 'ql:failures', group)
+  call('lpush', 'ql:f:' .. group, jid)
+  local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
+  call('hincrby', skey, 'failures', 1)
+  call('hincrby', skey, 'failed', 1)
+end
+
+local function job_fail(now, jid, worker, group, message, data)
+  need(worker, 'Fail(): Arg "worker" missing')
+  need(group, 'Fail(): Arg "group" missing')
+  need(message, 'Fail(): Arg "message" missing')
+  if data then
+    data = decode(data)
+  end
+  local key = 'ql:j:' .. jid
+  local j = call('hmget', key, 'queue', 'state', 'worker')
+  local qname, state, oldworker = j[1], j[2], j[3]
+  if not state then
+    error('Fail(): Job ' .. jid .. 'does not exist', 0)
+  elseif state ~= 'running' then
+    error('Fail(): Job ' .. jid .. 'not currently running: ' .. state, 0)
+  elseif worker ~= oldworker then
+    error('Fail(): Job ' .. jid .. ' running with another worker: ' .. oldworker, 0)
+  end
+  publish('log', encode({jid = jid, event = 'failed', worker = worker,
+    group = group, message = message}))
+  if is_tracked(jid) then
+    publish('failed', jid)
+  end
+  call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+  history_add(now, jid, 'failed', {worker = worker, group = group})
+  local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
+  call('hincrby', skey, 'failures', 1)
+  call('hincrby', skey, 'failed', 1)
+  unqueue(qname, jid)
+  local failure = encode({group = group, message = message,
+    when = floor(now), worker = worker})
+  if data then
+    call('hmset', key, 'data', encode(data), 'state', 'failed', 'worker', '',
+      'expires', '', 'failure', failure)
+  else
+    call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '',
+      'failure', failure)
+  end
+  call('sadd', 'ql:failures', group)
+  call('lpush', 'ql:f:' .. group, jid)
+  return jid
+end
+
+local function job_retry(now, jid, qname, worker, delay, group, message)
+  need(qname, 'Retry(): Arg "queue" missing')
+  need(worker, 'Retry(): Arg "worker" missing')
+  local d = tonumber(delay or 0)
+  if not d then
+    error('Retry(): Arg "delay" not a number: ' .. tostring(delay), 0)
+  end
+  delay = d
+  local key = 'ql:j:' .. jid
+  local j = call('hmget', key, 'queue', 'state', 'worker', 'priority')
+  local oldqueue, state, oldworker, priority = j[1], j[2], j[3], j[4]
+  if oldworker == false then
+    error('Retry(): Job ' .. jid .. ' does not exist', 0)
+  elseif state ~= 'running' then
+    error('Retry(): Job ' .. jid .. ' is not currently running: ' .. state, 0)
+  elseif oldworker ~= worker then
+    error('Retry(): Job ' .. jid .. ' has been given to another worker: ' .. oldworker, 0)
+  end
+  local remaining = tonumber(call('hincrby', key, 'remaining', -1))
+  call('hdel', key, 'grace')
+  call('zrem', 'ql:q:' .. oldqueue .. '-locks', jid)
+  call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+
+  if remaining < 0 then
+    group = group or 'failed-retries-' .. qname
+    history_add(now, jid, 'failed', {group = group})
+    local failure
+    if message ~= nil then
+      failure = {group = group, message = message, when = floor(now), worker = worker}
+    else
+      failure = {group = group, when = now, worker = '',
+        message = 'Job exhausted retries in queue "' .. oldqueue .. '"'}
+    end
+    if message ~= nil then
+      call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '',
+        'failure', encode(failure))
+    else
+      -- qless rereads the whole job for its (now empty) worker here.
+      call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '')
+      job_table(jid)
+      call('hset', key, 'failure', encode(failure))
+    end
+    if is_tracked(jid) then
+      publish('failed', jid)
+    end
+    add_failure(now, qname, jid, group)
+  else
+    local newstate
+    if delay > 0 then
+      call('zadd', 'ql:q:' .. qname .. '-scheduled', now + delay, jid)
+      newstate = 'scheduled'
+    else
+      work_add(qname, now, priority, jid)
+      newstate = 'waiting'
+    end
+    if group ~= nil and message ~= nil then
+      call('hmset', key, 'state', newstate, 'failure', encode({group = group,
+        message = message, when = floor(now), worker = worker}))
+    else
+      call('hset', key, 'state', newstate)
+    end
+  end
+  return floor(remaining)
+end
+
+-- The job leaves the depends state for its queue's work queue.
+local function job_undepend(now, jid)
+  local key = 'ql:j:' .. jid
+  local v = call('hmget', key, 'queue', 'priority')
+  if v[1] then
+    call('zrem', 'ql:q:' .. v[1] .. '-depends', jid)
+    work_add(v[1], now, v[2], jid)
+    call('hset', key, 'state', 'waiting')
+  end
+end
+
+local function job_depends(now, jid, command, ...)
+  need(command, 'Depends(): Arg "command" missing')
+  local key = 'ql:j:' .. jid
+  local state = call('hget', key, 'state')
+  if state ~= 'depends' then
+    error('Depends(): Job ' .. jid .. ' not in the depends state: ' .. tostring(state), 0)
+  end
+  if command == 'on' then
+    for i = 1, select('#', ...) do
+      local j = (select(i, ...))
+      local s = call('hget', 'ql:j:' .. j, 'state')
+      if s and s ~= 'complete' then
+        call('sadd', 'ql:j:' .. j .. '-dependents', jid)
+        call('sadd', key .. '-dependencies', j)
+      end
+    end
+    return true
+  elseif command == 'off' then
+    if (...) == 'all' then
+      for _, j in ipairs(call('smembers', key .. '-dependencies')) do
+        call('srem', 'ql:j:' .. j .. '-dependents', jid)
+      end
+      call('del', key .. '-dependencies')
+      job_undepend(now, jid)
+    else
+      for i = 1, select('#', ...) do
+        local j = (select(i, ...))
+        call('srem', 'ql:j:' .. j .. '-dependents', jid)
+        call('srem', key .. '-dependencies', j)
+        if call('scard', key .. '-dependencies') == 0 then
+          job_undepend(now, jid)
+        end
+      end
+    end
+    return true
+  end
+  error('Depends(): Argument "command" must be "on" or "off"', 0)
+end
+
+local function job_heartbeat(now, jid, worker, data)
+  need(worker, 'Heatbeat(): Arg "worker" missing')
+  local key = 'ql:j:' .. jid
+  local j = call('hmget', key, 'queue', 'worker', 'state')
+  local expires = now + heartbeat_of(j[1] or '')
+  if data then
+    data = decode(data)
+  end
+  local job_worker, state = j[2], j[3]
+  if job_worker == false then
+    error('Heartbeat(): Job ' .. jid .. ' does not exist', 0)
+  elseif state ~= 'running' then
+    error('Heartbeat(): Job ' .. jid .. ' not currently running: ' .. state, 0)
+  elseif job_worker ~= worker or #job_worker == 0 then
+    error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. job_worker, 0)
+  end
+  if data then
+    call('hmset', key, 'expires', expires, 'worker', worker, 'data', encode(data))
+  else
+    call('hmset', key, 'expires', expires, 'worker', worker)
+  end
+  call('zadd', 'ql:w:' .. worker .. ':jobs', expires, jid)
+  call('zadd', 'ql:workers', now, worker)
+  call('zadd', 'ql:q:' .. j[1] .. '-locks', expires, jid)
+  return expires
+end
+
+local function job_priority(jid, priority)
+  local p = tonumber(priority)
+  if not p then
+    error('Priority(): Arg "priority" missing or not a number: ' .. tostring(priority), 0)
+  end
+  local key = 'ql:j:' .. jid
+  local qname = call('hget', key, 'queue')
+  if qname == nil or qname == false then
+    error('Priority(): Job ' .. jid .. ' does not exist', 0)
+  end
+  if qname ~= '' and call('zscore', 'ql:q:' .. qname .. '-work', jid) then
+    work_add(qname, 0, p, jid)
+  end
+  call('hset', key, 'priority', p)
+  return p
+end
+
+local function job_timeout(now, jid)
+  local key = 'ql:j:' .. jid
+  local j = call('hmget', key, 'queue', 'state', 'worker')
+  local qname, state, worker = j[1], j[2], j[3]
+  if qname == nil or qname == false then
+    error('Timeout(): Job ' .. jid .. ' does not exist', 0)
+  elseif state ~= 'running' then
+    error('Timeout(): Job ' .. jid .. ' not running', 0)
+  end
+  history_add(now, jid, 'timed-out')
+  call('zrem', 'ql:q:' .. qname .. '-locks', jid)
+  work_add(qname, now, '+inf', jid)
+  call('hmset', key, 'state', 'stalled', 'expires', 0)
+  local encoded = encode({jid = jid, event = 'lock_lost', worker = worker})
+  publish('w:' .. worker, encoded)
+  publish('log', encoded)
+end
+
+local function cancel_one(jid)
+  local key = 'ql:j:' .. jid
+  local j = call('hmget', key, 'state', 'queue', 'failure', 'worker', 'tags')
+  local state, qname, failure, worker = j[1], j[2], j[3], j[4]
+  if state == 'complete' then
+    return
+  end
+  local encoded = encode({jid = jid, worker = worker, event = 'canceled', queue = qname})
+  publish('log', encoded)
+  if worker and (worker ~= '') then
+    call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+    publish('w:' .. worker, encoded)
+  end
+  if qname then
+    local prefix = 'ql:q:' .. qname
+    call('zrem', prefix .. '-work', jid)
+    call('zrem', prefix .. '-locks', jid)
+    call('zrem', prefix .. '-scheduled', jid)
+    call('zrem', prefix .. '-depends', jid)
+  end
+  for _, dep in ipairs(call('smembers', key .. '-dependencies')) do
+    call('srem', 'ql:j:' .. dep .. '-dependents', jid)
+  end
+  call('del', key .. '-dependencies')
+  if state == 'failed' then
+    local bin = unfail_cleanup(jid, failure)
+    local skey = 'ql:s:stats:' .. bin .. ':' .. qname
+    local failed = call('hget', skey, 'failed')
+    call('hset', skey, 'failed', failed - 1)
+  end
+  tags_remove(jid, decode(j[5] or '{}'))
+  if is_tracked(jid) then
+    publish('canceled', jid)
+  end
+  call('del', key, key .. '-history')
+end
+
+-- Cancels a set of jobs, refusing when a job outside the set depends on one.
+local function job_cancel(...)
+  local jids = {...}
+  local dependents = {}
+  for _, jid in ipairs(jids) do
+    dependents[jid] = call('smembers', 'ql:j:' .. jid .. '-dependents')
+  end
+  for _, jid in ipairs(jids) do
+    for _, dep in ipairs(dependents[jid]) do
+      if dependents[dep] == nil then
+        error('Cancel(): ' .. jid .. ' is a dependency of ' .. dep ..
+          ' but is not mentioned to be canceled', 0)
+      end
+    end
+  end
+  for _, jid in ipairs(jids) do
+    cancel_one(jid)
+  end
+  return jids
+end
+
+local function job_log(now, jid, message, data)
+  need(jid, "Log(): Argument 'jid' missing")
+  need(message, "Log(): Argument 'message' missing")
+  if data then
+    local d = decode(data)
+    if not d then
+      error("Log(): Argument 'data' not cjson: " .. tostring(data), 0)
+    end
+    data = d
+  end
+  if not job_exists(jid) then
+    error('Log(): Job ' .. jid .. ' does not exist', 0)
+  end
+  history_add(now, jid, message, data)
+end
+
+local function track(now, command, jid)
+  if command ~= nil then
+    need(jid, 'Track(): Arg "jid" missing')
+    if not job_exists(jid) then
+      error('Track(): Job does not exist', 0)
+    end
+    local action = lower(command)
+    if action == 'track' then
+      publish('track', jid)
+      return call('zadd', 'ql:tracked', now, jid)
+    elseif action == 'untrack' then
+      publish('untrack', jid)
+      return call('zrem', 'ql:tracked', jid)
+    end
+    error('Track(): Unknown action "' .. command .. '"', 0)
+  end
+  local jobs, expired, nj, ne = {}, {}, 0, 0
+  for _, j in ipairs(call('zrange', 'ql:tracked', 0, -1)) do
+    local job = job_table(j)
+    if job then
+      nj = nj + 1
+      jobs[nj] = job
+    else
+      ne = ne + 1
+      expired[ne] = j
+    end
+  end
+  return {jobs = jobs, expired = expired}
+end
+
+-- Returns the job's tag list minus the given tags.
+local function without_tags(tags, removed, first)
+  local drop = {}
+  for i = first, #removed do drop[removed[i]] = true end
+  local results, n = {}, 0
+  for _, tag in ipairs(tags) do
+    if not drop[tag] then
+      n = n + 1
+      results[n] = tag
+    end
+  end
+  return results
+end
+
+-- Tag commands reply JSON; the add/remove list is encoded once for both
+-- the job hash and the reply.
+local function tag(now, command, ...)
+  need(command, 'Tag(): Arg "command" must be "add", "remove", "get" or "top"')
+  if command == 'add' or command == 'remove' then
+    local jid = (...)
+    need(jid, 'Tag(): Arg "jid" missing')
+    local key = 'ql:j:' .. jid
+    local tags = call('hget', key, 'tags')
+    if not tags then
+      error('Tag(): Job ' .. jid .. ' does not exist', 0)
+    end
+    tags = decode(tags)
+    local args = {...}
+    if command == 'add' then
+      local have = {}
+      for _, t in ipairs(tags) do have[t] = true end
+      local n = #tags
+      for i = 2, #args do
+        local t = args[i]
+        if not have[t] then
+          have[t] = true
+          n = n + 1
+          tags[n] = t
+        end
+        call('zadd', 'ql:t:' .. t, now, jid)
+        call('zincrby', 'ql:tags', 1, t)
+      end
+    else
+      for i = 2, #args do
+        call('zrem', 'ql:t:' .. args[i], jid)
+        call('zincrby', 'ql:tags', -1, args[i])
+      end
+      tags = without_tags(tags, args, 2)
+    end
+    local encoded = encode(tags)
+    call('hset', key, 'tags', encoded)
+    return encoded
+  elseif command == 'get' then
+    local t, offset, count = ...
+    need(t, 'Tag(): Arg "tag" missing')
+    local o = tonumber(offset or 0)
+    if not o then error('Tag(): Arg "offset" not a number: ' .. tostring(offset), 0) end
+    local c = tonumber(count or 25)
+    if not c then error('Tag(): Arg "count" not a number: ' .. tostring(count), 0) end
+    return encode({
+      total = call('zcard', 'ql:t:' .. t),
+      jobs  = call('zrange', 'ql:t:' .. t, o, o + c - 1),
+    })
+  elseif command == 'top' then
+    local offset, count = ...
+    local o = tonumber(offset or 0)
+    if not o then error('Tag(): Arg "offset" not a number: ' .. tostring(offset), 0) end
+    local c = tonumber(count or 25)
+    if not c then error('Tag(): Arg "count" not a number: ' .. tostring(count), 0) end
+    return encode(call('zrevrangebyscore', 'ql:tags', '+inf', 2, 'limit', o, c))
+  end
+  error('Tag(): First argument must be "add", "remove" or "get"', 0)
+end

@@ -1,0 +1,515 @@
+-- Queues: put, pop, peek and the housekeeping that runs before handing out
+-- work (lost locks, due scheduled jobs, recurring jobs to spawn), plus
+-- statistics and counts.
+
+-- Folds one wait or run time into the day's running mean, variance and
+-- histogram (seconds, minutes, hours, days buckets).
+local function stat(now, qname, name, val)
+  local key = 'ql:s:' .. name .. ':' .. day_bin(now) .. ':' .. qname
+  local v = call('hmget', key, 'total', 'mean', 'vk')
+  local count, mean, vk = v[1] or 0, v[2], v[3]
+  if count == 0 then
+    mean  = val
+    vk    = 0
+    count = 1
+  else
+    count = count + 1
+    local oldmean = mean
+    mean  = mean + (val - mean) / count
+    vk    = vk + (val - mean) * (val - oldmean)
+  end
+  val = floor(val)
+  local field
+  if val < 60 then
+    field = 's' .. val
+  elseif val < 3600 then
+    field = 'm' .. floor(val / 60)
+  elseif val < 86400 then
+    field = 'h' .. floor(val / 3600)
+  else
+    field = 'd' .. floor(val / 86400)
+  end
+  call('hincrby', key, field, 1)
+  call('hmset', key, 'total', count, 'mean', mean, 'vk', vk)
+end
+
+-- Moves up to count due scheduled jobs into the work queue.
+local function check_scheduled(now, qname, count)
+  if count == 0 then return end
+  local skey = 'ql:q:' .. qname .. '-scheduled'
+  local due
+  if count then
+    due = call('zrangebyscore', skey, 0, now, 'LIMIT', 0, count)
+  else
+    due = call('zrangebyscore', skey, 0, now)
+  end
+  if #due == 0 then return end
+  for _, jid in ipairs(due) do
+    local priority = tonumber(call('hget', 'ql:j:' .. jid, 'priority') or 0)
+    work_add(qname, now, priority, jid)
+    call('hset', 'ql:j:' .. jid, 'state', 'waiting')
+  end
+  call('zrem', skey, unpack(due))
+end
+
+-- Spawns the jobs that recurring jobs of this queue owe, at most count.
+local function check_recurring(now, qname, count)
+  if count <= 0 then return end
+  local rkey = 'ql:q:' .. qname .. '-recur'
+  local due = call('zrangebyscore', rkey, 0, now, 'WITHSCORES', 'LIMIT', 0, count)
+  local moved = 0
+  for i = 1, #due, 2 do
+    local jid = due[i]
+    local r = call('hmget', 'ql:r:' .. jid, 'klass', 'data', 'priority',
+      'tags', 'retries', 'interval', 'backlog')
+    local klass, data, priority, tags, retries = r[1], r[2], r[3], r[4], r[5]
+    local _tags = decode(tags)
+    local score = floor(tonumber(due[i + 1]))
+    local interval = tonumber(r[6])
+    local backlog = tonumber(r[7] or 0)
+    if backlog ~= 0 then
+      local num = ((now - score) / interval)
+      if num > backlog then
+        score = score + (ceil(num - backlog) * interval)
+      end
+    end
+    local spawned = false
+    while (score <= now) and (moved < count) do
+      local n = call('hincrby', 'ql:r:' .. jid, 'count', 1)
+      moved = moved + 1
+      local child = jid .. '-' .. n
+      tags_add(now, child, _tags)
+      call('hmset', 'ql:j:' .. child,
+        'jid', child, 'klass', klass, 'data', data, 'priority', priority,
+        'tags', tags, 'state', 'waiting', 'worker', '', 'expires', 0,
+        'queue', qname, 'retries', retries, 'remaining', retries,
+        'time', format('%.20f', score), 'spawned_from_jid', jid)
+      history_add(score, child, 'put', {q = qname})
+      work_add(qname, score, priority, child)
+      score = score + interval
+      spawned = true
+    end
+    if spawned then
+      call('zadd', rkey, score, jid)
+    end
+  end
+end
+
+-- Fails a job whose retries ran out through lock expiry.
+local function exhaust_by_stall(now, qname, jid, worker)
+  unqueue(qname, jid)
+  -- qless reads the whole job for its queue name.
+  local job = job_table(jid)
+  if not job then
+    error('attempt to index a nil value', 0)
+  end
+  local group = 'failed-retries-' .. job.queue
+  local message = 'Job exhausted retries in queue "' .. qname .. '"'
+  history_add(now, jid, 'failed', {group = group})
+  call('hmset', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+    'failure', encode({group = group, message = message, when = now, worker = ''}))
+  call('sadd', 'ql:failures', group)
+  call('lpush', 'ql:f:' .. group, jid)
+  if is_tracked(jid) then
+    publish('failed', jid)
+  end
+  publish('log', encode({jid = jid, event = 'failed', group = group,
+    worker = worker, message = message}))
+  local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
+  call('hincrby', skey, 'failures', 1)
+  call('hincrby', skey, 'failed', 1)
+end
+
+-- Handles expired locks: the first expiry warns the worker and grants a
+-- grace period, the second hands the job out again (or fails it when its
+-- retries are used up). Returns the jids to hand out again.
+local function invalidate_locks(now, qname, count)
+  local jids, n = {}, 0
+  local expired = call('zrangebyscore', 'ql:q:' .. qname .. '-locks', '-inf', now, 'LIMIT', 0, count)
+  local grace_period
+  for _, jid in ipairs(expired) do
+    local key = 'ql:j:' .. jid
+    local j = call('hmget', key, 'worker', 'grace')
+    local worker = j[1]
+    call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+    if grace_period == nil then
+      grace_period = tonumber(config('grace-period'))
+    end
+    local send_message = (tonumber(j[2] or 0) ~= 1)
+    local invalidate = not send_message
+    if grace_period <= 0 then
+      send_message = true
+      invalidate = true
+    end
+    if send_message then
+      if is_tracked(jid) then
+        publish('stalled', jid)
+      end
+      history_add(now, jid, 'timed-out')
+      if not invalidate then
+        call('hset', key, 'grace', 1)
+      end
+      local encoded = encode({jid = jid, event = 'lock_lost', worker = worker})
+      publish('w:' .. worker, encoded)
+      publish('log', encoded)
+      call('zadd', 'ql:q:' .. qname .. '-locks', now + grace_period, jid)
+      call('hincrby', 'ql:s:stats:' .. day_bin(now) .. ':' .. qname, 'retries', 1)
+    end
+    if invalidate then
+      if j[2] then
+        call('hdel', key, 'grace')
+      end
+      local remaining = tonumber(call('hincrby', key, 'remaining', -1))
+      if remaining < 0 then
+        exhaust_by_stall(now, qname, jid, worker)
+      else
+        n = n + 1
+        jids[n] = jid
+      end
+    end
+  end
+  return jids
+end
+
+-- Appends up to count jids from the top of the work queue to jids.
+local function take_work(qname, jids, count)
+  if count == 0 then return jids end
+  local work = call('zrevrange', 'ql:q:' .. qname .. '-work', 0, count - 1)
+  local n = #jids
+  for i = 1, #work do
+    jids[n + i] = work[i]
+  end
+  return jids
+end
+
+local function queue_paused(qname)
+  return call('sismember', 'ql:paused_queues', qname) == 1
+end
+
+local function queue_peek(now, qname, count)
+  local c = tonumber(count)
+  if not c then
+    error('Peek(): Arg "count" missing or not a number: ' .. tostring(count), 0)
+  end
+  count = c
+  local jids = call('zrangebyscore', 'ql:q:' .. qname .. '-locks', '-inf', now, 'LIMIT', 0, count)
+  check_recurring(now, qname, count - #jids)
+  check_scheduled(now, qname, count - #jids)
+  return take_work(qname, jids, count - #jids)
+end
+
+local function queue_pop(now, qname, worker, count)
+  need(worker, 'Pop(): Arg "worker" missing')
+  local c = tonumber(count)
+  if not c then
+    error('Pop(): Arg "count" missing or not a number: ' .. tostring(count), 0)
+  end
+  count = c
+  local cfg = call('hmget', 'ql:config', qname .. '-heartbeat', 'heartbeat',
+    qname .. '-max-concurrency')
+  local expires = now + tonumber(cfg[1] or cfg[2] or 60)
+  if queue_paused(qname) then
+    return {}
+  end
+  call('zadd', 'ql:workers', now, worker)
+  local max_concurrency = tonumber(cfg[3] or 0)
+  if max_concurrency > 0 then
+    local running = call('zcount', 'ql:q:' .. qname .. '-locks', now, '+inf')
+    count = min(max(0, max_concurrency - running), count)
+    if count == 0 then
+      return {}
+    end
+  end
+  local jids = invalidate_locks(now, qname, count)
+  check_recurring(now, qname, count - #jids)
+  check_scheduled(now, qname, count - #jids)
+  take_work(qname, jids, count - #jids)
+  if #jids == 0 then
+    return jids
+  end
+  local wkey = 'ql:w:' .. worker .. ':jobs'
+  local lkey = 'ql:q:' .. qname .. '-locks'
+  local item = {worker = worker}
+  local stamp = format('%.20f', now)
+  -- qless reads each job before popping it (failing on a jid without data)
+  -- and again for the reply. Popping changes only worker, expires, state
+  -- and history, so the reply reuses the first read with those updated.
+  local jobs = {}
+  for i, jid in ipairs(jids) do
+    local key = 'ql:j:' .. jid
+    local job, time = job_table(jid)
+    if not job then
+      error("bad argument #1 to 'unpack' (table expected, got nil)", 0)
+    end
+    jobs[i] = job
+    history_add(now, jid, 'popped', item)
+    time = tonumber(time or now)
+    stat(now, qname, 'wait', now - time)
+    if expires ~= expires then
+      -- A NaN lock expiry (heartbeat set to nan): ZADD refuses it after
+      -- qless has already stamped the job's time.
+      call('hset', key, 'time', stamp)
+    end
+    call('zadd', wkey, expires, jid)
+    call('hmset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
+    call('zadd', lkey, expires, jid)
+    if job.tracked then
+      publish('popped', jid)
+    end
+  end
+  call('zrem', 'ql:q:' .. qname .. '-work', unpack(jids))
+  -- A jid listed twice gets its final state in both places.
+  local final = {}
+  for i = #jids, 1, -1 do
+    local jid = jids[i]
+    local job = final[jid]
+    if not job then
+      job = jobs[i]
+      job.worker, job.expires, job.state = worker, expires, 'running'
+      job.history = history_list(jid)
+      final[jid] = job
+    end
+    jobs[i] = job
+  end
+  return jobs
+end
+
+-- Removes a failed job from its failure group and fixes the counters.
+local function unfail_cleanup(jid, failure)
+  failure = decode(failure)
+  call('lrem', 'ql:f:' .. failure.group, 0, jid)
+  if call('llen', 'ql:f:' .. failure.group) == 0 then
+    call('srem', 'ql:failures', failure.group)
+  end
+  return failure.when - (failure.when % 86400)
+end
+
+local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
+  need(jid, 'Put(): Arg "jid" missing')
+  need(klass, 'Put(): Arg "klass" missing')
+  if not decode(raw_data) then
+    error('Put(): Arg "data" missing or not JSON: ' .. tostring(raw_data), 0)
+  end
+  local d = tonumber(delay)
+  if not d then
+    error('Put(): Arg "delay" not a number: ' .. tostring(delay), 0)
+  end
+  delay = d
+  local nargs = select('#', ...)
+  if nargs % 2 == 1 then
+    error('Odd number of additional args: ' .. tostring({...}), 0)
+  end
+  local o_retries, o_tags, o_priority, o_depends
+  for i = 1, nargs, 2 do
+    local k, v = select(i, ...)
+    if k == 'retries' then o_retries = v
+    elseif k == 'tags' then o_tags = v
+    elseif k == 'priority' then o_priority = v
+    elseif k == 'depends' then o_depends = v
+    end
+  end
+
+  local key = 'ql:j:' .. jid
+  local old = call('hmget', key, 'priority', 'tags', 'queue', 'state',
+    'failure', 'retries', 'worker')
+  local priority, tags, oldqueue, state, failure, retries, oldworker =
+    old[1], old[2], old[3], old[4], old[5], old[6], old[7]
+
+  -- The old tags go first, even when an option below turns out bad.
+  if tags then
+    local list = decode(tags)
+    if #list > 0 then
+      tags_remove(jid, list)
+      call('hset', key, 'tags', '{}')
+    end
+  end
+
+  retries = tonumber(o_retries or retries or 5)
+  if not retries then
+    error('Put(): Arg "retries" not a number: ' .. tostring(o_retries), 0)
+  end
+  tags = decode(o_tags or tags or '[]')
+  if not tags then
+    error('Put(): Arg "tags" not JSON' .. tostring(o_tags), 0)
+  end
+  priority = tonumber(o_priority or priority or 0)
+  if not priority then
+    error('Put(): Arg "priority" not a number' .. tostring(o_priority), 0)
+  end
+  local depends = decode(o_depends or '[]')
+  if not depends then
+    error('Put(): Arg "depends" not JSON: ' .. tostring(o_depends), 0)
+  end
+
+  if #depends > 0 then
+    local new = {}
+    for _, dep in ipairs(depends) do new[dep] = 1 end
+    for _, dep in ipairs(call('smembers', key .. '-dependencies')) do
+      if new[dep] == nil then
+        call('srem', 'ql:j:' .. dep .. '-dependents', jid)
+        call('srem', key .. '-dependencies', dep)
+      end
+    end
+  end
+
+  publish('log', encode({jid = jid, event = 'put', queue = qname}))
+  history_add(now, jid, 'put', {q = qname})
+
+  if oldqueue then
+    local prefix = 'ql:q:' .. oldqueue
+    call('zrem', prefix .. '-work', jid)
+    call('zrem', prefix .. '-locks', jid)
+    call('zrem', prefix .. '-depends', jid)
+    call('zrem', prefix .. '-scheduled', jid)
+  end
+
+  if oldworker and oldworker ~= '' then
+    call('zrem', 'ql:w:' .. oldworker .. ':jobs', jid)
+    if oldworker ~= worker then
+      local encoded = encode({jid = jid, event = 'lock_lost', worker = oldworker})
+      publish('w:' .. oldworker, encoded)
+      publish('log', encoded)
+    end
+  end
+
+  if state == 'complete' then
+    call('zrem', 'ql:completed', jid)
+  end
+
+  tags_add(now, jid, tags)
+
+  if state == 'failed' then
+    local bin = unfail_cleanup(jid, failure)
+    call('hincrby', 'ql:s:stats:' .. bin .. ':' .. qname, 'failed', -1)
+  end
+
+  call('hmset', key,
+    'jid', jid, 'klass', klass, 'data', raw_data, 'priority', priority,
+    'tags', encode(tags), 'state', ((delay > 0) and 'scheduled') or 'waiting',
+    'worker', '', 'expires', 0, 'queue', qname, 'retries', retries,
+    'remaining', retries, 'time', format('%.20f', now))
+
+  for _, j in ipairs(depends) do
+    local s = call('hget', 'ql:j:' .. j, 'state')
+    if s and s ~= 'complete' then
+      call('sadd', 'ql:j:' .. j .. '-dependents', jid)
+      call('sadd', key .. '-dependencies', j)
+    end
+  end
+
+  local waits = call('scard', key .. '-dependencies') > 0
+  if delay > 0 then
+    if waits then
+      call('zadd', 'ql:q:' .. qname .. '-depends', now, jid)
+      call('hmset', key, 'state', 'depends', 'scheduled', now + delay)
+    else
+      call('zadd', 'ql:q:' .. qname .. '-scheduled', now + delay, jid)
+    end
+  elseif waits then
+    call('zadd', 'ql:q:' .. qname .. '-depends', now, jid)
+    call('hset', key, 'state', 'depends')
+  else
+    work_add(qname, now, priority, jid)
+  end
+
+  remember_queue(now, qname)
+  if is_tracked(jid) then
+    publish('put', jid)
+  end
+  return jid
+end
+
+local function queue_unfail(now, qname, group, count)
+  need(group, 'Unfail(): Arg "group" missing')
+  local c = tonumber(count or 25)
+  if not c then
+    error('Unfail(): Arg "count" not a number: ' .. tostring(count), 0)
+  end
+  count = c
+  local fkey = 'ql:f:' .. group
+  local jids = call('lrange', fkey, -count, -1)
+  local item = {q = qname}
+  for _, jid in ipairs(jids) do
+    local data = job_table(jid)
+    if not data then
+      error("attempt to index local 'data' (a nil value)", 0)
+    end
+    history_add(now, jid, 'put', item)
+    call('hmset', 'ql:j:' .. data.jid, 'state', 'waiting', 'worker', '', 'expires', 0,
+      'queue', qname, 'remaining', data.retries or 5)
+    work_add(qname, now, data.priority, data.jid)
+  end
+  call('ltrim', fkey, 0, -count - 1)
+  if call('llen', fkey) == 0 then
+    call('srem', 'ql:failures', group)
+  end
+  return #jids
+end
+
+local STAT_FIELDS = {'total', 'mean', 'vk'}
+do
+  local n = 3
+  local function add(prefix, from, to)
+    for i = from, to do
+      n = n + 1
+      STAT_FIELDS[n] = prefix .. i
+    end
+  end
+  add('s', 0, 59)
+  add('m', 1, 59)
+  add('h', 1, 23)
+  add('d', 1, 6)
+end
+
+local function stats_of(key)
+  local v = call('hmget', key, unpack(STAT_FIELDS))
+  local count = tonumber(v[1]) or 0
+  local vk = tonumber(v[3])
+  local histogram = {}
+  for i = 4, #STAT_FIELDS do
+    histogram[i - 3] = tonumber(v[i]) or 0
+  end
+  local std = 0
+  if count > 1 then
+    std = sqrt(vk / (count - 1))
+  end
+  return {count = count, mean = tonumber(v[2]) or 0, histogram = histogram, std = std}
+end
+
+local function queue_stats(now, qname, date)
+  local d = tonumber(date)
+  if not d then
+    error('Stats(): Arg "date" missing or not a number: ' .. (date or 'nil'), 0)
+  end
+  local bin = day_bin(d)
+  local v = call('hmget', 'ql:s:stats:' .. bin .. ':' .. qname, 'retries', 'failed', 'failures')
+  return {
+    retries  = tonumber(v[1] or 0),
+    failed   = tonumber(v[2] or 0),
+    failures = tonumber(v[3] or 0),
+    wait     = stats_of('ql:s:wait:' .. bin .. ':' .. qname),
+    run      = stats_of('ql:s:run:' .. bin .. ':' .. qname),
+  }
+end
+
+local function queue_counts(now, qname)
+  local prefix = 'ql:q:' .. qname
+  local stalled = call('zcount', prefix .. '-locks', 0, now)
+  check_scheduled(now, qname, nil)
+  return {
+    name      = qname,
+    waiting   = call('zcard', prefix .. '-work'),
+    stalled   = stalled,
+    running   = call('zcard', prefix .. '-locks') - stalled,
+    scheduled = call('zcard', prefix .. '-scheduled'),
+    depends   = call('zcard', prefix .. '-depends'),
+    recurring = call('zcard', prefix .. '-recur'),
+    paused    = queue_paused(qname),
+  }
+end
+
+local function queue_length(qname)
+  local prefix = 'ql:q:' .. qname
+  return call('zcard', prefix .. '-locks') + call('zcard', prefix .. '-work') +
+    call('zcard', prefix .. '-scheduled')
+end

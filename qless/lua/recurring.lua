@@ -1,0 +1,187 @@
+-- Recurring jobs: the template stored in ql:r:<jid> and its schedule in the
+-- queue's -recur sorted set. Spawning happens in check_recurring.
+
+local function need_recurring(jid)
+  if jid == nil then error('Recurring(): no jid provided', 0) end
+end
+
+local function recur(now, qname, jid, klass, raw_data, spec, ...)
+  need(jid, 'RecurringJob On(): Arg "jid" missing')
+  need(klass, 'RecurringJob On(): Arg "klass" missing')
+  need(spec, 'RecurringJob On(): Arg "spec" missing')
+  if not decode(raw_data) then
+    error('RecurringJob On(): Arg "data" not JSON: ' .. tostring(raw_data), 0)
+  end
+  if spec ~= 'interval' then
+    error('Recur(): schedule type "' .. tostring(spec) .. '" unknown', 0)
+  end
+  local a1, a2 = ...
+  local interval = tonumber(a1)
+  if not interval then
+    error('Recur(): Arg "interval" not a number: ' .. tostring(a1), 0)
+  end
+  local offset = tonumber(a2)
+  if not offset then
+    error('Recur(): Arg "offset" not a number: ' .. tostring(a2), 0)
+  end
+  if interval <= 0 then
+    error('Recur(): Arg "interval" must be greater than 0', 0)
+  end
+  local nargs = select('#', ...)
+  if nargs % 2 == 1 then
+    error('Odd number of additional args: ' .. tostring({...}), 0)
+  end
+  local o_tags, o_priority, o_retries, o_backlog
+  for i = 3, nargs, 2 do
+    local k, v = select(i, ...)
+    if k == 'tags' then o_tags = v
+    elseif k == 'priority' then o_priority = v
+    elseif k == 'retries' then o_retries = v
+    elseif k == 'backlog' then o_backlog = v
+    end
+  end
+  local tags = decode(o_tags or '{}')
+  if not tags then
+    error('Recur(): Arg "tags" must be JSON string array: ' .. tostring(o_tags), 0)
+  end
+  local priority = tonumber(o_priority or 0)
+  if not priority then
+    error('Recur(): Arg "priority" not a number: ' .. tostring(o_priority), 0)
+  end
+  local retries = tonumber(o_retries or 0)
+  if not retries then
+    error('Recur(): Arg "retries" not a number: ' .. tostring(o_retries), 0)
+  end
+  local backlog = tonumber(o_backlog or 0)
+  if not backlog then
+    error('Recur(): Arg "backlog" not a number: ' .. tostring(o_backlog), 0)
+  end
+  local rkey = 'ql:r:' .. jid
+  local old = call('hmget', rkey, 'count', 'queue')
+  if old[2] then
+    call('zrem', 'ql:q:' .. old[2] .. '-recur', jid)
+  end
+  call('hmset', rkey, 'jid', jid, 'klass', klass, 'data', raw_data,
+    'priority', priority, 'tags', encode(tags), 'state', 'recur',
+    'queue', qname, 'type', 'interval', 'count', old[1] or 0,
+    'interval', interval, 'retries', retries, 'backlog', backlog)
+  call('zadd', 'ql:q:' .. qname .. '-recur', now + offset, jid)
+  remember_queue(now, qname)
+  return jid
+end
+
+local function recur_get(jid)
+  local r = call('hmget', 'ql:r:' .. jid, 'jid', 'klass', 'state', 'queue',
+    'priority', 'interval', 'retries', 'count', 'data', 'tags', 'backlog')
+  if not r[1] then
+    return nil
+  end
+  return encode({
+    jid      = r[1],
+    klass    = r[2],
+    state    = r[3],
+    queue    = r[4],
+    priority = tonumber(r[5]),
+    interval = tonumber(r[6]),
+    retries  = tonumber(r[7]),
+    count    = tonumber(r[8]),
+    data     = r[9],
+    tags     = decode(r[10]),
+    backlog  = tonumber(r[11] or 0),
+  })
+end
+
+local NUMERIC_RECUR_FIELDS = {priority = true, interval = true, retries = true}
+
+local function recur_update(now, jid, ...)
+  local rkey = 'ql:r:' .. jid
+  if call('exists', rkey) == 0 then
+    error('Recur(): No recurring job ' .. jid, 0)
+  end
+  for i = 1, select('#', ...), 2 do
+    local key, value = select(i, ...)
+    if value == nil then
+      error('No value provided for ' .. tostring(key), 0)
+    end
+    if NUMERIC_RECUR_FIELDS[key] then
+      local v = tonumber(value)
+      if not v then
+        error('Recur(): Arg "' .. key .. '" must be a number: ' .. tostring(value), 0)
+      end
+      if key == 'interval' then
+        local r = call('hmget', rkey, 'queue', 'interval')
+        call('zincrby', 'ql:q:' .. r[1] .. '-recur', v - tonumber(r[2]), jid)
+      end
+      call('hset', rkey, key, v)
+    elseif key == 'data' then
+      if not decode(value) then
+        error('Recur(): Arg "data" is not JSON-encoded: ' .. tostring(value), 0)
+      end
+      call('hset', rkey, 'data', value)
+    elseif key == 'klass' then
+      call('hset', rkey, 'klass', value)
+    elseif key == 'queue' then
+      local old = call('hget', rkey, 'queue')
+      local okey = 'ql:q:' .. old .. '-recur'
+      local score = call('zscore', okey, jid)
+      call('zrem', okey, jid)
+      call('zadd', 'ql:q:' .. value .. '-recur', score, jid)
+      call('hset', rkey, 'queue', value)
+      remember_queue(now, value)
+    elseif key == 'backlog' then
+      local v = tonumber(value)
+      if not v then
+        error('Recur(): Arg "backlog" not a number: ' .. tostring(value), 0)
+      end
+      call('hset', rkey, 'backlog', v)
+    else
+      error('Recur(): Unrecognized option "' .. key .. '"', 0)
+    end
+  end
+  return true
+end
+
+-- recur.tag appends new tags; recur.untag removes tags. Both reply with the
+-- stored JSON list.
+local function recur_tag(jid, ...)
+  local rkey = 'ql:r:' .. jid
+  local tags = call('hget', rkey, 'tags')
+  if not tags then
+    error('Tag(): Job ' .. jid .. ' does not exist', 0)
+  end
+  tags = decode(tags)
+  local have = {}
+  for _, t in ipairs(tags) do have[t] = true end
+  local n = #tags
+  for i = 1, select('#', ...) do
+    local t = (select(i, ...))
+    if not have[t] then
+      n = n + 1
+      tags[n] = t
+    end
+  end
+  tags = encode(tags)
+  call('hset', rkey, 'tags', tags)
+  return tags
+end
+
+local function recur_untag(jid, ...)
+  local rkey = 'ql:r:' .. jid
+  local tags = call('hget', rkey, 'tags')
+  if not tags then
+    error('Untag(): Job ' .. jid .. ' does not exist', 0)
+  end
+  tags = encode(without_tags(decode(tags), {...}, 1))
+  call('hset', rkey, 'tags', tags)
+  return tags
+end
+
+local function unrecur(jid)
+  local rkey = 'ql:r:' .. jid
+  local qname = call('hget', rkey, 'queue')
+  if qname then
+    call('zrem', 'ql:q:' .. qname .. '-recur', jid)
+    call('del', rkey)
+  end
+  return true
+end
