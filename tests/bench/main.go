@@ -229,6 +229,9 @@ func loadSources(cfg *config, note func(string, ...any)) map[string]scriptSource
 }
 
 func redisVersion(bin string) string {
+	if bin == "" {
+		return "not run"
+	}
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
 		return "unknown version"

@@ -57,8 +57,27 @@ func (w *way) prepare(addr string) error {
 		}
 		w.sha = r.str
 	}
-	if _, err := c.do(w.call("config.get", nowArg(), "heartbeat")...); err != nil {
-		return fmt.Errorf("config.get: %s", firstLine(err.Error()))
+	// A job's whole life, so a way that loads but cannot run qless (a
+	// missing library or command) is skipped rather than measured failing.
+	steps := [][]string{
+		w.call("put", nowArg(), "w", "bench-probe", "probe", "bench.Job", jobData(), "0"),
+		w.call("pop", nowArg(), "bench-probe", "w", "1"),
+		w.call("heartbeat", nowArg(), "probe", "w", jobData()),
+		w.call("complete", nowArg(), "probe", "w", "bench-probe", jobData()),
+	}
+	for _, args := range steps {
+		r, err := c.do(args...)
+		if err != nil {
+			return fmt.Errorf("%s: %s", args[callNameIndex(args)], firstLine(err.Error()))
+		}
+		if args[callNameIndex(args)] == "pop" {
+			if jobs, err := parsePop(r); err != nil || len(jobs) != 1 {
+				return fmt.Errorf("pop did not return the probe job: %.80q", r.str)
+			}
+		}
+	}
+	if _, err := c.do("FLUSHALL"); err != nil {
+		return fmt.Errorf("FLUSHALL: %s", firstLine(err.Error()))
 	}
 	return nil
 }

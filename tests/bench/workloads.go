@@ -104,10 +104,9 @@ func (s *session) topUp(want int) error {
 // the job count, the time cap, or an empty queue.
 func (s *session) pop(conc, batch int) *result {
 	name := "pop" + strconv.Itoa(batch)
-	want := s.lastPut
-	if want == 0 {
-		want = min(s.cfg.jobs, 1000)
-	}
+	// pop10+complete makes about half the calls per job pop1+complete
+	// does, so it gets twice the jobs to last its time cap.
+	want := min(s.cfg.jobs, max(s.lastPut, 1000)*(1+batch/10))
 	if err := s.topUp(want); err != nil {
 		return s.failed(name, conc, err)
 	}
@@ -278,7 +277,7 @@ func (s *session) mixed(conc int) (*result, *result) {
 	e2e := *res
 	e2e.Workload = "mixed-e2e"
 	e2e.Note = "put to pop latency per job"
-	e2e.Calls = 0
+	e2e.Calls, e2e.Errors = 0, 0
 	var lat []time.Duration
 	for _, rec := range recs {
 		lat = append(lat, rec.e2e...)
