@@ -110,7 +110,7 @@ func startOnce(cfg *config, kind, fsync string) (*server, error) {
 	s.cmd.Stdout = s
 	s.cmd.Stderr = s
 	// The server dies with this program even when it is killed outright.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s: %w", bin, err)
@@ -232,7 +232,7 @@ func ourScript(bin string) (string, error) {
 	cmd.Stdout = &stdout
 	stderr := &watchWriter{want: "ready to accept", hit: make(chan struct{})}
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return "", err
 	}

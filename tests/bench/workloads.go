@@ -20,6 +20,8 @@ type session struct {
 	queued int
 	// lastPut is what the put cell managed, the size later pop cells aim for.
 	lastPut int
+	// lastPopRate is the pop1 cell's jobs/s, to size the pop10 cell's jobs.
+	lastPopRate float64
 }
 
 func (s *session) prefix() string {
@@ -104,9 +106,16 @@ func (s *session) topUp(want int) error {
 // the job count, the time cap, or an empty queue.
 func (s *session) pop(conc, batch int) *result {
 	name := "pop" + strconv.Itoa(batch)
-	// pop10+complete makes about half the calls per job pop1+complete
-	// does, so it gets twice the jobs to last its time cap.
-	want := min(s.cfg.jobs, max(s.lastPut, 1000)*(1+batch/10))
+	want := max(s.lastPut, 1000)
+	if batch > 1 && s.lastPopRate > 0 {
+		// pop10+complete makes about half the calls per job pop1+complete
+		// does: enough jobs for twice pop1's pace through the time cap,
+		// rather than a long untimed refill.
+		want = max(1000, int(2.5*s.lastPopRate*s.cfg.cellTime.Seconds()))
+	} else if batch > 1 {
+		want *= 2
+	}
+	want = min(s.cfg.jobs, want)
 	if err := s.topUp(want); err != nil {
 		return s.failed(name, conc, err)
 	}
@@ -144,7 +153,11 @@ func (s *session) pop(conc, batch int) *result {
 		return s.failed(name, conc, err)
 	}
 	s.queued -= int(popped.Load())
-	return s.result(name, conc, elapsed, recs)
+	res := s.result(name, conc, elapsed, recs)
+	if batch == 1 {
+		s.lastPopRate = res.JobsPerSec
+	}
+	return res
 }
 
 // heartbeat: a pool of running jobs, each client heartbeating its share in
