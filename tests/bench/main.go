@@ -73,6 +73,7 @@ func run() int {
 	sources := loadSources(cfg, note)
 
 	fmt.Printf("qlessd vs Redis, qless workloads on %d cores (%s); redis: %s\n", runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, redisVersion(cfg.redisBin))
+	fmt.Printf("load average at start: %s (the cores are shared: compare lines of one run, not runs)\n", loadAvg())
 	fmt.Printf("jobs per cell: up to %d, each cell capped at %s; job data: 100 bytes of JSON\n", cfg.jobs, cfg.cellTime)
 	for _, p := range cfg.passes {
 		c, w := cfg.conc, cfg.workloads
@@ -129,7 +130,7 @@ func run() int {
 	if len(notes) > 0 {
 		fmt.Printf("\nnotes:\n%s\n", indent(notes))
 	}
-	fmt.Printf("\ntotal time %s\n", time.Since(started).Round(time.Second))
+	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
 	rep := report{Started: started.UTC(), Notes: notes, Results: results, Settings: settings(cfg)}
 	if err := writeJSON(cfg.jsonPath, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: write json:", err)
@@ -237,6 +238,18 @@ func redisVersion(bin string) string {
 		return "unknown version"
 	}
 	return strings.TrimSpace(string(out))
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func contains(list []string, s string) bool {

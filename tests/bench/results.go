@@ -23,6 +23,7 @@ type result struct {
 	Errors      int     `json:"errors"`
 	Seconds     float64 `json:"seconds"`
 	JobsPerSec  float64 `json:"jobs_per_sec"`
+	CallsPerSec float64 `json:"calls_per_sec"`
 	// Latencies per call in milliseconds (mixed-e2e: per job, put to pop).
 	P50Ms  float64 `json:"p50_ms"`
 	P99Ms  float64 `json:"p99_ms"`

@@ -56,6 +56,7 @@ func (s *session) result(workload string, conc int, elapsed time.Duration, recs 
 	}
 	if elapsed > 0 {
 		r.JobsPerSec = float64(r.Jobs) / elapsed.Seconds()
+		r.CallsPerSec = float64(r.Calls) / elapsed.Seconds()
 	}
 	r.setLatency(lat)
 	return r
