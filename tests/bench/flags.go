@@ -1,0 +1,113 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The defaults fit a full run (both servers, every way, both fsync passes)
+// in about ten minutes on a 2-core machine: each cell stops at its time cap
+// long before 100,000 jobs, and the always pass runs fewer cells.
+func parseFlags() (*config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	cfg := &config{}
+	fs.StringVar(&cfg.qlessdBin, "qlessd", "", "qlessd binary (default: go build ./cmd/qlessd into a temp dir)")
+	fs.StringVar(&cfg.redisBin, "redis-server", os.Getenv("REDIS_SERVER"), "redis-server binary (default: $REDIS_SERVER or redis-server on PATH)")
+	fs.StringVar(&cfg.qlessLua, "qless-lua", os.Getenv("QLESS_LUA"), "qless-core's qless.lua (default: $QLESS_LUA); its lines are skipped without it")
+	fs.StringVar(&cfg.ourScript, "our-script", "", "file holding qlessd's qless script (default: what `qlessd script` prints)")
+	fs.IntVar(&cfg.jobs, "jobs", 100000, "most jobs (heartbeat: calls) per cell")
+	fs.DurationVar(&cfg.cellTime, "cell-time", 3*time.Second, "time cap per cell")
+	fs.DurationVar(&cfg.fillTime, "fill-time", 20*time.Second, "time cap for untimed set-up puts (footprint, refills)")
+	fs.IntVar(&cfg.footprintJobs, "footprint-jobs", 10000, "jobs queued to measure memory and data-file bytes per job")
+	fs.IntVar(&cfg.backlog, "mixed-backlog", 0, "most jobs waiting in the mixed workload (0: twice the workers)")
+	conc := fs.String("conc", "1,8,50", "concurrencies (clients = connections) for the everysec pass")
+	alwaysConc := fs.String("always-conc", "1,50", "concurrencies for the always pass")
+	work := fs.String("workloads", "footprint,put,pop1,pop10,heartbeat,mixed", "workloads for the everysec pass")
+	alwaysWork := fs.String("always-workloads", "put,pop1,mixed", "workloads for the always pass")
+	passes := fs.String("passes", "everysec,always", "appendfsync settings to run, on both servers")
+	servers := fs.String("servers", "redis,qlessd", "servers to run")
+	ways := fs.String("ways", "qless.lua,ours,native", "ways to run qless: qless.lua, ours (EVALSHA of qlessd's script), native (QLESS command, qlessd only)")
+	fs.StringVar(&cfg.jsonPath, "json", "bench-results.json", "where to write the results as JSON")
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var err error
+	if cfg.conc, err = ints(*conc); err != nil {
+		return nil, err
+	}
+	if cfg.alwaysConc, err = ints(*alwaysConc); err != nil {
+		return nil, err
+	}
+	cfg.workloads, cfg.alwaysWork = words(*work), words(*alwaysWork)
+	cfg.passes, cfg.servers, cfg.ways = words(*passes), words(*servers), words(*ways)
+	for _, w := range append(append([]string{}, cfg.workloads...), cfg.alwaysWork...) {
+		if !contains([]string{"footprint", "put", "pop1", "pop10", "heartbeat", "mixed"}, w) {
+			return nil, fmt.Errorf("unknown workload %q", w)
+		}
+	}
+	for _, p := range cfg.passes {
+		if p != "everysec" && p != "always" {
+			return nil, fmt.Errorf("unknown pass %q (everysec or always)", p)
+		}
+	}
+	for _, s := range cfg.servers {
+		if s != "redis" && s != "qlessd" {
+			return nil, fmt.Errorf("unknown server %q", s)
+		}
+	}
+	for _, w := range cfg.ways {
+		if !contains([]string{"qless.lua", "ours", "native"}, w) {
+			return nil, fmt.Errorf("unknown way %q", w)
+		}
+	}
+	if cfg.jobs <= 0 || cfg.cellTime <= 0 {
+		return nil, fmt.Errorf("-jobs and -cell-time must be positive")
+	}
+	if contains(cfg.servers, "redis") && cfg.redisBin == "" {
+		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
+			return nil, fmt.Errorf("redis-server not found (install Redis 7 or pass -redis-server)")
+		}
+	}
+	return cfg, nil
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, w := range words(s) {
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad concurrency %q", w)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func words(s string) []string {
+	var out []string
+	for _, w := range strings.Split(s, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func settings(cfg *config) map[string]any {
+	return map[string]any{
+		"jobs": cfg.jobs, "cell_time": cfg.cellTime.String(), "fill_time": cfg.fillTime.String(),
+		"footprint_jobs": cfg.footprintJobs, "mixed_backlog": cfg.backlog,
+		"concurrency": cfg.conc, "always_concurrency": cfg.alwaysConc,
+		"workloads": cfg.workloads, "always_workloads": cfg.alwaysWork,
+		"passes": cfg.passes, "servers": cfg.servers, "ways": cfg.ways,
+		"qless_lua": cfg.qlessLua, "redis_server": cfg.redisBin,
+	}
+}

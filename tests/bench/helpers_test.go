@@ -1,0 +1,83 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestJobDataIs100BytesAndCarriesItsTime(t *testing.T) {
+	before := time.Now()
+	d := jobData()
+	if len(d) != 100 {
+		t.Fatalf("job data is %d bytes: %s", len(d), d)
+	}
+	at, ok := dataTime(d)
+	if !ok || at.Before(before.Add(-time.Millisecond)) || at.After(time.Now()) {
+		t.Fatalf("dataTime(%s) = %v, %v", d, at, ok)
+	}
+}
+
+func TestParsePop(t *testing.T) {
+	for _, empty := range []string{"{}", "[]"} {
+		if jobs, err := parsePop(reply{kind: '$', str: empty}); err != nil || len(jobs) != 0 {
+			t.Fatalf("%s: %v %v", empty, jobs, err)
+		}
+	}
+	jobs, err := parsePop(reply{kind: '$', str: `[{"jid":"a","data":"{\"t\":1,\"x\":2}","queue":"q"},{"jid":"b","data":"{}"}]`})
+	if err != nil || len(jobs) != 2 || jobs[0].Jid != "a" || jobs[1].Jid != "b" || jobs[0].Data != `{"t":1,"x":2}` {
+		t.Fatalf("got %+v, %v", jobs, err)
+	}
+	if _, err := parsePop(reply{kind: '$', str: "complete"}); err == nil {
+		t.Fatal("a non-JSON reply parsed as jobs")
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	var lat []time.Duration
+	for i := 1000; i >= 1; i-- {
+		lat = append(lat, time.Duration(i)*time.Millisecond)
+	}
+	var r result
+	r.setLatency(lat)
+	if r.P50Ms != 500 || r.P99Ms != 990 || r.P999Ms != 999 {
+		t.Fatalf("p50 %v p99 %v p99.9 %v", r.P50Ms, r.P99Ms, r.P999Ms)
+	}
+}
+
+func TestRatiosCompareTheSameScript(t *testing.T) {
+	rs := []*result{
+		{Pass: "everysec", Workload: "put", Concurrency: 8, Server: "redis", Way: "qless.lua", JobsPerSec: 100},
+		{Pass: "everysec", Workload: "put", Concurrency: 8, Server: "redis", Way: "ours", JobsPerSec: 50},
+		{Pass: "everysec", Workload: "put", Concurrency: 8, Server: "qlessd", Way: "ours", JobsPerSec: 25},
+		{Pass: "everysec", Workload: "put", Concurrency: 8, Server: "qlessd", Way: "native", JobsPerSec: 200},
+		{Pass: "always", Workload: "put", Concurrency: 8, Server: "qlessd", Way: "qless.lua", JobsPerSec: 10},
+	}
+	setRatios(rs)
+	if rs[2].Ratio == nil || *rs[2].Ratio != 0.5 || rs[2].RatioAgainst != "redis/ours" {
+		t.Fatalf("ours: %v %s", rs[2].Ratio, rs[2].RatioAgainst)
+	}
+	if rs[3].Ratio == nil || *rs[3].Ratio != 2 || rs[3].RatioAgainst != "redis/qless.lua" {
+		t.Fatalf("native: %v %s", rs[3].Ratio, rs[3].RatioAgainst)
+	}
+	if rs[4].Ratio != nil || rs[0].Ratio != nil {
+		t.Fatal("a ratio without a matching Redis line, or on a Redis line")
+	}
+}
+
+func TestCallShapes(t *testing.T) {
+	script := &way{server: "redis", name: "qless.lua", sha: "abc"}
+	got := script.call("pop", "1.5", "q", "w", "10")
+	want := []string{"EVALSHA", "abc", "0", "pop", "1.5", "q", "w", "10"}
+	if len(got) != len(want) {
+		t.Fatalf("%q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%q", got)
+		}
+	}
+	native := &way{server: "qlessd", name: "native"}
+	if n := native.call("pop", "1.5", "q", "w", "10"); n[0] != "QLESS" || n[1] != "pop" || n[2] != "1.5" || callNameIndex(n) != 1 {
+		t.Fatalf("%q", n)
+	}
+}

@@ -1,0 +1,262 @@
+// Command bench compares qlessd with Redis 7 running qless side by side:
+// the same qless workloads on both servers, with matching durability,
+// through every way of running qless that the servers offer (EVALSHA of
+// qless-core's qless.lua, EVALSHA of qlessd's own script, qlessd's native
+// QLESS command). It prints one table and writes it as JSON too. It is a
+// benchmark, not a test: nothing passes or fails.
+//
+// Run it from the repository root: make bench ARGS="-qless-lua /path/to/qless.lua".
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	qlessdBin, redisBin   string
+	qlessLua, ourScript   string
+	jobs, footprintJobs   int
+	cellTime, fillTime    time.Duration
+	backlog               int
+	conc, alwaysConc      []int
+	workloads, alwaysWork []string
+	passes, servers, ways []string
+	jsonPath              string
+}
+
+var interrupted atomic.Bool
+
+// stopping reports that the run was interrupted: cells end early and the
+// servers are stopped before the program exits.
+func stopping() bool { return interrupted.Load() }
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	cfg, err := parseFlags()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); interrupted.Store(true) }()
+	defer stopAll()
+
+	started := time.Now()
+	var notes []string
+	note := func(format string, a ...any) {
+		s := fmt.Sprintf(format, a...)
+		notes = append(notes, s)
+		fmt.Fprintln(os.Stderr, "note:", s)
+	}
+	if cfg.qlessdBin == "" && contains(cfg.servers, "qlessd") || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
+		bin, cleanup, err := buildQlessd()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		defer cleanup()
+		cfg.qlessdBin = bin
+	}
+	sources := loadSources(cfg, note)
+
+	fmt.Printf("qlessd vs Redis, qless workloads on %d cores (%s); redis: %s\n", runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, redisVersion(cfg.redisBin))
+	fmt.Printf("load average at start: %s (the cores are shared: compare lines of one run, not runs)\n", loadAvg())
+	fmt.Printf("jobs per cell: up to %d, each cell capped at %s; job data: 100 bytes of JSON\n", cfg.jobs, cfg.cellTime)
+	for _, p := range cfg.passes {
+		c, w := cfg.conc, cfg.workloads
+		if p == "always" {
+			c, w = cfg.alwaysConc, cfg.alwaysWork
+		}
+		fmt.Printf("appendfsync %-8s concurrency %v, workloads %s\n", p, c, strings.Join(w, ","))
+	}
+	fmt.Println("latency is per call (pop+complete workloads: pop and complete calls together); jobs/s counts completed jobs (put: queued; heartbeat: calls)")
+	fmt.Println("q/redis: qlessd jobs/s over Redis jobs/s running the same script (native is compared with Redis running qless.lua)")
+	fmt.Println()
+
+	var results []*result
+	unavailable := map[string]bool{}
+	for _, pass := range cfg.passes {
+		concs, workloads := cfg.conc, cfg.workloads
+		if pass == "always" {
+			concs, workloads = cfg.alwaysConc, cfg.alwaysWork
+		}
+		for _, srvKind := range cfg.servers {
+			for _, wayName := range waysFor(srvKind, cfg.ways) {
+				if stopping() {
+					break
+				}
+				label := srvKind + "/" + wayName
+				if unavailable[label] {
+					continue
+				}
+				src := sources[wayName]
+				if wayName != "native" && src.text == "" {
+					if !unavailable[label] {
+						note("%s skipped: %s", label, src.reason)
+					}
+					unavailable[label] = true
+					continue
+				}
+				w := &way{server: srvKind, name: wayName, source: src.text}
+				res, err := runWay(cfg, pass, w, concs, workloads)
+				if err != nil {
+					note("%s skipped: %s", label, err)
+					unavailable[label] = true
+					continue
+				}
+				results = append(results, res...)
+			}
+		}
+	}
+	if stopping() {
+		note("interrupted: the table is partial")
+	}
+	setRatios(results)
+	sortResults(results)
+	printTable(os.Stdout, results)
+	if len(notes) > 0 {
+		fmt.Printf("\nnotes:\n%s\n", indent(notes))
+	}
+	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, Settings: settings(cfg)}
+	if err := writeJSON(cfg.jsonPath, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: write json:", err)
+		return 1
+	}
+	fmt.Printf("results written to %s\n", cfg.jsonPath)
+	return 0
+}
+
+// runWay starts a fresh server for one way, so ways never see each other's
+// data, memory or file growth, and runs the workloads on it.
+func runWay(cfg *config, pass string, w *way, concs []int, workloads []string) ([]*result, error) {
+	srv, err := startServer(cfg, w.server, pass)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	if err := w.prepare(srv.addr); err != nil {
+		return nil, err
+	}
+	s := &session{cfg: cfg, w: w, srv: srv, pass: pass}
+	var out []*result
+	add := func(rs ...*result) {
+		for _, r := range rs {
+			if r == nil {
+				continue
+			}
+			out = append(out, r)
+			fmt.Fprintf(os.Stderr, "%-8s %-10s %3d %-17s %7d jobs %9.0f jobs/s  p99 %.3f ms %s\n",
+				r.Pass, r.Workload, r.Concurrency, w.label(), r.Jobs, r.JobsPerSec, r.P99Ms, r.Note)
+		}
+	}
+	if contains(workloads, "footprint") {
+		add(s.footprint())
+	}
+	for _, c := range concs {
+		for _, wl := range workloads {
+			if stopping() {
+				return out, nil
+			}
+			switch wl {
+			case "put":
+				add(s.put(c))
+			case "pop1":
+				add(s.pop(c, 1))
+			case "pop10":
+				add(s.pop(c, 10))
+			case "heartbeat":
+				add(s.heartbeat(c))
+			case "mixed":
+				add(s.mixed(c))
+			}
+		}
+	}
+	return out, nil
+}
+
+func waysFor(server string, wanted []string) []string {
+	order := []string{"qless.lua", "ours"}
+	if server == "qlessd" {
+		order = []string{"native", "ours", "qless.lua"}
+	}
+	var out []string
+	for _, w := range order {
+		if contains(wanted, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// loadSources reads the scripts the EVALSHA ways run.
+func loadSources(cfg *config, note func(string, ...any)) map[string]scriptSource {
+	src := map[string]scriptSource{}
+	if cfg.qlessLua == "" {
+		src["qless.lua"] = scriptSource{reason: "no qless-core qless.lua given (-qless-lua PATH or QLESS_LUA)"}
+	} else if b, err := os.ReadFile(cfg.qlessLua); err != nil {
+		src["qless.lua"] = scriptSource{reason: err.Error()}
+	} else {
+		src["qless.lua"] = scriptSource{text: string(b)}
+	}
+	switch {
+	case cfg.ourScript != "":
+		if b, err := os.ReadFile(cfg.ourScript); err != nil {
+			src["ours"] = scriptSource{reason: err.Error()}
+		} else {
+			src["ours"] = scriptSource{text: string(b)}
+		}
+	case contains(cfg.ways, "ours"):
+		if text, err := ourScript(cfg.qlessdBin); err != nil {
+			src["ours"] = scriptSource{reason: err.Error()}
+		} else {
+			src["ours"] = scriptSource{text: text}
+		}
+	}
+	return src
+}
+
+func redisVersion(bin string) string {
+	if bin == "" {
+		return "not run"
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "unknown version"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// result is one line of the table.
+type result struct {
+	Pass        string  `json:"pass"`
+	Workload    string  `json:"workload"`
+	Concurrency int     `json:"concurrency"`
+	Server      string  `json:"server"`
+	Way         string  `json:"way"`
+	Jobs        int     `json:"jobs"`
+	Calls       int     `json:"calls"`
+	Errors      int     `json:"errors"`
+	Seconds     float64 `json:"seconds"`
+	JobsPerSec  float64 `json:"jobs_per_sec"`
+	CallsPerSec float64 `json:"calls_per_sec"`
+	// Latencies per call in milliseconds (mixed-e2e: per job, put to pop).
+	P50Ms  float64 `json:"p50_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	P999Ms float64 `json:"p999_ms"`
+	// Ratio is qlessd's jobs/s over Redis's on the same line, for qlessd lines.
+	Ratio           *float64 `json:"qlessd_over_redis,omitempty"`
+	RatioAgainst    string   `json:"ratio_against,omitempty"`
+	MemBytesPerJob  *float64 `json:"mem_bytes_per_job,omitempty"`
+	FileBytesPerJob *float64 `json:"file_bytes_per_job,omitempty"`
+	Note            string   `json:"note,omitempty"`
+}
+
+func (r *result) setLatency(lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	at := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(lat)))) - 1
+		i = max(0, min(i, len(lat)-1))
+		return float64(lat[i]) / float64(time.Millisecond)
+	}
+	r.P50Ms, r.P99Ms, r.P999Ms = at(0.50), at(0.99), at(0.999)
+}
+
+// reference names the Redis way a qlessd way is compared with: the same
+// script; the native command stands in for qless.lua, which it replaces.
+func reference(w string) string {
+	if w == "native" {
+		return "qless.lua"
+	}
+	return w
+}
+
+func setRatios(results []*result) {
+	type key struct {
+		pass, workload string
+		conc           int
+		way            string
+	}
+	redis := map[key]*result{}
+	for _, r := range results {
+		if r.Server == "redis" {
+			redis[key{r.Pass, r.Workload, r.Concurrency, r.Way}] = r
+		}
+	}
+	for _, r := range results {
+		if r.Server != "qlessd" || r.JobsPerSec == 0 {
+			continue
+		}
+		ref := redis[key{r.Pass, r.Workload, r.Concurrency, reference(r.Way)}]
+		if ref == nil || ref.JobsPerSec == 0 {
+			continue
+		}
+		v := r.JobsPerSec / ref.JobsPerSec
+		r.Ratio, r.RatioAgainst = &v, "redis/"+ref.Way
+	}
+}
+
+var workloadOrder = []string{"footprint", "put", "pop1", "pop10", "heartbeat", "mixed", "mixed-e2e"}
+
+func sortResults(results []*result) {
+	rank := func(s string, list []string) int {
+		if i := slices.Index(list, s); i >= 0 {
+			return i
+		}
+		return len(list)
+	}
+	slices.SortStableFunc(results, func(a, b *result) int {
+		if c := rank(a.Pass, []string{"everysec", "always"}) - rank(b.Pass, []string{"everysec", "always"}); c != 0 {
+			return c
+		}
+		if c := rank(a.Workload, workloadOrder) - rank(b.Workload, workloadOrder); c != 0 {
+			return c
+		}
+		if c := a.Concurrency - b.Concurrency; c != 0 {
+			return c
+		}
+		if c := rank(a.Server, []string{"redis", "qlessd"}) - rank(b.Server, []string{"redis", "qlessd"}); c != 0 {
+			return c
+		}
+		return rank(a.Way, []string{"qless.lua", "ours", "native"}) - rank(b.Way, []string{"qless.lua", "ours", "native"})
+	})
+}
+
+func printTable(out io.Writer, results []*result) {
+	fmt.Fprintf(out, "%-8s %-10s %4s %-17s %7s %9s %8s %8s %8s %7s %9s %9s  %s\n",
+		"fsync", "workload", "conc", "server/way", "jobs", "jobs/s", "p50 ms", "p99 ms", "p99.9 ms", "q/redis", "mem B/job", "file B/job", "note")
+	prev := ""
+	for _, r := range results {
+		group := r.Pass + r.Workload
+		if prev != "" && group != prev {
+			fmt.Fprintln(out)
+		}
+		prev = group
+		ratio := "-"
+		if r.Ratio != nil {
+			ratio = fmt.Sprintf("%.2f", *r.Ratio)
+		}
+		lat := func(v float64) string {
+			if r.Workload == "footprint" || (r.Calls == 0 && r.Workload != "mixed-e2e") {
+				return "-"
+			}
+			return fmt.Sprintf("%.3f", v)
+		}
+		opt := func(p *float64) string {
+			if p == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%.0f", *p)
+		}
+		note := r.Note
+		if r.Errors > 0 {
+			note = joinNote(fmt.Sprintf("%d errors", r.Errors), note)
+		}
+		fmt.Fprintf(out, "%-8s %-10s %4d %-17s %7d %9.0f %8s %8s %8s %7s %9s %9s  %s\n",
+			r.Pass, r.Workload, r.Concurrency, r.Server+"/"+r.Way, r.Jobs, r.JobsPerSec,
+			lat(r.P50Ms), lat(r.P99Ms), lat(r.P999Ms), ratio, opt(r.MemBytesPerJob), opt(r.FileBytesPerJob), note)
+	}
+}
+
+// report is the JSON file's content.
+type report struct {
+	Started  time.Time `json:"started"`
+	Settings any       `json:"settings"`
+	Notes    []string  `json:"notes"`
+	Results  []*result `json:"results"`
+}
+
+func writeJSON(path string, rep report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func indent(lines []string) string {
+	return "  " + strings.Join(lines, "\n  ")
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// server is a started qlessd or redis-server with its data in a temporary
+// directory that stop removes.
+type server struct {
+	kind string // "redis" or "qlessd"
+	addr string
+	dir  string
+	cmd  *exec.Cmd
+	done chan struct{}
+	mu   sync.Mutex
+	out  bytes.Buffer
+}
+
+// running lists every started server so the program can stop them all on
+// any way out, a signal included.
+var (
+	runningMu sync.Mutex
+	running   = map[*server]bool{}
+)
+
+func stopAll() {
+	runningMu.Lock()
+	list := make([]*server, 0, len(running))
+	for s := range running {
+		list = append(list, s)
+	}
+	runningMu.Unlock()
+	for _, s := range list {
+		s.stop()
+	}
+}
+
+func (s *server) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.out.Len() < 1<<20 {
+		s.out.Write(b)
+	}
+	return len(b), nil
+}
+
+func (s *server) output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.String()
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startServer starts kind with the given fsync policy, retrying on another
+// port when the chosen one was taken between picking and binding.
+func startServer(cfg *config, kind, fsync string) (*server, error) {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		var s *server
+		if s, err = startOnce(cfg, kind, fsync); err == nil {
+			return s, nil
+		}
+	}
+	return nil, err
+}
+
+func startOnce(cfg *config, kind, fsync string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "qlessd-bench-"+kind+"-")
+	if err != nil {
+		return nil, err
+	}
+	s := &server{kind: kind, dir: dir, addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan struct{})}
+	var args []string
+	bin := cfg.qlessdBin
+	if kind == "redis" {
+		bin = cfg.redisBin
+		args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+			"--save", "", "--appendonly", "yes", "--appendfsync", fsync,
+			"--daemonize", "no", "--loglevel", "warning"}
+	} else {
+		args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+			"--appendfsync", fsync, "--loglevel", "warning"}
+	}
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Dir = dir
+	s.cmd.Stdout = s
+	s.cmd.Stderr = s
+	// The server dies with this program even when it is killed outright.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	runningMu.Lock()
+	running[s] = true
+	runningMu.Unlock()
+	go func() { s.cmd.Wait(); close(s.done) }()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if c, err := dial(s.addr); err == nil {
+			_, perr := c.do("PING")
+			c.close()
+			if perr == nil {
+				return s, nil
+			}
+		}
+		select {
+		case <-s.done:
+			s.stop()
+			return nil, fmt.Errorf("%s exited at start: %s", kind, strings.TrimSpace(s.output()))
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("%s did not answer on %s", kind, s.addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop ends the server gracefully (SIGTERM, then SIGKILL after 20s) and
+// removes its data directory.
+func (s *server) stop() {
+	runningMu.Lock()
+	was := running[s]
+	delete(running, s)
+	runningMu.Unlock()
+	if !was {
+		return
+	}
+	select {
+	case <-s.done:
+	default:
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(20 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.done
+		}
+	}
+	os.RemoveAll(s.dir)
+}
+
+// dataBytes sums the sizes of the files in the data directory: Redis 7
+// keeps its append-only file as several parts in appendonlydir.
+func (s *server) dataBytes() int64 {
+	var n int64
+	filepath.WalkDir(s.dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// usedMemory reads used_memory from INFO memory; ok is false when the
+// server does not report it.
+func usedMemory(addr string) (int64, bool) {
+	c, err := dial(addr)
+	if err != nil {
+		return 0, false
+	}
+	defer c.close()
+	r, err := c.do("INFO", "memory")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(r.str, "\n") {
+		if v, found := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); found {
+			n, err := strconv.ParseInt(v, 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// buildQlessd builds cmd/qlessd into a temporary directory.
+func buildQlessd() (bin string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "qlessd-bench-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, "qlessd")
+	out, err := exec.Command("go", "build", "-o", bin, "./cmd/qlessd").CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("go build ./cmd/qlessd (run from the repository root): %v\n%s", err, out)
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+// ourScript asks the qlessd binary for its qless script (`qlessd script`).
+// A binary without that subcommand would start a server instead, so it runs
+// in a scratch directory and is killed as soon as it logs that it is ready.
+func ourScript(bin string) (string, error) {
+	dir, err := os.MkdirTemp("", "qlessd-bench-script-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command(bin, "script")
+	cmd.Dir = dir
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr := &watchWriter{want: "ready to accept", hit: make(chan struct{})}
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || stdout.Len() == 0 {
+			return "", errors.New("`qlessd script` printed no script")
+		}
+		return stdout.String(), nil
+	case <-stderr.hit:
+	case <-time.After(10 * time.Second):
+	}
+	cmd.Process.Kill()
+	<-done
+	return "", errors.New("this qlessd has no `script` subcommand yet")
+}
+
+// watchWriter signals once when the text written to it contains want.
+type watchWriter struct {
+	mu   sync.Mutex
+	buf  []byte
+	want string
+	hit  chan struct{}
+	shut bool
+}
+
+func (w *watchWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.shut {
+		w.buf = append(w.buf, b...)
+		if bytes.Contains(w.buf, []byte(w.want)) {
+			w.shut = true
+			close(w.hit)
+		}
+	}
+	return len(b), nil
+}

@@ -1,0 +1,353 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+const queue = "bench"
+
+// session runs the workloads of one way on one started server.
+type session struct {
+	cfg  *config
+	w    *way
+	srv  *server
+	pass string
+	seq  int
+	// queued is how many jobs wait in queue after the last cell.
+	queued int
+	// lastPut is what the put cell managed, the size later pop cells aim for.
+	lastPut int
+	// lastPopRate is the pop1 cell's jobs/s, to size the pop10 cell's jobs.
+	lastPopRate float64
+}
+
+func (s *session) prefix() string {
+	s.seq++
+	return "j" + strconv.Itoa(s.seq) + "-"
+}
+
+func (s *session) flush() error {
+	c, err := dial(s.srv.addr)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	_, err = c.do("FLUSHALL")
+	s.queued = 0
+	return err
+}
+
+// result builds a table line from the clients' records.
+func (s *session) result(workload string, conc int, elapsed time.Duration, recs []*recorder) *result {
+	r := &result{Pass: s.pass, Workload: workload, Concurrency: conc, Server: s.w.server, Way: s.w.name,
+		Seconds: elapsed.Seconds()}
+	var lat []time.Duration
+	for _, rec := range recs {
+		r.Jobs += rec.jobs
+		r.Calls += len(rec.lat)
+		r.Errors += rec.errs
+		if rec.err != nil && r.Note == "" {
+			r.Note = rec.err.Error()
+		}
+		lat = append(lat, rec.lat...)
+	}
+	if elapsed > 0 {
+		r.JobsPerSec = float64(r.Jobs) / elapsed.Seconds()
+		r.CallsPerSec = float64(r.Calls) / elapsed.Seconds()
+	}
+	r.setLatency(lat)
+	return r
+}
+
+func (s *session) deadline() time.Time { return time.Now().Add(s.cfg.cellTime) }
+
+// put: each client puts one job per call until the job count or the time
+// cap is reached. The jobs stay queued for the pop cells.
+func (s *session) put(conc int) *result {
+	if err := s.flush(); err != nil {
+		return s.failed("put", conc, err)
+	}
+	prefix, n, deadline := s.prefix(), int64(s.cfg.jobs), s.deadline()
+	var next atomic.Int64
+	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
+		for !stopping() && time.Now().Before(deadline) {
+			i := next.Add(1)
+			if i > n {
+				return
+			}
+			_, err := r.timed(c, s.w.call("put", nowArg(), "w", queue, prefix+strconv.FormatInt(i, 10), "bench.Job", jobData(), "0"))
+			if err != nil {
+				return
+			}
+			r.jobs++
+		}
+	})
+	if err != nil {
+		return s.failed("put", conc, err)
+	}
+	res := s.result("put", conc, elapsed, recs)
+	s.queued, s.lastPut = res.Jobs, res.Jobs
+	return res
+}
+
+// topUp puts jobs (untimed) until want wait in the queue.
+func (s *session) topUp(want int) error {
+	if s.queued >= want {
+		return nil
+	}
+	got, _, err := fill(s.srv.addr, s.w, queue, s.prefix(), want-s.queued, time.Now().Add(s.cfg.fillTime))
+	s.queued += got
+	return err
+}
+
+// pop: each client pops batch jobs per call and completes each one, until
+// the job count, the time cap, or an empty queue.
+func (s *session) pop(conc, batch int) *result {
+	name := "pop" + strconv.Itoa(batch)
+	want := max(s.lastPut, 1000)
+	if batch > 1 && s.lastPopRate > 0 {
+		// pop10+complete makes about half the calls per job pop1+complete
+		// does: enough jobs for twice pop1's pace through the time cap,
+		// rather than a long untimed refill.
+		want = max(1000, int(2.5*s.lastPopRate*s.cfg.cellTime.Seconds()))
+	} else if batch > 1 {
+		want *= 2
+	}
+	want = min(s.cfg.jobs, want)
+	if err := s.topUp(want); err != nil {
+		return s.failed(name, conc, err)
+	}
+	n, deadline := int64(s.cfg.jobs), s.deadline()
+	var claimed, popped atomic.Int64
+	count := strconv.Itoa(batch)
+	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
+		for !stopping() && time.Now().Before(deadline) {
+			if claimed.Add(int64(batch))-int64(batch) >= n {
+				return
+			}
+			rep, err := r.timed(c, s.w.call("pop", nowArg(), queue, "w", count))
+			if err != nil {
+				return
+			}
+			jobs, err := parsePop(rep)
+			if err != nil {
+				r.errs++
+				r.err = err
+				return
+			}
+			if len(jobs) == 0 {
+				return
+			}
+			popped.Add(int64(len(jobs)))
+			for _, j := range jobs {
+				if _, err := r.timed(c, s.w.call("complete", nowArg(), j.Jid, "w", queue, jobData())); err != nil {
+					return
+				}
+				r.jobs++
+			}
+		}
+	})
+	if err != nil {
+		return s.failed(name, conc, err)
+	}
+	s.queued -= int(popped.Load())
+	res := s.result(name, conc, elapsed, recs)
+	if batch == 1 {
+		s.lastPopRate = res.JobsPerSec
+	}
+	return res
+}
+
+// heartbeat: a pool of running jobs, each client heartbeating its share in
+// turn, one job per call.
+func (s *session) heartbeat(conc int) *result {
+	if err := s.flush(); err != nil {
+		return s.failed("heartbeat", conc, err)
+	}
+	pool := max(min(s.cfg.jobs, 1000), conc)
+	if err := s.topUp(pool); err != nil {
+		return s.failed("heartbeat", conc, err)
+	}
+	jids, err := popAll(s.srv.addr, s.w, queue, pool)
+	s.queued -= len(jids)
+	if err != nil {
+		return s.failed("heartbeat", conc, err)
+	}
+	n, deadline := int64(s.cfg.jobs), s.deadline()
+	var next atomic.Int64
+	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
+		for k := id; !stopping() && time.Now().Before(deadline); k += conc {
+			if next.Add(1) > n {
+				return
+			}
+			if _, err := r.timed(c, s.w.call("heartbeat", nowArg(), jids[k%len(jids)], "w", jobData())); err != nil {
+				return
+			}
+			r.jobs++
+		}
+	})
+	if err != nil {
+		return s.failed("heartbeat", conc, err)
+	}
+	return s.result("heartbeat", conc, elapsed, recs)
+}
+
+// mixed: producers and workers at once on a fresh queue. Half the clients
+// put, the other half pop one job and complete it; at concurrency 1 the one
+// client alternates. Producers wait while backlog jobs are queued, so the
+// queue stays short and the put-to-pop latency is that of a steady state
+// rather than of an ever-growing queue.
+func (s *session) mixed(conc int) (*result, *result) {
+	if err := s.flush(); err != nil {
+		return s.failed("mixed", conc, err), nil
+	}
+	producers := conc / 2
+	backlog := s.cfg.backlog
+	if backlog <= 0 {
+		backlog = 2 * max(1, conc-producers)
+	}
+	slots := make(chan struct{}, backlog)
+	prefix, n, deadline := s.prefix(), int64(s.cfg.jobs), s.deadline()
+	var nextPut, done atomic.Int64
+	putOne := func(c *conn, r *recorder) bool {
+		i := nextPut.Add(1)
+		if i > n {
+			return false
+		}
+		_, err := r.timed(c, s.w.call("put", nowArg(), "w", queue, prefix+strconv.FormatInt(i, 10), "bench.Job", jobData(), "0"))
+		return err == nil
+	}
+	// popOne reports whether the client should go on.
+	popOne := func(c *conn, r *recorder) bool {
+		rep, err := r.timed(c, s.w.call("pop", nowArg(), queue, "w", "1"))
+		if err != nil {
+			return false
+		}
+		jobs, err := parsePop(rep)
+		if err != nil {
+			r.errs++
+			r.err = err
+			return false
+		}
+		at := time.Now()
+		for _, j := range jobs {
+			if t, ok := dataTime(j.Data); ok {
+				r.e2e = append(r.e2e, at.Sub(t))
+			}
+			select {
+			case <-slots:
+			default:
+			}
+			if _, err := r.timed(c, s.w.call("complete", nowArg(), j.Jid, "w", queue, jobData())); err != nil {
+				return false
+			}
+			r.jobs++
+			done.Add(1)
+		}
+		if len(jobs) == 0 {
+			// Nothing queued: idle briefly as a polling worker would.
+			time.Sleep(200 * time.Microsecond)
+		}
+		return true
+	}
+	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
+		for !stopping() && time.Now().Before(deadline) && done.Load() < n {
+			switch {
+			case conc == 1:
+				if nextPut.Load() < n && !putOne(c, r) {
+					return
+				}
+				if !popOne(c, r) {
+					return
+				}
+			case id < producers:
+				select {
+				case slots <- struct{}{}:
+				case <-time.After(time.Until(deadline)):
+					return
+				}
+				if !putOne(c, r) {
+					return
+				}
+			default:
+				if !popOne(c, r) {
+					return
+				}
+			}
+		}
+	})
+	if err != nil {
+		return s.failed("mixed", conc, err), nil
+	}
+	res := s.result("mixed", conc, elapsed, recs)
+	if conc == 1 {
+		res.Note = joinNote(res.Note, "one client alternating put, pop, complete")
+	} else {
+		res.Note = joinNote(res.Note, fmt.Sprintf("%d producers, %d workers, at most %d jobs waiting", producers, conc-producers, backlog))
+	}
+	e2e := *res
+	e2e.Workload = "mixed-e2e"
+	e2e.Note = "put to pop latency per job"
+	e2e.Calls, e2e.Errors = 0, 0
+	var lat []time.Duration
+	for _, rec := range recs {
+		lat = append(lat, rec.e2e...)
+	}
+	e2e.setLatency(lat)
+	return res, &e2e
+}
+
+// footprint measures memory and data-file bytes per queued job: put
+// footprintJobs jobs (pipelined) into an empty queue on a fresh server.
+func (s *session) footprint() *result {
+	res := &result{Pass: s.pass, Workload: "footprint", Concurrency: 4, Server: s.w.server, Way: s.w.name}
+	if err := s.flush(); err != nil {
+		return s.failed("footprint", 4, err)
+	}
+	mem0, memOK := usedMemory(s.srv.addr)
+	// The data file may still be catching up with earlier writes.
+	time.Sleep(1100 * time.Millisecond)
+	disk0 := s.srv.dataBytes()
+	got, elapsed, err := fill(s.srv.addr, s.w, queue, s.prefix(), s.cfg.footprintJobs, time.Now().Add(s.cfg.fillTime))
+	res.Jobs, res.Seconds = got, elapsed.Seconds()
+	if elapsed > 0 {
+		res.JobsPerSec = float64(got) / elapsed.Seconds()
+	}
+	if err != nil {
+		res.Note = err.Error()
+	}
+	if got == 0 {
+		return res
+	}
+	// everysec writes the file within a second or so.
+	time.Sleep(1100 * time.Millisecond)
+	disk := float64(s.srv.dataBytes()-disk0) / float64(got)
+	res.FileBytesPerJob = &disk
+	if mem1, ok := usedMemory(s.srv.addr); ok && memOK {
+		m := float64(mem1-mem0) / float64(got)
+		res.MemBytesPerJob = &m
+	} else {
+		res.Note = joinNote(res.Note, "no used_memory in INFO memory")
+	}
+	res.Note = joinNote(res.Note, "pipelined put, 4 clients x 50 deep")
+	s.queued = got
+	return res
+}
+
+func (s *session) failed(workload string, conc int, err error) *result {
+	return &result{Pass: s.pass, Workload: workload, Concurrency: conc, Server: s.w.server, Way: s.w.name,
+		Note: "failed: " + firstLine(err.Error())}
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}
