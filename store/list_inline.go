@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"slices"
+	"unsafe"
 )
 
 // A short list keeps its elements inside the metadata payload, in order:
@@ -134,6 +135,6 @@ func (l *list) saveInline() {
 	// The expiry is unchanged (a new key has none), so commitColl's
 	// shortcut applies.
 	l.tx.commitColl(l.key, b)
-	l.meta, _ = decodeMeta(string(b))
+	l.meta = Meta{Type: TypeList, ExpireAt: l.meta.ExpireAt, Payload: unsafe.String(&b[metaHeader], len(b)-metaHeader)}
 	l.existed = true
 }

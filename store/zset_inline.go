@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // A small sorted set keeps its members inside the metadata payload, as
@@ -131,7 +132,7 @@ func (z *ZSet) flushInline() {
 	// The expiry is unchanged (a new key has none), so commitColl's
 	// shortcut applies.
 	z.tx.commitColl(z.key, b)
-	nm, _ := decodeMeta(string(b))
+	nm := Meta{Type: TypeZSet, ExpireAt: z.meta.ExpireAt, Payload: unsafe.String(&b[metaHeader], len(b)-metaHeader)}
 	z.meta, z.existed, z.stored = nm, true, z.card
 }
 
