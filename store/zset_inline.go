@@ -70,6 +70,10 @@ func (z *ZSet) ents() []Entry {
 	if !z.loaded {
 		z.list = decodeZInline(z.meta.Payload)
 		z.loaded = true
+		// A damaged payload may hold fewer members than its count says.
+		if n := int64(len(z.list)); n != z.card {
+			z.card, z.stored = n, -1
+		}
 	}
 	return z.list
 }
