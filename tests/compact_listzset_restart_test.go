@@ -74,3 +74,31 @@ func TestCompactListZSetRestart(t *testing.T) {
 	both("EXISTS", "ls", "zs", "lb")
 	both("DBSIZE")
 }
+
+// Commands whose destination is also a source read the inline members
+// before they write them.
+func TestCompactSelfReferentialStores(t *testing.T) {
+	p := StartPair(t)
+	p.Same(t, "ZADD", "z", "1", "a", "2", "b", "3", "c")
+	p.Same(t, "ZUNIONSTORE", "z", "2", "z", "z", "WEIGHTS", "1", "3")
+	p.Same(t, "ZRANGE", "z", "0", "-1", "WITHSCORES")
+	p.Same(t, "ZINTERSTORE", "z", "2", "z", "z", "AGGREGATE", "MAX")
+	p.Same(t, "ZRANGESTORE", "z", "z", "1", "-1")
+	p.Same(t, "ZRANGE", "z", "0", "-1", "WITHSCORES")
+	p.Same(t, "ZADD", "z", "5", "x", "6", "x", "1", "y")
+	p.Same(t, "ZADD", "z", "GT", "CH", "1", "x", "9", "y")
+	p.Same(t, "ZINCRBY", "z", "2.5", "b")
+	p.Same(t, "ZDIFFSTORE", "z2", "2", "z", "z")
+	p.Same(t, "ZRANGE", "z", "0", "-1", "WITHSCORES")
+	p.Same(t, "ZDIFFSTORE", "z", "1", "z")
+	p.Same(t, "ZRANGE", "z", "0", "-1", "WITHSCORES")
+	p.Same(t, "RPUSH", "l", "1", "2", "3")
+	p.Same(t, "LMOVE", "l", "l", "LEFT", "RIGHT")
+	p.Same(t, "RPOPLPUSH", "l", "l")
+	p.Same(t, "LRANGE", "l", "0", "-1")
+	p.Same(t, "LSET", "l", "-1", strings.Repeat("w", 9000))
+	p.Same(t, "LLEN", "l")
+	p.Same(t, "LSET", "l", "-1", "w")
+	p.Same(t, "LRANGE", "l", "0", "-1")
+	p.Same(t, "LPOS", "l", "w")
+}
