@@ -101,6 +101,9 @@ func (z *ZSet) Score(member string) (float64, bool) {
 		return 0, false
 	}
 	if z.inline {
+		if !z.loaded {
+			return zInlineScore(z.meta.Payload, member)
+		}
 		if i := z.inlineFind(member); i >= 0 {
 			return z.list[i].Score, true
 		}

@@ -47,6 +47,26 @@ func decodeZInline(p string) []Entry {
 	return out
 }
 
+// zInlineScore finds member in an inline payload without decoding the
+// others, for a lookup on a set not otherwise read.
+func zInlineScore(p, member string) (float64, bool) {
+	_, i, ok := readUvarint(p, 1)
+	if !ok {
+		return 0, false
+	}
+	for i+8 <= len(p) {
+		m, next, ok := readPacked(p, i+8)
+		if !ok {
+			break
+		}
+		if m == member {
+			return decodeScore(p[i : i+8]), true
+		}
+		i = next
+	}
+	return 0, false
+}
+
 // zInlineCount reads the member count of an inline payload without decoding
 // the members.
 func zInlineCount(p string) int64 {
