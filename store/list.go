@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 )
 
-// Lists keep one item per element under the key's data prefix, followed by
+// A short list lives inside its metadata item (list_inline.go). Longer
+// lists keep one item per element under the key's data prefix, followed by
 // 'e' and the element's 64-bit big-endian sequence number, so item order is
 // list order. The metadata payload holds the head sequence and the length;
 // the elements always occupy head .. head+length-1 without holes, so an index
@@ -57,6 +59,9 @@ type list struct {
 	meta    Meta
 	existed bool
 	h       listHeader
+	inline  bool     // elements live in the payload, in vals
+	vals    []string // the inline elements
+	size    int      // encoded size of vals
 }
 
 // loadList finds key as a list. A missing key gives an empty list that
@@ -67,10 +72,16 @@ func (tx *Tx) loadList(key string) (*list, error) {
 		return nil, err
 	}
 	l := &list{tx: tx, key: key, prefix: dataPrefix(tx.sel, key) + listElemTag, meta: m, existed: ok}
-	if ok {
-		l.h = decodeListHeader(m.Payload)
-	} else {
+	switch {
+	case !ok:
 		l.h = listHeader{head: listStart}
+		l.inline = true
+	case len(m.Payload) != listItemHeaderLen && len(m.Payload) > 0 && m.Payload[0] == listInlineMark:
+		l.inline = true
+		l.vals, l.size = decodeListInline(m.Payload)
+		l.h = listHeader{head: listStart, n: int64(len(l.vals))}
+	default:
+		l.h = decodeListHeader(m.Payload)
 	}
 	return l, nil
 }
@@ -82,16 +93,41 @@ func (l *list) elemKey(seq uint64) string {
 }
 
 func (l *list) get(i int64) string {
+	if l.inline {
+		return l.vals[i]
+	}
 	v, _ := l.tx.rawGet(l.elemKey(l.h.head + uint64(i)))
 	return v
 }
 
-func (l *list) set(i int64, v string) { l.tx.rawSet(l.elemKey(l.h.head+uint64(i)), v) }
+func (l *list) set(i int64, v string) {
+	if l.inline {
+		l.inlineSet(i, v)
+		return
+	}
+	l.tx.rawSet(l.elemKey(l.h.head+uint64(i)), v)
+}
 
 // each calls fn for the elements from index start to stop inclusive (both
 // within range), forwards or backwards; fn returns false to stop.
 func (l *list) each(start, stop int64, reverse bool, fn func(i int64, v string) bool) {
 	if l.h.n == 0 || start > stop {
+		return
+	}
+	if l.inline {
+		if reverse {
+			for i := stop; i >= start; i-- {
+				if !fn(i, l.vals[i]) {
+					return
+				}
+			}
+			return
+		}
+		for i := start; i <= stop; i++ {
+			if !fn(i, l.vals[i]) {
+				return
+			}
+		}
 		return
 	}
 	lo, hi := l.elemKey(l.h.head+uint64(start)), l.elemKey(l.h.head+uint64(stop))
@@ -132,6 +168,10 @@ func (l *list) values(start, stop int64) []string {
 }
 
 func (l *list) push(v string, left bool) {
+	if l.inline {
+		l.inlinePush(v, left)
+		return
+	}
 	if left {
 		l.h.head--
 		l.h.n++
@@ -143,6 +183,9 @@ func (l *list) push(v string, left bool) {
 }
 
 func (l *list) pop(left bool) string {
+	if l.inline {
+		return l.inlinePop(left)
+	}
 	i := l.h.n - 1
 	if left {
 		i = 0
@@ -164,6 +207,15 @@ func (l *list) save() {
 			l.tx.remove(l.key, l.meta)
 			l.existed = false
 		}
+		return
+	}
+	if l.inline && (l.h.n > listInlineMaxEntries || l.size > listInlineMaxBytes) {
+		l.spill()
+	} else if !l.inline {
+		l.unspill()
+	}
+	if l.inline {
+		l.saveInline()
 		return
 	}
 	nm := Meta{Type: TypeList, ExpireAt: l.meta.ExpireAt, Payload: l.h.encode()}
@@ -304,6 +356,11 @@ func (tx *Tx) ListTrim(key string, start, stop int64) error {
 	if !ok {
 		start, stop = l.h.n, l.h.n-1
 	}
+	if l.inline {
+		l.inlineKeep(func(i int64) bool { return i >= start && i <= stop })
+		l.save()
+		return nil
+	}
 	for i := int64(0); i < start; i++ {
 		tx.rawDelete(l.elemKey(l.h.head + uint64(i)))
 	}
@@ -344,6 +401,12 @@ func (tx *Tx) ListInsert(key string, before bool, pivot, v string) (int64, error
 
 // insertAt makes v the element at index at, shifting the shorter side.
 func (l *list) insertAt(at int64, v string) {
+	if l.inline {
+		l.vals = slices.Insert(l.vals, int(at), v)
+		l.size += packedSize(v)
+		l.h.n++
+		return
+	}
 	if at <= l.h.n-at {
 		// Move elements 0..at-1 one place towards the head.
 		vals := l.values(0, at-1)
@@ -408,6 +471,10 @@ func (l *list) removeAt(hits []int64) {
 	removed := make(map[int64]bool, len(hits))
 	for _, i := range hits {
 		removed[i] = true
+	}
+	if l.inline {
+		l.inlineKeep(func(i int64) bool { return !removed[i] })
+		return
 	}
 	n := l.h.n
 	if first < n-1-last {

@@ -5,8 +5,9 @@ import (
 	"math"
 )
 
-// Sorted sets. The metadata payload holds the cardinality (8 bytes, big
-// endian). Each member has two items under the key's data prefix:
+// Sorted sets. A small one lives inside its metadata item (zset_inline.go).
+// Past that the metadata payload holds the cardinality (8 bytes, big
+// endian) and each member has two items under the key's data prefix:
 //
 //	<prefix> 'm' <member>                 -> 8-byte IEEE bits of the score
 //	<prefix> 's' <8-byte ordered score> <member> -> ""
@@ -32,7 +33,10 @@ type ZSet struct {
 	stored  int64 // cardinality in the metadata item
 	prefix  string
 	dirty   bool
-	visits  int64 // items visited by iterations, so tests can check that bounded queries do not scan
+	visits  int64   // items visited by iterations, so tests can check that bounded queries do not scan
+	inline  bool    // members live in the payload, decoded into list
+	list    []Entry // the inline members in (score, member) order, once loaded
+	loaded  bool
 }
 
 // OpenZSet opens key as a sorted set. An absent key gives an empty set that
@@ -43,10 +47,16 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 		return nil, err
 	}
 	z := &ZSet{tx: tx, key: key, meta: m, existed: ok, prefix: dataPrefix(tx.sel, key)}
-	if ok && len(m.Payload) >= 8 {
-		z.card = int64(binary.BigEndian.Uint64([]byte(m.Payload[:8])))
-		z.stored = z.card
+	switch {
+	case !ok:
+		z.inline, z.loaded = true, true
+	case len(m.Payload) == 8:
+		z.card = int64(binary.BigEndian.Uint64([]byte(m.Payload)))
+	case len(m.Payload) > 0 && m.Payload[0] == zInlineMark:
+		z.inline = true
+		z.card = zInlineCount(m.Payload)
 	}
+	z.stored = z.card
 	return z, nil
 }
 
@@ -70,6 +80,10 @@ func (z *ZSet) Flush() {
 		}
 		return
 	}
+	if z.inline {
+		z.flushInline()
+		return
+	}
 	if z.existed && z.card == z.stored {
 		z.tx.touch(z.key) // only scores changed: the metadata item stands
 		return
@@ -86,6 +100,15 @@ func (z *ZSet) Score(member string) (float64, bool) {
 	if z.card == 0 {
 		return 0, false
 	}
+	if z.inline {
+		if !z.loaded {
+			return zInlineScore(z.meta.Payload, member)
+		}
+		if i := z.inlineFind(member); i >= 0 {
+			return z.list[i].Score, true
+		}
+		return 0, false
+	}
 	v, ok := z.tx.rawGet(z.memberKey(member))
 	if !ok || len(v) != 8 {
 		return 0, false
@@ -96,6 +119,9 @@ func (z *ZSet) Score(member string) (float64, bool) {
 // Put sets member's score and reports whether the member is new.
 func (z *ZSet) Put(member string, score float64) bool {
 	score = normZero(score)
+	if z.inline {
+		return z.putInline(member, score)
+	}
 	old, exists := z.Score(member)
 	if exists {
 		if math.Float64bits(old) == math.Float64bits(score) {
@@ -116,6 +142,16 @@ func (z *ZSet) Put(member string, score float64) bool {
 
 // Remove deletes member and reports whether it was there.
 func (z *ZSet) Remove(member string) bool {
+	if z.inline {
+		i := z.inlineFind(member)
+		if i < 0 {
+			return false
+		}
+		z.inlineDelete(i)
+		z.card--
+		z.dirty = true
+		return true
+	}
 	old, exists := z.Score(member)
 	if !exists {
 		return false
@@ -130,6 +166,10 @@ func (z *ZSet) Remove(member string) bool {
 // RemoveEntry deletes an entry just read from this set (its score as
 // iterated), saving the lookup Remove does.
 func (z *ZSet) RemoveEntry(e Entry) {
+	if z.inline {
+		z.Remove(e.Member)
+		return
+	}
 	z.tx.rawDelete(z.memberKey(e.Member))
 	z.tx.rawDelete(z.scoreKey(e.Score, e.Member))
 	z.card--
@@ -158,11 +198,19 @@ type LexBound struct {
 
 // Ascend calls fn for members in score order until it returns false.
 func (z *ZSet) Ascend(fn func(Entry) bool) {
+	if z.inline {
+		z.inlineWalk(0, false, fn)
+		return
+	}
 	z.scan(z.prefix+string(zTagScore), prefixEnd(z.prefix+string(zTagScore)), false, fn)
 }
 
 // Descend calls fn for members in reverse score order until it returns false.
 func (z *ZSet) Descend(fn func(Entry) bool) {
+	if z.inline {
+		z.inlineWalk(len(z.ents())-1, true, fn)
+		return
+	}
 	z.scan(z.prefix+string(zTagScore), prefixEnd(z.prefix+string(zTagScore)), true, fn)
 }
 
@@ -171,6 +219,10 @@ func (z *ZSet) Descend(fn func(Entry) bool) {
 // only the items it passes to fn, plus at most one past the end.
 func (z *ZSet) RangeByScore(min, max ScoreBound, reverse bool, fn func(Entry) bool) {
 	if z.card == 0 || !scoreRangeNonEmpty(min, max) {
+		return
+	}
+	if z.inline {
+		z.inlineRangeByScore(min, max, reverse, fn)
 		return
 	}
 	lo := z.scorePrefix(min.Value)
@@ -266,7 +318,7 @@ func (z *ZSet) RangeByLex(min, max LexBound, reverse bool, skip int64, fn func(E
 	if !lexGteMin(last.Member, min) || !lexLteMax(first.Member, max) {
 		return
 	}
-	if math.Float64bits(normZero(first.Score)) == math.Float64bits(normZero(last.Score)) {
+	if !z.inline && math.Float64bits(normZero(first.Score)) == math.Float64bits(normZero(last.Score)) {
 		sp := z.scorePrefix(first.Score)
 		lo, hi := sp, prefixEnd(sp)
 		if min.Inf == 0 {
@@ -351,6 +403,17 @@ func (z *ZSet) RangeByRank(start, stop int64, reverse bool, fn func(Entry) bool)
 		start, stop = z.card-1-stop, z.card-1-start
 	}
 	n := stop - start + 1
+	if z.inline {
+		i := start
+		if reverse {
+			i = stop
+		}
+		z.inlineWalk(int(i), reverse, func(e Entry) bool {
+			n--
+			return fn(e) && n > 0
+		})
+		return
+	}
 	fromLow := start < z.card-1-stop || (start == z.card-1-stop && !reverse)
 	walk, skip := z.Ascend, start
 	if !fromLow {
@@ -392,6 +455,14 @@ func (z *ZSet) Rank(member string, reverse bool) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	if z.inline {
+		i := int64(z.inlineSearch(score, member))
+		z.visits += i
+		if reverse {
+			i = z.card - 1 - i
+		}
+		return i, true
+	}
 	target := z.scoreKey(score, member)
 	var n int64
 	base := z.prefix + string(zTagScore)
@@ -406,6 +477,10 @@ func (z *ZSet) Rank(member string, reverse bool) (int64, bool) {
 // Members calls fn for members in member byte order starting at the first
 // member >= from, until fn returns false (for ZSCAN).
 func (z *ZSet) Members(from string, fn func(Entry) bool) {
+	if z.inline {
+		z.inlineMembers(from, fn)
+		return
+	}
 	mp := z.prefix + string(zTagMember)
 	z.tx.btx.AscendRange("", mp+from, prefixEnd(mp), func(k, v string) bool {
 		z.visits++

@@ -1,0 +1,239 @@
+package store
+
+import (
+	"encoding/binary"
+	"math"
+	"sort"
+	"strings"
+	"unsafe"
+)
+
+// A small sorted set keeps its members inside the metadata payload, as
+// Redis keeps one in a listpack (zset-max-listpack-entries 128 and
+// -value 64, Redis 7.0's built-in defaults): one buntdb item instead of two
+// per member. The payload is
+//
+//	zInlineMark <uvarint count> { <8-byte ordered score> <packed member> }
+//
+// in (score, member) order, so a range query is a walk of the payload. Its
+// shortest form (one empty member) is 11 bytes, so it never has the 8-byte
+// length of the cardinality header that a set kept as items carries, which is
+// how payloads written before inline storage existed still read. Once past a
+// limit a set moves to items for good, as Redis never converts a skiplist
+// back.
+const (
+	zInlineMark       = 'Z'
+	zInlineMaxEntries = 128
+	zInlineMaxValue   = 64
+)
+
+// decodeZInline parses an inline payload into entries; a damaged tail is
+// ignored.
+func decodeZInline(p string) []Entry {
+	n, i, ok := readUvarint(p, 1)
+	if !ok {
+		return nil
+	}
+	out := make([]Entry, 0, min(n, uint64(len(p)/9+1)))
+	for i+8 <= len(p) {
+		score := decodeScore(p[i : i+8])
+		m, next, ok := readPacked(p, i+8)
+		if !ok {
+			break
+		}
+		out = append(out, Entry{Member: m, Score: score})
+		i = next
+	}
+	return out
+}
+
+// zInlineScore finds member in an inline payload without decoding the
+// others, for a lookup on a set not otherwise read.
+func zInlineScore(p, member string) (float64, bool) {
+	_, i, ok := readUvarint(p, 1)
+	if !ok {
+		return 0, false
+	}
+	for i+8 <= len(p) {
+		m, next, ok := readPacked(p, i+8)
+		if !ok {
+			break
+		}
+		if m == member {
+			return decodeScore(p[i : i+8]), true
+		}
+		i = next
+	}
+	return 0, false
+}
+
+// zInlineCount reads the member count of an inline payload without decoding
+// the members.
+func zInlineCount(p string) int64 {
+	n, _, _ := readUvarint(p, 1)
+	return int64(n)
+}
+
+// entryCompare orders entries as Redis does: by score, then member bytes.
+func entryCompare(a Entry, score float64, member string) int {
+	switch {
+	case a.Score < score:
+		return -1
+	case a.Score > score:
+		return 1
+	}
+	return strings.Compare(a.Member, member)
+}
+
+// ents returns the inline entries, decoding the payload on first use.
+func (z *ZSet) ents() []Entry {
+	if !z.loaded {
+		z.list = decodeZInline(z.meta.Payload)
+		z.loaded = true
+		// A damaged payload may hold fewer members than its count says.
+		if n := int64(len(z.list)); n != z.card {
+			z.card, z.stored = n, -1
+		}
+	}
+	return z.list
+}
+
+// inlineFind returns the index of member in the inline entries, or -1.
+func (z *ZSet) inlineFind(member string) int {
+	for i, e := range z.ents() {
+		if e.Member == member {
+			return i
+		}
+	}
+	return -1
+}
+
+// inlineSearch returns the index of the first entry not below (score,
+// member).
+func (z *ZSet) inlineSearch(score float64, member string) int {
+	es := z.ents()
+	return sort.Search(len(es), func(i int) bool { return entryCompare(es[i], score, member) >= 0 })
+}
+
+func (z *ZSet) inlineInsert(member string, score float64) {
+	i := z.inlineSearch(score, member)
+	z.list = append(z.list, Entry{})
+	copy(z.list[i+1:], z.list[i:])
+	z.list[i] = Entry{Member: member, Score: score}
+}
+
+func (z *ZSet) inlineDelete(i int) {
+	z.list = append(z.list[:i], z.list[i+1:]...)
+}
+
+// spill moves the inline members to items, for good.
+func (z *ZSet) spill() {
+	var b [8]byte
+	for _, e := range z.ents() {
+		binary.BigEndian.PutUint64(b[:], math.Float64bits(e.Score))
+		z.tx.rawSet(z.memberKey(e.Member), string(b[:]))
+		z.tx.rawSet(z.scoreKey(e.Score, e.Member), "")
+	}
+	z.inline, z.list, z.loaded = false, nil, false
+	z.stored = -1 // the metadata item must be rewritten as a header
+}
+
+// flushInline writes the metadata item with the members inside.
+func (z *ZSet) flushInline() {
+	size := 1 + uvarintLen(uint64(len(z.list)))
+	for _, e := range z.list {
+		size += 8 + packedSize(e.Member)
+	}
+	b := make([]byte, 0, metaHeader+size)
+	b = append(b, byte(TypeZSet))
+	b = binary.BigEndian.AppendUint64(b, uint64(z.meta.ExpireAt))
+	b = append(b, zInlineMark)
+	b = binary.AppendUvarint(b, uint64(len(z.list)))
+	for _, e := range z.list {
+		b = binary.BigEndian.AppendUint64(b, orderedScore(e.Score))
+		b = appendPacked(b, e.Member)
+	}
+	// The expiry is unchanged (a new key has none), so commitColl's
+	// shortcut applies.
+	z.tx.commitColl(z.key, b)
+	nm := Meta{Type: TypeZSet, ExpireAt: z.meta.ExpireAt, Payload: unsafe.String(&b[metaHeader], len(b)-metaHeader)}
+	z.meta, z.existed, z.stored = nm, true, z.card
+}
+
+// inlineWalk calls fn for entries from index i forwards (or backwards),
+// counting visits; it walks a snapshot, so fn may not see its own writes.
+func (z *ZSet) inlineWalk(i int, reverse bool, fn func(Entry) bool) {
+	es := z.ents()
+	step := 1
+	if reverse {
+		step = -1
+	}
+	for ; i >= 0 && i < len(es); i += step {
+		z.visits++
+		if !fn(es[i]) {
+			return
+		}
+	}
+}
+
+// inlineRangeByScore walks the entries inside a score range.
+func (z *ZSet) inlineRangeByScore(min, max ScoreBound, reverse bool, fn func(Entry) bool) {
+	es := z.ents()
+	lo := sort.Search(len(es), func(i int) bool {
+		if min.Excl {
+			return es[i].Score > min.Value
+		}
+		return es[i].Score >= min.Value
+	})
+	hi := sort.Search(len(es), func(i int) bool {
+		if max.Excl {
+			return es[i].Score >= max.Value
+		}
+		return es[i].Score > max.Value
+	}) // entries lo..hi-1 are in range
+	if lo >= hi {
+		return
+	}
+	start := lo
+	if reverse {
+		start = hi - 1
+	}
+	n := hi - lo
+	z.inlineWalk(start, reverse, func(e Entry) bool {
+		n--
+		return fn(e) && n > 0
+	})
+}
+
+// inlineMembers walks the entries in member order from the first member >=
+// from.
+func (z *ZSet) inlineMembers(from string, fn func(Entry) bool) {
+	es := append([]Entry(nil), z.ents()...)
+	sort.Slice(es, func(i, j int) bool { return es[i].Member < es[j].Member })
+	i := sort.Search(len(es), func(i int) bool { return es[i].Member >= from })
+	for ; i < len(es); i++ {
+		z.visits++
+		if !fn(es[i]) {
+			return
+		}
+	}
+}
+
+func (z *ZSet) putInline(member string, score float64) bool {
+	i := z.inlineFind(member)
+	if i >= 0 {
+		if math.Float64bits(z.list[i].Score) == math.Float64bits(score) {
+			return false
+		}
+		z.inlineDelete(i)
+	}
+	z.inlineInsert(member, score)
+	z.dirty = true
+	if i < 0 {
+		z.card++
+	}
+	if len(member) > zInlineMaxValue || z.card > zInlineMaxEntries {
+		z.spill()
+	}
+	return i < 0
+}
