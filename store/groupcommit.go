@@ -1,0 +1,244 @@
+package store
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Group commit for appendfsync always.
+//
+// buntdb's own Always policy fsyncs inside every commit while holding its
+// single write lock, so concurrent writers queue for one fsync each. Instead
+// buntdb runs with SyncPolicy Never and DB.Update, once buntdb's commit has
+// written the transaction to the file (not yet synced) and let go of the lock,
+// joins the next sync round and waits for it. A round is only taken by the
+// syncer after its members joined, so its fsync starts after all of their
+// commits finished writing and covers them all: one fsync per round, however
+// many writers joined it, as redis-server fsyncs once per event-loop pass.
+//
+// The fsync goes through our own descriptor on the data file: on Linux fsync
+// on any descriptor of a file flushes all of its dirty pages.
+//
+// Shrinks (SAVE, BGSAVE, buntdb's automatic shrink) write a new file, copy the
+// tail of the old one into it under buntdb's write lock, and rename it over
+// the data file. buntdb v1.3.2 closes the new file without syncing it before
+// the rename, so after a rename the data of earlier commits lives in a file
+// nobody has synced. Hence each round compares the inode at the path with our
+// descriptor's, reopens on change and syncs the new file and the directory
+// (making the rename durable). A commit that finished before a round started
+// is either in the file that round opens, or it was in the old file and the
+// shrink copied it into the new one before the rename (the copy and the rename
+// happen under the write lock, after which buntdb appends to the new file).
+// If the rename lands while we are syncing, our fsync covered the old file
+// only, so the round checks the inode again after syncing and repeats on the
+// new file until the file it synced is still the one at the path. What
+// remains is the window between buntdb's rename and our next round, in which a
+// crash may find the renamed, unsynced file; we cannot close it without
+// changing buntdb, so we keep it short: Save syncs as soon as Shrink returns,
+// and the sweeper's Update every sweepInterval starts a round that picks up a
+// rename done by buntdb's background shrink.
+
+// syncRound is one fsync shared by every writer that joined it.
+type syncRound struct {
+	lastSeq uint64 // highest commit sequence in the round
+	done    chan struct{}
+	err     error
+}
+
+type syncer struct {
+	path string
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	wake    *sync.Cond
+	seq     uint64     // commits that have joined a round so far
+	next    *syncRound // round being filled, nil if none
+	closed  bool
+	stopped chan struct{}
+
+	fileMu     sync.Mutex // guards the fields below and serialises syncs
+	f          *os.File
+	fi         os.FileInfo
+	syncedSize int64 // size of f when its last fsync started; -1 if none
+	syncs      int64 // fsyncs of the data file, for tests and benchmarks
+	covered    uint64
+	released   bool // the store is closed: close f after each sync
+	fsync      func(*os.File) error // (*os.File).Sync, replaced by tests
+}
+
+func newSyncer(path string, log *slog.Logger) *syncer {
+	s := &syncer{path: path, log: log, syncedSize: -1, stopped: make(chan struct{}),
+		fsync: (*os.File).Sync}
+	s.wake = sync.NewCond(&s.mu)
+	return s
+}
+
+// start runs the syncer goroutine that serves rounds.
+func (s *syncer) start() { go s.loop() }
+
+// wait returns once an fsync that started after the caller's commit has
+// completed, with that fsync's error.
+func (s *syncer) wait() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		// Close already drained the rounds: sync here instead.
+		return s.syncFile(0)
+	}
+	s.seq++
+	r := s.next
+	if r == nil {
+		r = &syncRound{done: make(chan struct{})}
+		s.next = r
+		s.wake.Signal()
+	}
+	r.lastSeq = s.seq
+	s.mu.Unlock()
+	<-r.done
+	return r.err
+}
+
+func (s *syncer) loop() {
+	defer close(s.stopped)
+	for {
+		s.mu.Lock()
+		for s.next == nil && !s.closed {
+			s.wake.Wait()
+		}
+		r := s.next
+		s.next = nil
+		s.mu.Unlock()
+		if r == nil {
+			return // closed with nobody waiting
+		}
+		r.err = s.syncFile(r.lastSeq)
+		close(r.done)
+	}
+}
+
+// close serves the rounds already joined and stops the goroutine; later
+// waiters sync by themselves.
+func (s *syncer) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.wake.Signal()
+	s.mu.Unlock()
+	<-s.stopped
+}
+
+// syncFile makes everything written to the data file so far durable. lastSeq
+// is the highest commit sequence this covers, recorded for tests.
+func (s *syncer) syncFile(lastSeq uint64) error {
+	s.fileMu.Lock()
+	defer s.fileMu.Unlock()
+	err := s.syncLocked()
+	if s.released && s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	if err != nil {
+		s.log.Error("fsync of the data file failed", "path", s.path, "err", err)
+		return err
+	}
+	if lastSeq > s.covered {
+		s.covered = lastSeq
+	}
+	return nil
+}
+
+func (s *syncer) syncLocked() error {
+	for {
+		renamed, err := s.reopenIfReplaced()
+		if err != nil {
+			return err
+		}
+		st, err := s.f.Stat()
+		if err != nil {
+			return fmt.Errorf("stat data file: %w", err)
+		}
+		// The file only grows between shrinks, so the same file at the
+		// size it had when its last fsync started holds nothing unsynced.
+		if size := st.Size(); size != s.syncedSize {
+			s.syncs++
+			if err := s.fsync(s.f); err != nil {
+				return fmt.Errorf("fsync data file: %w", err)
+			}
+			s.syncedSize = size
+		}
+		if renamed {
+			if err := syncDir(filepath.Dir(s.path)); err != nil {
+				return err
+			}
+		}
+		// A shrink may have renamed a new file over ours while we synced.
+		now, err := os.Stat(s.path)
+		if err != nil {
+			return fmt.Errorf("stat data file: %w", err)
+		}
+		if os.SameFile(now, s.fi) {
+			return nil
+		}
+	}
+}
+
+// reopenIfReplaced makes s.f the file now at s.path, reporting whether it
+// changed (then the directory entry must be synced too).
+func (s *syncer) reopenIfReplaced() (bool, error) {
+	if s.f != nil {
+		cur, err := os.Stat(s.path)
+		if err != nil {
+			return false, fmt.Errorf("stat data file: %w", err)
+		}
+		if os.SameFile(cur, s.fi) {
+			return false, nil
+		}
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return false, fmt.Errorf("open data file for fsync: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return false, fmt.Errorf("stat data file: %w", err)
+	}
+	if s.f != nil {
+		s.f.Close()
+	}
+	s.f, s.fi, s.syncedSize = f, fi, -1
+	return true, nil
+}
+
+// release closes the descriptor.
+func (s *syncer) release() {
+	s.fileMu.Lock()
+	defer s.fileMu.Unlock()
+	s.released = true
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open data directory for fsync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("fsync data directory: %w", err)
+	}
+	return nil
+}
+
+// syncStats returns how many fsyncs ran and the highest commit sequence a
+// completed fsync covered.
+func (s *syncer) syncStats() (syncs int64, covered uint64) {
+	s.fileMu.Lock()
+	defer s.fileMu.Unlock()
+	return s.syncs, s.covered
+}
