@@ -65,7 +65,7 @@ type syncer struct {
 	syncedSize int64 // size of f when its last fsync started; -1 if none
 	syncs      int64 // fsyncs of the data file, for tests and benchmarks
 	covered    uint64
-	released   bool // the store is closed: close f after each sync
+	released   bool                 // the store is closed: close f after each sync
 	fsync      func(*os.File) error // (*os.File).Sync, replaced by tests
 }
 
