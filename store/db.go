@@ -144,7 +144,6 @@ func Open(opts Options) (*DB, error) {
 				bdb.Close()
 				return nil, err
 			}
-			db.syncer.start()
 		}
 	}
 	db.wg.Add(1)
@@ -268,9 +267,6 @@ func (db *DB) Close() error {
 	db.wg.Wait()
 	if db.syncer == nil {
 		return db.bdb.Close()
-	}
-	if db.group {
-		db.syncer.close()
 	}
 	// buntdb's Close syncs too but drops the error.
 	syncErr := db.syncer.syncFile(0)

@@ -14,8 +14,8 @@ import (
 // single write lock, so concurrent writers queue for one fsync each. Instead
 // buntdb runs with SyncPolicy Never and DB.Update, once buntdb's commit has
 // written the transaction to the file (not yet synced) and let go of the lock,
-// joins the next sync round and waits for it. A round is only taken by the
-// syncer after its members joined, so its fsync starts after all of their
+// joins the next sync round and waits for it. A round is only synced after
+// its members joined, so its fsync starts after all of their
 // commits finished writing and covers them all: one fsync per round, however
 // many writers joined it, as redis-server fsyncs once per event-loop pass.
 //
@@ -43,21 +43,24 @@ import (
 
 // syncRound is one fsync shared by every writer that joined it.
 type syncRound struct {
-	lastSeq uint64 // highest commit sequence in the round
-	done    chan struct{}
-	err     error
+	lastSeq  uint64 // highest commit sequence in the round
+	finished bool
+	err      error
 }
 
+// syncer runs the rounds. There is no syncer goroutine: the first writer of
+// a round that finds no fsync running leads it, syncing in its own goroutine
+// (a lone writer pays no hand-off), and the writers that join meanwhile form
+// the next round, which one of them leads once the running fsync completes.
 type syncer struct {
 	path string
 	log  *slog.Logger
 
 	mu      sync.Mutex
-	wake    *sync.Cond
+	changed *sync.Cond // a round finished
 	seq     uint64     // commits that have joined a round so far
 	next    *syncRound // round being filled, nil if none
-	closed  bool
-	stopped chan struct{}
+	syncing bool       // a leader is running a round
 
 	fileMu     sync.Mutex // guards the fields below and serialises syncs
 	f          *os.File
@@ -70,63 +73,37 @@ type syncer struct {
 }
 
 func newSyncer(path string, log *slog.Logger) *syncer {
-	s := &syncer{path: path, log: log, syncedSize: -1, stopped: make(chan struct{}),
-		fsync: (*os.File).Sync}
-	s.wake = sync.NewCond(&s.mu)
+	s := &syncer{path: path, log: log, syncedSize: -1, fsync: (*os.File).Sync}
+	s.changed = sync.NewCond(&s.mu)
 	return s
 }
-
-// start runs the syncer goroutine that serves rounds.
-func (s *syncer) start() { go s.loop() }
 
 // wait returns once an fsync that started after the caller's commit has
 // completed, with that fsync's error.
 func (s *syncer) wait() error {
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		// Close already drained the rounds: sync here instead.
-		return s.syncFile(0)
-	}
+	defer s.mu.Unlock()
 	s.seq++
 	r := s.next
 	if r == nil {
-		r = &syncRound{done: make(chan struct{})}
+		r = &syncRound{}
 		s.next = r
-		s.wake.Signal()
 	}
 	r.lastSeq = s.seq
-	s.mu.Unlock()
-	<-r.done
-	return r.err
-}
-
-func (s *syncer) loop() {
-	defer close(s.stopped)
-	for {
-		s.mu.Lock()
-		for s.next == nil && !s.closed {
-			s.wake.Wait()
+	for !r.finished {
+		if s.syncing || s.next != r {
+			s.changed.Wait()
+			continue
 		}
-		r := s.next
-		s.next = nil
+		// Lead: close the round to newcomers and sync it.
+		s.syncing, s.next = true, nil
 		s.mu.Unlock()
-		if r == nil {
-			return // closed with nobody waiting
-		}
-		r.err = s.syncFile(r.lastSeq)
-		close(r.done)
+		err := s.syncFile(r.lastSeq)
+		s.mu.Lock()
+		r.err, r.finished, s.syncing = err, true, false
+		s.changed.Broadcast()
 	}
-}
-
-// close serves the rounds already joined and stops the goroutine; later
-// waiters sync by themselves.
-func (s *syncer) close() {
-	s.mu.Lock()
-	s.closed = true
-	s.wake.Signal()
-	s.mu.Unlock()
-	<-s.stopped
+	return r.err
 }
 
 // syncFile makes everything written to the data file so far durable. lastSeq
@@ -150,11 +127,14 @@ func (s *syncer) syncFile(lastSeq uint64) error {
 }
 
 func (s *syncer) syncLocked() error {
-	for {
-		renamed, err := s.reopenIfReplaced()
-		if err != nil {
+	renamed := false
+	if s.f == nil {
+		if err := s.reopen(); err != nil {
 			return err
 		}
+		renamed = true
+	}
+	for {
 		st, err := s.f.Stat()
 		if err != nil {
 			return fmt.Errorf("stat data file: %w", err)
@@ -173,7 +153,9 @@ func (s *syncer) syncLocked() error {
 				return err
 			}
 		}
-		// A shrink may have renamed a new file over ours while we synced.
+		// Done if the file we synced is still the data file. If a shrink
+		// renamed a new one over it, before this round or during the
+		// fsync, sync the new one (and the rename) too.
 		now, err := os.Stat(s.path)
 		if err != nil {
 			return fmt.Errorf("stat data file: %w", err)
@@ -181,35 +163,29 @@ func (s *syncer) syncLocked() error {
 		if os.SameFile(now, s.fi) {
 			return nil
 		}
+		if err := s.reopen(); err != nil {
+			return err
+		}
+		renamed = true
 	}
 }
 
-// reopenIfReplaced makes s.f the file now at s.path, reporting whether it
-// changed (then the directory entry must be synced too).
-func (s *syncer) reopenIfReplaced() (bool, error) {
-	if s.f != nil {
-		cur, err := os.Stat(s.path)
-		if err != nil {
-			return false, fmt.Errorf("stat data file: %w", err)
-		}
-		if os.SameFile(cur, s.fi) {
-			return false, nil
-		}
-	}
+// reopen makes s.f the file now at s.path.
+func (s *syncer) reopen() error {
 	f, err := os.Open(s.path)
 	if err != nil {
-		return false, fmt.Errorf("open data file for fsync: %w", err)
+		return fmt.Errorf("open data file for fsync: %w", err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return false, fmt.Errorf("stat data file: %w", err)
+		return fmt.Errorf("stat data file: %w", err)
 	}
 	if s.f != nil {
 		s.f.Close()
 	}
 	s.f, s.fi, s.syncedSize = f, fi, -1
-	return true, nil
+	return nil
 }
 
 // release closes the descriptor.
