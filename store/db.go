@@ -137,10 +137,7 @@ func Open(opts Options) (*DB, error) {
 		if db.group {
 			// The file may have just been created: make it and its
 			// directory entry durable before the first reply.
-			if err := db.syncer.syncFile(0); err == nil {
-				err = syncDir(opts.Dir)
-			}
-			if err != nil {
+			if err := db.syncer.syncFile(0); err != nil {
 				bdb.Close()
 				return nil, err
 			}

@@ -15,31 +15,34 @@ import (
 // buntdb runs with SyncPolicy Never and DB.Update, once buntdb's commit has
 // written the transaction to the file (not yet synced) and let go of the lock,
 // joins the next sync round and waits for it. A round is only synced after
-// its members joined, so its fsync starts after all of their
-// commits finished writing and covers them all: one fsync per round, however
+// its members joined, so its fsync starts after all of their commits
+// finished writing and covers them all: one fsync per round, however
 // many writers joined it, as redis-server fsyncs once per event-loop pass.
 //
 // The fsync goes through our own descriptor on the data file: on Linux fsync
 // on any descriptor of a file flushes all of its dirty pages.
 //
-// Shrinks (SAVE, BGSAVE, buntdb's automatic shrink) write a new file, copy the
-// tail of the old one into it under buntdb's write lock, and rename it over
-// the data file. buntdb v1.3.2 closes the new file without syncing it before
-// the rename, so after a rename the data of earlier commits lives in a file
-// nobody has synced. Hence each round compares the inode at the path with our
-// descriptor's, reopens on change and syncs the new file and the directory
-// (making the rename durable). A commit that finished before a round started
-// is either in the file that round opens, or it was in the old file and the
-// shrink copied it into the new one before the rename (the copy and the rename
-// happen under the write lock, after which buntdb appends to the new file).
-// If the rename lands while we are syncing, our fsync covered the old file
-// only, so the round checks the inode again after syncing and repeats on the
-// new file until the file it synced is still the one at the path. What
-// remains is the window between buntdb's rename and our next round, in which a
-// crash may find the renamed, unsynced file; we cannot close it without
-// changing buntdb, so we keep it short: Save syncs as soon as Shrink returns,
-// and the sweeper's Update every sweepInterval starts a round that picks up a
-// rename done by buntdb's background shrink.
+// Shrinks (SAVE, BGSAVE, buntdb's automatic shrink) write a new file, copy
+// into it, under buntdb's write lock, what was appended to the old one
+// meanwhile, rename it over the data file and append to it from then on.
+// buntdb v1.3.2 closes the new file without syncing it before the rename
+// (Shrink: f.Close, then renameFile), so after a rename the data of earlier
+// commits, synced in the old file, also lives in a new file nobody has
+// synced. Hence a round, after its fsync, stats the path: if the inode is no
+// longer our descriptor's, it reopens, syncs the new file and the directory
+// (making the rename durable), and checks again. A commit that finished
+// before the round started is in the old file (which the first fsync covers)
+// or, if the rename came first, in the new one too, since the shrink copies
+// the tail under the write lock; so once the file the round synced last is
+// still the one at the path, every member's commit is durable under that
+// name, whether the rename landed before the round, during its fsync, or not
+// at all. What remains is a rename after the round's last stat: until the
+// next round syncs the new file, a crash may find the rename on disk but not
+// the new file's data (ext4's auto_da_alloc flushes the data of a file
+// renamed over another, other filesystems need not). We cannot close that
+// window without changing buntdb, so we keep it short: Save syncs as soon as
+// Shrink returns, and the sweeper's Update every sweepInterval starts a round
+// that picks up a rename done by buntdb's background shrink.
 
 // syncRound is one fsync shared by every writer that joined it.
 type syncRound struct {
