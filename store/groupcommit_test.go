@@ -276,3 +276,44 @@ func TestCloseSyncs(t *testing.T) {
 		}
 	}
 }
+
+// A file renamed over the data file while a round's fsync runs (as a shrink
+// does) is synced by the same round before its writers return.
+func TestGroupCommitRenameDuringFsync(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, DataFile)
+	db := openTemp(t, dir)
+	defer db.Close()
+	stopSweeper(db)
+	var synced []os.FileInfo
+	setFsync(db, func(f *os.File) error {
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		synced = append(synced, st)
+		if len(synced) == 1 {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(path+".tmp", data, 0o644); err != nil {
+				return err
+			}
+			if err := os.Rename(path+".tmp", path); err != nil {
+				return err
+			}
+		}
+		return f.Sync()
+	})
+	if err := setKey(db, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 2 || os.SameFile(synced[0], now) || !os.SameFile(synced[1], now) {
+		t.Fatalf("%d fsyncs; the renamed-in file was not synced by the round", len(synced))
+	}
+}
