@@ -17,14 +17,15 @@ type pubsub struct {
 	shards   map[string][]*session
 	patOrder []string // patterns in first-subscription order
 
-	// order serialises deliveries: a write transaction takes it before it
-	// commits and gives it up after delivering, so messages reach
-	// subscribers in commit order.
-	order sync.Mutex
+	// order serialises deliveries: a write transaction takes its place
+	// before it commits, so messages reach subscribers in commit order.
+	order *deliveryQueue
 }
 
 func newPubSub() *pubsub {
-	return &pubsub{channels: map[string][]*session{}, patterns: map[string][]*session{}, shards: map[string][]*session{}}
+	ps := &pubsub{channels: map[string][]*session{}, patterns: map[string][]*session{}, shards: map[string][]*session{}}
+	ps.order = newDeliveryQueue(ps.deliver)
+	return ps
 }
 
 // count returns how many subscriptions a message on channel would reach.
@@ -40,8 +41,8 @@ func (ps *pubsub) count(channel string) int64 {
 	return n
 }
 
-// deliver hands committed messages to subscribers, in publish order. The
-// caller holds ps.order.
+// deliver hands committed messages to subscribers, in publish order. It is
+// called by ps.order.
 func (ps *pubsub) deliver(msgs []commands.Message) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
@@ -89,9 +90,7 @@ func (ps *pubsub) publish(msgs []commands.Message) {
 	if len(msgs) == 0 {
 		return
 	}
-	ps.order.Lock()
-	ps.deliver(msgs)
-	ps.order.Unlock()
+	ps.order.finish(ps.order.reserve(msgs), true)
 }
 
 // add subscribes sess to name; it reports false when it already was.

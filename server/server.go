@@ -426,22 +426,19 @@ func (s *Server) runOnce(ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w 
 // update runs fn in a write transaction. Watchers of the keys it touches
 // are told before the transaction lets go of the store, so an EXEC can never
 // run between this commit and its WATCH being broken. The messages fn
-// returns are delivered after the commit, in commit order.
+// returns are delivered after the commit (and its fsync), in commit order.
 func (s *Server) update(fn func(tx *store.Tx) []commands.Message) error {
-	var msgs []commands.Message
+	var place *delivery
 	err := s.db.Update(func(tx *store.Tx) error {
-		msgs = fn(tx)
+		msgs := fn(tx)
 		s.touchWatched(tx.Touched())
 		if len(msgs) > 0 {
-			s.pubsub.order.Lock()
+			place = s.pubsub.order.reserve(msgs)
 		}
 		return nil
 	})
-	if len(msgs) > 0 {
-		if err == nil {
-			s.pubsub.deliver(msgs)
-		}
-		s.pubsub.order.Unlock()
+	if place != nil {
+		s.pubsub.order.finish(place, err == nil)
 	}
 	return err
 }

@@ -71,6 +71,8 @@ type DB struct {
 	dirtyMu   sync.Mutex
 	dirty     int64 // writes since the last save, for INFO
 	startTime time.Time
+	syncer    *syncer // nil for ":memory:"
+	group     bool    // appendfsync always: Update waits for a shared fsync
 }
 
 // KeyRef names a key in one database.
@@ -116,7 +118,9 @@ func Open(opts Options) (*DB, error) {
 	}
 	switch opts.Sync {
 	case SyncAlways:
-		cfg.SyncPolicy = buntdb.Always
+		// Update waits for a shared fsync instead (groupcommit.go).
+		cfg.SyncPolicy = buntdb.Never
+		db.group = path != ":memory:"
 	case SyncNo:
 		cfg.SyncPolicy = buntdb.Never
 	default:
@@ -128,6 +132,17 @@ func Open(opts Options) (*DB, error) {
 	}
 	db.bdb = bdb
 	db.lastSave = time.Now()
+	if path != ":memory:" {
+		db.syncer = newSyncer(path, db.log)
+		if db.group {
+			// The file may have just been created: make it and its
+			// directory entry durable before the first reply.
+			if err := db.syncer.syncFile(0); err != nil {
+				bdb.Close()
+				return nil, err
+			}
+		}
+	}
 	db.wg.Add(1)
 	go db.sweepLoop()
 	return db, nil
@@ -175,6 +190,13 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 			db.onCommit(touched)
 		}
 	}
+	if db.group {
+		// The caller replies once we return: not before the commit
+		// is on disk.
+		if err := db.syncer.wait(); err != nil {
+			return err
+		}
+	}
 	return fnErr
 }
 
@@ -200,6 +222,12 @@ func (db *DB) Save() error {
 	}
 	err := db.bdb.Shrink()
 	if err == nil || errors.Is(err, buntdb.ErrShrinkInProcess) {
+		if err == nil && db.group {
+			// buntdb renamed an unsynced file over the data file.
+			if err := db.syncer.wait(); err != nil {
+				return err
+			}
+		}
 		db.markSaved()
 		return nil
 	}
@@ -238,5 +266,15 @@ func (db *DB) Close() error {
 	}
 	close(db.stop)
 	db.wg.Wait()
-	return db.bdb.Close()
+	if db.syncer == nil {
+		return db.bdb.Close()
+	}
+	// buntdb's Close syncs too but drops the error.
+	syncErr := db.syncer.syncFile(0)
+	err := db.bdb.Close()
+	db.syncer.release()
+	if syncErr != nil {
+		return syncErr
+	}
+	return err
 }
