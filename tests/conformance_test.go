@@ -18,13 +18,11 @@ import (
 // first difference of each scenario as a subtest failure.
 //
 // Targets, chosen with QLESS_CONFORMANCE_TARGETS (comma separated):
-//   - redis:        EVALSHA of qless.Script() on a real redis-server (default)
+//   - redis:        EVALSHA of qless.Script() on a real redis-server
 //   - qlessd:       the native QLESS <fn> <now> <args...> command on qlessd
 //   - qlessd-eval:  EVALSHA of qless.Script() on qlessd
 //
-// The two qlessd targets need the scripting engine; the integrator switches
-// them on (QLESS_CONFORMANCE_TARGETS=redis,qlessd,qlessd-eval, or by adding
-// them to defaultConformanceTargets) once it is merged.
+// All three run by default, under the transcripts' strict rules.
 func TestQlessConformance(t *testing.T) {
 	files := conformanceFiles(t)
 	for _, target := range conformanceTargets() {
@@ -44,9 +42,8 @@ func TestQlessConformance(t *testing.T) {
 }
 
 // defaultConformanceTargets are replayed when QLESS_CONFORMANCE_TARGETS is
-// unset. INTEGRATOR: add "qlessd" and "qlessd-eval" once the Lua engine and
-// the QLESS command are merged.
-var defaultConformanceTargets = []string{"redis"}
+// unset.
+var defaultConformanceTargets = []string{"redis", "qlessd", "qlessd-eval"}
 
 func conformanceTargets() []string {
 	env := os.Getenv("QLESS_CONFORMANCE_TARGETS")

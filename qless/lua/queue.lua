@@ -131,6 +131,11 @@ local function invalidate_locks(now, qname, count)
     local key = 'ql:j:' .. jid
     local j = call('hmget', key, 'worker', 'grace')
     local worker = j[1]
+    if not worker then
+      -- A lock whose job hash is gone: qless dies here on Lua 5.1's own
+      -- concatenation error; say it in Lua 5.1's words on every engine.
+      error("attempt to concatenate local 'worker' (a boolean value)")
+    end
     call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
     if grace_period == nil then
       grace_period = tonumber(config('grace-period'))
