@@ -32,7 +32,7 @@ end
 API['config.set'] = function(now, option, value)
   need(option, 'config.set(): Arg "option" missing')
   need(value, 'config.set(): Arg "value" missing')
-  publish('log', encode({event = 'config_set', option = option, value = value}))
+  publish('log', encode({option = option, event = 'config_set', value = value}))
   call('hset', 'ql:config', option, value)
 end
 

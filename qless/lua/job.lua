@@ -97,7 +97,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
   end
 
   if nextq then
-    publish('log', encode({jid = jid, event = 'advanced', queue = qname, to = nextq}))
+    publish('log', encode({jid = jid, to = nextq, event = 'advanced', queue = qname}))
     history_add(now, jid, 'put', {q = nextq})
     remember_queue(now, nextq)
     call('hmset', key, 'data', raw_data, 'time', stamp, 'state', 'waiting',
@@ -165,8 +165,8 @@ local function job_fail(now, jid, worker, group, message, data)
   elseif worker ~= oldworker then
     error('Fail(): Job ' .. jid .. ' running with another worker: ' .. oldworker, 0)
   end
-  publish('log', encode({jid = jid, event = 'failed', worker = worker,
-    group = group, message = message}))
+  publish('log', encode({message = message, jid = jid, group = group,
+    event = 'failed', worker = worker}))
   if is_tracked(jid) then
     publish('failed', jid)
   end
@@ -374,7 +374,7 @@ local function cancel_one(jid)
   if state == 'complete' then
     return
   end
-  local encoded = encode({jid = jid, worker = worker, event = 'canceled', queue = qname})
+  local encoded = encode({jid = jid, queue = qname, event = 'canceled', worker = worker})
   publish('log', encoded)
   if worker and (worker ~= '') then
     call('zrem', 'ql:w:' .. worker .. ':jobs', jid)

@@ -113,8 +113,8 @@ local function exhaust_by_stall(now, qname, jid, worker)
   if is_tracked(jid) then
     publish('failed', jid)
   end
-  publish('log', encode({jid = jid, event = 'failed', group = group,
-    worker = worker, message = message}))
+  publish('log', encode({message = message, jid = jid, group = group,
+    event = 'failed', worker = worker}))
   local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
   call('hincrby', skey, 'failures', 1)
   call('hincrby', skey, 'failed', 1)
