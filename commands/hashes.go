@@ -213,7 +213,7 @@ func cmdHIncrByFloat(c *Ctx, args [][]byte) {
 }
 
 func cmdHScan(c *Ctx, args [][]byte) {
-	cursor, ok := hsParseCursor(args[2])
+	cursor, ok := ParseCursor(args[2])
 	if !ok {
 		c.Error(ErrInvalidCursor)
 		return

@@ -15,33 +15,6 @@ func (o hsScanOpts) match(s string) bool {
 	return o.pattern == nil || GlobMatch(o.pattern, []byte(s), false)
 }
 
-// hsParseCursor reads a cursor as Redis's strtoul does: optional sign (a
-// negative cursor wraps), no surrounding spaces, an empty string is 0.
-func hsParseCursor(b []byte) (uint64, bool) {
-	s := string(b)
-	neg := false
-	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if s == "" {
-		return 0, len(b) == 0
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
 // hsParseScanOpts reads COUNT and MATCH from args (after the cursor) and
 // writes the error reply when they are wrong.
 func hsParseScanOpts(c *Ctx, args [][]byte) (hsScanOpts, bool) {

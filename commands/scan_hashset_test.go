@@ -38,12 +38,12 @@ func TestScanCursorResumesWithoutSkipping(t *testing.T) {
 func TestHsParseCursor(t *testing.T) {
 	for in, want := range map[string]uint64{"": 0, "0": 0, "+7": 7, "-0": 0, "-1": 1<<64 - 1, "007": 7,
 		"18446744073709551615": 1<<64 - 1} {
-		if got, ok := hsParseCursor([]byte(in)); !ok || got != want {
+		if got, ok := ParseCursor([]byte(in)); !ok || got != want {
 			t.Errorf("cursor %q = %d %v, want %d", in, got, ok, want)
 		}
 	}
 	for _, in := range []string{"-", "+", " 1", "1 ", "0x1", "1.0", "18446744073709551616", "a"} {
-		if _, ok := hsParseCursor([]byte(in)); ok {
+		if _, ok := ParseCursor([]byte(in)); ok {
 			t.Errorf("cursor %q accepted", in)
 		}
 	}

@@ -145,7 +145,7 @@ func cmdSMove(c *Ctx, args [][]byte) {
 }
 
 func cmdSScan(c *Ctx, args [][]byte) {
-	cursor, ok := hsParseCursor(args[2])
+	cursor, ok := ParseCursor(args[2])
 	if !ok {
 		c.Error(ErrInvalidCursor)
 		return

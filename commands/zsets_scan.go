@@ -18,7 +18,7 @@ const zscanWhole = 128
 // writes: members present for the whole scan are returned at least once.
 // A batch never ends between members sharing those 8 bytes.
 func cmdZScan(c *Ctx, args [][]byte) {
-	cursor, ok := parseCursor(args[2])
+	cursor, ok := ParseCursor(args[2])
 	if !ok {
 		c.Error(ErrInvalidCursor)
 		return
@@ -95,28 +95,4 @@ func cursorOf(member string) uint64 {
 	var b [8]byte
 	copy(b[:], member)
 	return binary.BigEndian.Uint64(b[:])
-}
-
-// parseCursor reads a SCAN cursor as strtoul does, whole string only.
-func parseCursor(b []byte) (uint64, bool) {
-	s := string(b)
-	if s == "" {
-		return 0, true
-	}
-	if isSpace(s[0]) {
-		return 0, false
-	}
-	neg := false
-	if s[0] == '+' || s[0] == '-' {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
 }
