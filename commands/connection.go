@@ -25,7 +25,7 @@ func onConn(fn func(cc Conn, c *Ctx, args [][]byte)) func(c *Ctx, args [][]byte)
 	return func(c *Ctx, args [][]byte) {
 		cc := c.Conn()
 		if cc == nil {
-			c.Error(ErrNoConn)
+			c.Error(ErrScriptNotAllowed)
 			return
 		}
 		fn(cc, c, args)

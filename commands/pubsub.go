@@ -18,7 +18,7 @@ func subscriber(kind SubKind, sub bool) func(c *Ctx, args [][]byte) {
 	return func(c *Ctx, args [][]byte) {
 		conn := c.Conn()
 		if conn == nil {
-			c.Error(ErrNoConn)
+			c.Error(ErrScriptNotAllowed)
 			return
 		}
 		if sub {

@@ -179,14 +179,14 @@ func cmdIncrByFloat(c *Ctx, args [][]byte) {
 	if exists {
 		p, ok := parseLongDouble([]byte(v))
 		if !ok {
-			c.Error(ErrNotValidFloat)
+			c.Error(ErrNotFloat)
 			return
 		}
 		cur.Set(p)
 	}
 	by, ok := parseLongDouble(args[2])
 	if !ok {
-		c.Error(ErrNotValidFloat)
+		c.Error(ErrNotFloat)
 		return
 	}
 	sum, ok := addLongDouble(cur, by)
