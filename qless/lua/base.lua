@@ -8,6 +8,7 @@ local cjson = cjson
 local decode, encode = cjson.decode, cjson.encode
 local tonumber, tostring, ipairs, pairs, unpack, error, select = tonumber, tostring, ipairs, pairs, unpack, error, select
 local floor, ceil, sqrt, max, min = math.floor, math.ceil, math.sqrt, math.max, math.min
+local HUGE = math.huge
 local format, lower = string.format, string.lower
 
 -- Defaults reported by config.get; never modified.
@@ -59,15 +60,19 @@ local function history_add(now, jid, what, item)
     history_limit = tonumber(config('max-job-history', 100))
   end
   local count = history_limit
-  if count > 0 and not (count == 2 or (count >= 3 and count < 1e15 and count == floor(count))) then
+  local when = floor(now)
+  -- A NaN or infinite time cannot be encoded; qless trims before failing.
+  local finite = when == when and when ~= HUGE and when ~= -HUGE
+  if count > 0 and not (finite and (count == 2 or
+      (count >= 3 and count < 1e15 and count == floor(count)))) then
     local obj = call('lpop', key)
     call('ltrim', key, -count + 2, -1)
     if obj ~= nil and obj ~= false then
       call('lpush', key, obj)
     end
-    return call('rpush', key, encode({floor(now), what, item}))
+    return call('rpush', key, encode({when, what, item}))
   end
-  local n = call('rpush', key, encode({floor(now), what, item}))
+  local n = call('rpush', key, encode({when, what, item}))
   if count >= 3 and n > count then
     local drop = n - count
     call('lset', key, drop, call('lindex', key, 0))

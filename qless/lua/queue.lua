@@ -322,9 +322,8 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
 
   -- The old tags go first, even when an option below turns out bad.
   if tags then
-    local list = decode(tags)
-    if #list > 0 then
-      tags_remove(jid, list)
+    tags_remove(jid, decode(tags))
+    if tags ~= '{}' then
       call('hset', key, 'tags', '{}')
     end
   end
