@@ -28,13 +28,13 @@ func (s *Server) serveBlocked(tx *store.Tx, out *[]handoff) (msgs []commands.Mes
 	offered := map[store.KeyRef]int{}
 	for i := 0; i < len(tx.Touched()); i++ {
 		k := tx.Touched()[i]
+		if !s.waiters.hasWaiters(k) {
+			continue
+		}
 		if n, ok := offered[k]; ok && n == len(*out) {
 			continue
 		}
 		offered[k] = len(*out)
-		if !s.waiters.hasWaiters(k) {
-			continue
-		}
 		ready := func() bool {
 			tx.Select(k.DB)
 			return tx.Exists(k.Key)
