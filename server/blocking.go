@@ -3,28 +3,61 @@ package server
 import (
 	"sync"
 
+	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/store"
 )
 
-// waiters tracks clients blocked on keys (BLPOP, BZPOPMIN, ...). A client
-// waits in its own goroutine without any store lock. When a write commits,
-// the first waiter of each touched key, in arrival order, is woken to retry;
-// whatever it does not take is passed on by its own commit touching the key
-// again, or explicitly when it finds nothing.
+// waiters tracks clients blocked on keys (BLPOP, BZPOPMIN, ...). As in
+// Redis, blocked clients are served synchronously: the write transaction
+// that touched their keys re-runs their commands before it commits, in
+// arrival order, so no other command can run in between. A client waits in
+// its own goroutine for the reply handed over after that commit, or for its
+// timeout, disconnect or shutdown. mu decides which comes first: a waiter is
+// either served once or leaves, never both.
 type waiters struct {
 	mu    sync.Mutex
 	byKey map[store.KeyRef][]*waiter
 	count int
 }
 
+type waitState uint8
+
+const (
+	waiting waitState = iota
+	served            // removed by a serving transaction; its reply is on done
+	left              // removed by its own goroutine: timed out or gone
+)
+
 type waiter struct {
-	keys   []store.KeyRef
-	wake   chan struct{} // buffered 1
-	active bool          // retrying now: signals go to the next in line
-	missed bool          // a key changed while active: look again
+	sess  *session
+	cmd   *commands.Cmd
+	args  [][]byte
+	db    int
+	keys  []store.KeyRef // distinct
+	done  chan []byte    // buffered 1: the reply of the run that served it
+	state waitState      // guarded by waiters.mu
+}
+
+// handoff is a reply owed to a served waiter, given to it once the
+// transaction that served it has committed.
+type handoff struct {
+	w     *waiter
+	reply []byte
 }
 
 func newWaiters() *waiters { return &waiters{byKey: map[store.KeyRef][]*waiter{}} }
+
+func newWaiter(sess *session, cmd *commands.Cmd, args [][]byte, req *commands.BlockRequest) *waiter {
+	w := &waiter{sess: sess, cmd: cmd, args: args, db: req.DB, done: make(chan []byte, 1)}
+	seen := map[string]bool{}
+	for _, k := range req.Keys {
+		if !seen[k] {
+			seen[k] = true
+			w.keys = append(w.keys, store.KeyRef{DB: req.DB, Key: k})
+		}
+	}
+	return w
+}
 
 // add enqueues w at the back of each of its keys' queues.
 func (ws *waiters) add(w *waiter) {
@@ -36,9 +69,8 @@ func (ws *waiters) add(w *waiter) {
 	ws.mu.Unlock()
 }
 
-// remove takes w out of every queue.
-func (ws *waiters) remove(w *waiter) {
-	ws.mu.Lock()
+// unlinkLocked takes w out of every queue.
+func (ws *waiters) unlinkLocked(w *waiter) {
 	for _, k := range w.keys {
 		q := ws.byKey[k]
 		for i, x := range q {
@@ -54,56 +86,64 @@ func (ws *waiters) remove(w *waiter) {
 		}
 	}
 	ws.count--
-	ws.mu.Unlock()
 }
 
-// signal wakes the longest-waiting client of each touched key.
-func (ws *waiters) signal(touched []store.KeyRef) {
+// leave takes w out of the queues unless a transaction has served it
+// already, in which case it reports false and the reply is (or will be,
+// once that transaction commits) on w.done.
+func (ws *waiters) leave(w *waiter) bool {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	if ws.count == 0 {
-		return
+	if w.state != waiting {
+		return w.state == left
 	}
-	for _, k := range touched {
-		for _, w := range ws.byKey[k] {
-			if w.active {
-				w.missed = true
-				continue
-			}
-			select {
-			case w.wake <- struct{}{}:
-			default:
-			}
+	ws.unlinkLocked(w)
+	w.state = left
+	return true
+}
+
+// hasWaiters reports whether anyone waits on k.
+func (ws *waiters) hasWaiters(k store.KeyRef) bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return len(ws.byKey[k]) > 0
+}
+
+// serveKey offers k to its waiters in arrival order. ready reports whether
+// k may still serve anyone (it exists); run re-runs a waiter's command and
+// returns its reply, or ok false when it must keep waiting. Served waiters
+// are appended to *out. Holding mu
+// through the runs keeps a waiter from leaving half way: its goroutine's
+// leave waits and then finds it served.
+func (ws *waiters) serveKey(k store.KeyRef, ready func() bool, run func(w *waiter) (reply []byte, ok bool), out *[]handoff) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	queue := append([]*waiter(nil), ws.byKey[k]...)
+	for _, w := range queue {
+		if w.state != waiting {
+			continue
+		}
+		if !ready() {
 			break
 		}
+		reply, ok := run(w)
+		if !ok {
+			continue
+		}
+		ws.unlinkLocked(w)
+		w.state = served
+		*out = append(*out, handoff{w, reply})
 	}
 }
 
-// setActive marks w as retrying (or back to waiting). It reports whether
-// one of w's keys changed while it was active, in which case a waiter going
-// back to waiting must look again: that signal went past it.
-func (ws *waiters) setActive(w *waiter, active bool) (missed bool) {
-	ws.mu.Lock()
-	missed = w.missed
-	w.active, w.missed = active, false
-	ws.mu.Unlock()
-	return missed
-}
-
-// passOn wakes the next waiter on each of w's keys after w, used when w was
-// woken but found nothing to take, or left without taking it.
-func (ws *waiters) passOn(w *waiter) {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	for _, k := range w.keys {
-		q := ws.byKey[k]
-		for i, x := range q {
-			if x == w && i+1 < len(q) {
-				select {
-				case q[i+1].wake <- struct{}{}:
-				default:
-				}
-			}
+// deliver gives served waiters their replies once their transaction is
+// over; failed replaces them all when it did not commit.
+func deliver(hs []handoff, failed []byte) {
+	for _, h := range hs {
+		if failed != nil {
+			h.w.done <- failed
+		} else {
+			h.w.done <- h.reply
 		}
 	}
 }

@@ -110,7 +110,6 @@ func (s *Server) Table() *commands.Table { return s.table }
 // committed runs after each write transaction, outside the store lock.
 func (s *Server) committed(touched []store.KeyRef) {
 	s.touchWatched(touched)
-	s.waiters.signal(touched)
 }
 
 // Start listens and serves in the background. It returns once the port is
@@ -328,70 +327,42 @@ var allowedSubscribed = map[string]bool{
 // delivers what it published once it has committed.
 func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter) {
 	ctx := &commands.Ctx{Sess: sess, Env: s, Table: s.table}
-	var wt *waiter
+	wt := s.runOnce(sess, ctx, cmd, args, w)
+	if wt == nil {
+		return
+	}
 	var deadline time.Time
-	defer func() {
-		if wt != nil {
-			s.waiters.remove(wt)
+	if ctx.Block.Timeout > 0 {
+		deadline = time.Now().Add(ctx.Block.Timeout)
+	}
+	ctx.Block = nil
+	// Replies to the commands pipelined before this one go out now, as
+	// Redis sends them while the client waits.
+	sess.flushReplies()
+	reply, res := s.wait(sess, wt, deadline)
+	switch res {
+	case waitServed:
+		w.WriteRaw(reply)
+	case waitTimedOut:
+		// The last run writes the timeout reply; it cannot wait again.
+		ctx.TimedOut, ctx.Retrying = true, true
+		if again := s.runOnce(sess, ctx, cmd, args, w); again != nil {
+			s.waiters.leave(again)
 		}
-	}()
-	woken := false
-	for {
-		s.runOnce(ctx, cmd, args, w)
-		if ctx.Block == nil {
-			return
-		}
-		req := ctx.Block
-		ctx.Block = nil
-		if wt == nil {
-			// Register, then look once more: a write that landed between
-			// the first attempt and registering would otherwise be missed.
-			// The waiter counts as retrying meanwhile, so that signals go
-			// to those already waiting and a change it may have missed is
-			// noted.
-			wt = &waiter{wake: make(chan struct{}, 1), active: true}
-			for _, k := range req.Keys {
-				wt.keys = append(wt.keys, store.KeyRef{DB: req.DB, Key: k})
-			}
-			s.waiters.add(wt)
-			if req.Timeout > 0 {
-				deadline = time.Now().Add(req.Timeout)
-			}
-			ctx.Retrying = true
-			continue
-		}
-		if s.waiters.setActive(wt, false) {
-			// A key changed after this attempt looked at it.
-			s.waiters.setActive(wt, true)
-			continue
-		}
-		if woken {
-			// What woke it was not for it (another type, or already
-			// taken): the next in line may still want it.
-			s.waiters.passOn(wt)
-		}
-		switch s.wait(sess, wt, deadline) {
-		case waitGone:
-			// Nobody to reply to, and nothing must be taken for them.
-			return
-		case waitTimedOut:
-			ctx.TimedOut = true
-		}
-		woken = true
-		s.waiters.setActive(wt, true)
 	}
 }
 
-// runOnce runs cmd once. Replies of write commands are held until the
-// transaction has committed (and, with appendfsync always, reached the disk),
-// so a client never hears OK for a write that failed to persist. What the
-// command published is delivered before its reply is written.
-func (s *Server) runOnce(ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter) {
+// runOnce runs cmd once and returns the waiter it registered when the
+// command asked to block. Replies of write commands are held until the
+// transaction has committed (and, with appendfsync always, reached the
+// disk), so a client never hears OK for a write that failed to persist.
+// What the command published is delivered before its reply is written.
+func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter) *waiter {
 	if cmd.Flags&commands.NoTx != 0 {
 		ctx.Tx, ctx.W = nil, w
 		s.table.Dispatch(ctx, cmd, args)
 		s.pubsub.publish(ctx.TakePublished())
-		return
+		return s.registerAfter(sess, ctx, cmd, args)
 	}
 	if cmd.Flags&commands.Write == 0 {
 		ctx.W = w
@@ -403,34 +374,68 @@ func (s *Server) runOnce(ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w 
 		})
 		ctx.Tx = nil
 		s.pubsub.publish(ctx.TakePublished())
-		return
+		return s.registerAfter(sess, ctx, cmd, args)
 	}
 	var buf bufWriter
+	var wt *waiter
 	ctx.W = &buf
 	err := s.update(func(tx *store.Tx) []commands.Message {
 		tx.Select(ctx.Sess.DB())
 		ctx.Tx = tx
 		s.table.Dispatch(ctx, cmd, args)
+		if ctx.Block != nil {
+			// Registered before the transaction lets go of the store, so
+			// no write can slip in between the look and the wait.
+			wt = newWaiter(sess, cmd, args, ctx.Block)
+			s.waiters.add(wt)
+		}
 		return ctx.TakePublished()
 	})
 	ctx.Tx = nil
 	if err != nil {
 		s.cfg.Logger.Error("write failed", "err", err)
+		if wt != nil && !s.waiters.leave(wt) {
+			<-wt.done // served by its own failed transaction: the error is sent below
+		}
 		w.WriteError("MISCONF Errors writing to the data file: " + err.Error())
 		ctx.Block = nil
-		return
+		return nil
 	}
 	w.WriteRaw(buf.b)
+	return wt
 }
 
-// update runs fn in a write transaction. Watchers of the keys it touches
-// are told before the transaction lets go of the store, so an EXEC can never
-// run between this commit and its WATCH being broken. The messages fn
-// returns are delivered after the commit (and its fsync), in commit order.
-func (s *Server) update(fn func(tx *store.Tx) []commands.Message) error {
+// registerAfter registers a command that asked to block outside a write
+// transaction. Only keyless waits (WAIT) do: a wait on keys must come from a
+// write command, registered inside its transaction (see runOnce).
+func (s *Server) registerAfter(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte) *waiter {
+	if ctx.Block == nil {
+		return nil
+	}
+	wt := newWaiter(sess, cmd, args, ctx.Block)
+	s.waiters.add(wt)
+	return wt
+}
+
+// update runs fn in a write transaction, then serves the clients blocked on
+// the keys it touched, in the same transaction (see serveBlocked). Watchers
+// of the keys it touched are told before the transaction lets go of the
+// store, so an EXEC can never run between this commit and its WATCH being
+// broken. The messages published and the replies of served clients are
+// delivered after the commit (and its fsync), messages in commit order.
+func (s *Server) update(fn func(tx *store.Tx) []commands.Message) (err error) {
 	var place *delivery
-	err := s.db.Update(func(tx *store.Tx) error {
+	var hs []handoff
+	delivered := false
+	defer func() {
+		// A panic part way must not leave served clients waiting forever.
+		if !delivered {
+			deliver(hs, []byte("-ERR internal error serving a blocked client\r\n"))
+		}
+	}()
+	err = s.db.Update(func(tx *store.Tx) error {
 		msgs := fn(tx)
+		msgs = append(msgs, s.serveBlocked(tx, &hs)...)
 		s.touchWatched(tx.Touched())
 		if len(msgs) > 0 {
 			place = s.pubsub.order.reserve(msgs)
@@ -440,57 +445,52 @@ func (s *Server) update(fn func(tx *store.Tx) []commands.Message) error {
 	if place != nil {
 		s.pubsub.order.finish(place, err == nil)
 	}
+	delivered = true
+	if err != nil {
+		deliver(hs, []byte("-MISCONF Errors writing to the data file: "+err.Error()+"\r\n"))
+	} else {
+		deliver(hs, nil)
+	}
 	return err
 }
 
 type waitResult int
 
 const (
-	waitWoken    waitResult = iota
+	waitServed   waitResult = iota
 	waitTimedOut            // the deadline passed or the server is stopping
 	waitGone                // the client closed its connection
 )
 
-// wait blocks until wt is woken, the deadline passes, the client leaves or
-// the server stops.
-func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) waitResult {
+// wait blocks until a transaction serves wt, the deadline passes, the
+// client leaves or the server stops, and returns the reply when served.
+func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, waitResult) {
 	var timeout <-chan time.Time
 	if !deadline.IsZero() {
-		d := time.Until(deadline)
-		if d <= 0 {
-			return waitTimedOut
-		}
-		t := time.NewTimer(d)
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		timeout = t.C
 	}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	res := waitTimedOut
 	for {
+		res := waitTimedOut
 		select {
-		case <-wt.wake:
-			// A client that left must not take what woke it.
-			if !connClosed(sess.conn.NetConn()) {
-				return waitWoken
-			}
-			s.waiters.passOn(wt)
-			return waitGone
+		case reply := <-wt.done:
+			return reply, waitServed
 		case <-timeout:
 		case <-s.shutdown:
 		case <-tick.C:
-			if !connClosed(sess.conn.NetConn()) {
+			if !connClosed(sess.netConn) {
 				continue
 			}
 			res = waitGone
 		}
-		// Leaving: a wake-up that raced with the exit goes to the next in line.
-		select {
-		case <-wt.wake:
-			s.waiters.passOn(wt)
-		default:
+		if s.waiters.leave(wt) {
+			return nil, res
 		}
-		return res
+		// Served just before it could leave: the reply is its own.
+		return <-wt.done, waitServed
 	}
 }
 

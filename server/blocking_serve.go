@@ -1,0 +1,113 @@
+package server
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
+	"github.com/tidwall/redcon"
+)
+
+// serveBlocked runs inside a write transaction after its commands: each
+// touched key with waiters is offered to them, in the order the keys were
+// touched, as Redis's handleClientsBlockedOnKeys does before any other
+// command runs. What a served command writes (a BLMOVE destination) is
+// touched in turn and may serve others. The replies are handed over by the
+// caller once the transaction has committed; they are appended to *out as
+// they happen, so that none is lost should a later step panic.
+func (s *Server) serveBlocked(tx *store.Tx, out *[]handoff) (msgs []commands.Message) {
+	if s.waiters.blocked() == 0 {
+		return nil
+	}
+	sel := tx.Selected()
+	defer tx.Select(sel)
+	// A key is offered again only if something was served since it was
+	// last offered: otherwise nothing changed for its waiters.
+	offered := map[store.KeyRef]int{}
+	for i := 0; i < len(tx.Touched()); i++ {
+		k := tx.Touched()[i]
+		if !s.waiters.hasWaiters(k) {
+			continue
+		}
+		if n, ok := offered[k]; ok && n == len(*out) {
+			continue
+		}
+		offered[k] = len(*out)
+		ready := func() bool {
+			tx.Select(k.DB)
+			return tx.Exists(k.Key)
+		}
+		run := func(w *waiter) ([]byte, bool) {
+			if connClosed(w.sess.netConn) {
+				return nil, false // a departed client takes nothing
+			}
+			reply, published, ok := s.runWaiter(tx, w, k)
+			if ok {
+				msgs = append(msgs, published...)
+			}
+			return reply, ok
+		}
+		s.waiters.serveKey(k, ready, run, out)
+	}
+	return msgs
+}
+
+// runWaiter re-runs w's command for ready key k in tx. It reports false
+// when the command asks to wait again (k holds another type, or is empty).
+func (s *Server) runWaiter(tx *store.Tx, w *waiter, k store.KeyRef) (reply []byte, published []commands.Message, ok bool) {
+	var buf bufWriter
+	ctx := &commands.Ctx{Tx: tx, W: &buf, Sess: w.sess, Env: s, Table: s.table, Retrying: true}
+	defer func() {
+		// The pushing client must not pay for a bug in the waiter's
+		// command: the waiter gets the error and stops waiting.
+		if r := recover(); r != nil {
+			s.cfg.Logger.Error("blocked command panicked while being served",
+				"command", string(w.args[0]), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			buf.WriteError(fmt.Sprintf("ERR internal error running '%s': %v", w.cmd.Name, r))
+			reply, published, ok = buf.b, nil, true
+		}
+	}()
+	tx.Select(w.db)
+	s.table.Dispatch(ctx, w.cmd, servingArgs(w, k.Key))
+	if ctx.Block != nil {
+		return nil, nil, false
+	}
+	return buf.b, ctx.TakePublished(), true
+}
+
+// servingArgs narrows a multi-key pop to the key being served: Redis 7.0
+// serves a client from the key that became ready, even when another of its
+// keys got data in the same transaction.
+func servingArgs(w *waiter, key string) [][]byte {
+	a := w.args
+	switch w.cmd.Name {
+	case "blpop", "brpop", "bzpopmin", "bzpopmax":
+		// name key... timeout
+		if len(a) > 3 {
+			return [][]byte{a[0], []byte(key), a[len(a)-1]}
+		}
+	case "blmpop", "bzmpop":
+		// name timeout numkeys key... rest
+		n, err := strconv.Atoi(string(a[2]))
+		if err != nil || n <= 1 || 3+n > len(a) {
+			return a
+		}
+		out := [][]byte{a[0], a[1], []byte("1"), []byte(key)}
+		return append(out, a[3+n:]...)
+	}
+	return a
+}
+
+// flushReplies sends what redcon holds for the connection: replies to the
+// commands pipelined before a blocking one. A detached connection's
+// replies are out already.
+func (sess *session) flushReplies() {
+	if sess.conn == nil || sess.detached {
+		return
+	}
+	if bw := redcon.BaseWriter(sess.conn); bw != nil {
+		bw.Flush()
+	}
+}
