@@ -220,7 +220,7 @@ func (e *Engine) putState(s *state) {
 // redis.call instead (before any write, as for scripts).
 func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, int, error), w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
 	s := e.getState()
-	r := e.begin()
+	r := e.begin(!lib)
 	s.host, s.cur, s.lib = host, r, lib
 	L := s.L
 	if !lib {
@@ -331,9 +331,12 @@ type run struct {
 	killed bool
 }
 
-func (e *Engine) begin() *run {
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &run{start: time.Now(), done: make(chan struct{}), ctx: ctx, cancel: cancel}
+// begin tracks a run; withCtx gives it the context SCRIPT KILL cancels.
+func (e *Engine) begin(withCtx bool) *run {
+	r := &run{start: time.Now(), done: make(chan struct{})}
+	if withCtx {
+		r.ctx, r.cancel = context.WithCancel(context.Background())
+	}
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
 	e.runMu.Unlock()
@@ -341,7 +344,9 @@ func (e *Engine) begin() *run {
 }
 
 func (e *Engine) end(r *run) {
-	r.cancel()
+	if r.cancel != nil {
+		r.cancel()
+	}
 	e.runMu.Lock()
 	delete(e.running, r)
 	e.runMu.Unlock()
@@ -465,7 +470,9 @@ func (e *Engine) killBusy() (msg string, ok bool) {
 		r.mu.Lock()
 		r.killed = true
 		r.mu.Unlock()
-		r.cancel()
+		if r.cancel != nil {
+			r.cancel()
+		}
 	}
 	e.opts.Logger.Warn("Lua script killed by user with SCRIPT KILL.")
 	return "", true
