@@ -78,13 +78,13 @@ func cmdHMGet(c *Ctx, args [][]byte) {
 		return
 	}
 	c.W.WriteArray(len(args) - 2)
-	for _, f := range args[2:] {
-		if v, ok, _ := c.Tx.HGet(key, string(f)); ok {
+	c.Tx.HMGet(key, args[2:], func(v string, ok bool) {
+		if ok {
 			c.W.WriteBulkString(v)
 		} else {
 			c.W.WriteNull()
 		}
-	}
+	})
 }
 
 // writeHash replies with a hash's fields, values or both, in the hash's own
