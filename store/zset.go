@@ -126,11 +126,20 @@ func (z *ZSet) Score(member string) (float64, bool) {
 
 // Put sets member's score and reports whether the member is new.
 func (z *ZSet) Put(member string, score float64) bool {
+	if z.inline {
+		return z.putInline(member, normZero(score))
+	}
+	old, exists := z.Score(member)
+	return z.PutScored(member, score, old, exists)
+}
+
+// PutScored is Put for a caller that has just asked Score about member
+// (old, exists), which saves looking the member up twice.
+func (z *ZSet) PutScored(member string, score, old float64, exists bool) bool {
 	score = normZero(score)
 	if z.inline {
 		return z.putInline(member, score)
 	}
-	old, exists := z.Score(member)
 	if exists {
 		if math.Float64bits(old) == math.Float64bits(score) {
 			return false
