@@ -72,19 +72,23 @@ func cmdHSetNX(c *Ctx, args [][]byte) {
 }
 
 func cmdHMGet(c *Ctx, args [][]byte) {
-	key := string(args[1])
-	if _, err := c.Tx.HLen(key); err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteArray(len(args) - 2)
-	c.Tx.HMGet(key, args[2:], func(v string, ok bool) {
+	// HMGet fails (WRONGTYPE) before its first answer, so the array
+	// header goes out with the first one.
+	started := false
+	err := c.Tx.HMGet(string(args[1]), args[2:], func(v string, ok bool) {
+		if !started {
+			c.W.WriteArray(len(args) - 2)
+			started = true
+		}
 		if ok {
 			c.W.WriteBulkString(v)
 		} else {
 			c.W.WriteNull()
 		}
 	})
+	if err != nil {
+		c.StoreErr(err)
+	}
 }
 
 // writeHash replies with a hash's fields, values or both, in the hash's own
