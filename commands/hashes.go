@@ -72,18 +72,22 @@ func cmdHSetNX(c *Ctx, args [][]byte) {
 }
 
 func cmdHMGet(c *Ctx, args [][]byte) {
-	key := string(args[1])
-	if _, err := c.Tx.HLen(key); err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteArray(len(args) - 2)
-	for _, f := range args[2:] {
-		if v, ok, _ := c.Tx.HGet(key, string(f)); ok {
+	// HMGet fails (WRONGTYPE) before its first answer, so the array
+	// header goes out with the first one.
+	started := false
+	err := c.Tx.HMGet(string(args[1]), args[2:], func(v string, ok bool) {
+		if !started {
+			c.W.WriteArray(len(args) - 2)
+			started = true
+		}
+		if ok {
 			c.W.WriteBulkString(v)
 		} else {
 			c.W.WriteNull()
 		}
+	})
+	if err != nil {
+		c.StoreErr(err)
 	}
 }
 

@@ -11,6 +11,7 @@ type scriptHost struct {
 	c        *Ctx
 	readOnly bool // EVAL_RO and friends: write commands are refused
 	sess     scriptSession
+	sub      Ctx // the context of the command redis.call runs, reused
 }
 
 // ScriptHost returns the scripts.Host through which Lua run for c (EVAL, or
@@ -59,9 +60,13 @@ func (h *scriptHost) Call(args [][]byte, w resp.Writer) {
 		w.WriteError(ErrScriptReadOnly)
 		return
 	}
-	sub := Ctx{Tx: h.c.Tx, W: w, Sess: &h.sess, Env: h.c.Env, Table: h.c.Table, Name: cmd.Name, InScript: true}
-	cmd.Run(&sub, args)
+	// One Ctx per script rather than per call: a Ctx is large, and a
+	// script's commands run one after another.
+	sub := &h.sub
+	*sub = Ctx{Tx: h.c.Tx, W: w, Sess: &h.sess, Env: h.c.Env, Table: h.c.Table, Name: cmd.Name, InScript: true}
+	cmd.Run(sub, args)
 	h.c.published = append(h.c.published, sub.TakePublished()...)
+	*sub = Ctx{}
 }
 
 // scriptSession is the caller's session as a script's commands see it:

@@ -151,11 +151,11 @@ pairs:
 			last = score
 			processed++
 			if score != cur {
-				z.Put(member, score)
+				z.PutScored(member, score, cur, true)
 				updated++
 			}
 		case !f.xx:
-			z.Put(member, score)
+			z.PutScored(member, score, 0, false)
 			last = score
 			added++
 			processed++

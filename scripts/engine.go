@@ -212,16 +212,26 @@ func (e *Engine) putState(s *state) {
 
 // call runs fn with args on a pooled state for host and writes the
 // converted result; errText shapes the error reply of a failed call.
-func (e *Engine) call(host Host, prep func(s *state) (*lua.LFunction, int, error), w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
+//
+// A trusted library call (lib) runs without the context that lets SCRIPT
+// KILL stop a script between any two instructions: gopher-lua then checks
+// the context's channel before every instruction, a large share of a qless
+// call. Library code cannot spin forever, so it is stopped at its next
+// redis.call instead (before any write, as for scripts).
+func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, int, error), w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
 	s := e.getState()
-	r := e.begin()
-	s.host, s.cur = host, r
+	r := e.begin(!lib)
+	s.host, s.cur, s.lib = host, r, lib
 	L := s.L
-	L.SetContext(r.ctx)
+	if !lib {
+		L.SetContext(r.ctx)
+	}
 	broken := false
 	defer func() {
-		L.RemoveContext()
-		s.host, s.cur, s.noWrites = nil, nil, false
+		if !lib {
+			L.RemoveContext()
+		}
+		s.host, s.cur, s.noWrites, s.lib = nil, nil, false, false
 		if !s.restore() {
 			broken = true
 		}
@@ -266,7 +276,7 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 		fn.Env = s.proxy
 		return fn, 0, nil
 	}
-	e.call(host, prep, w, func(s *state, obj lua.LValue, killed bool) string {
+	e.call(host, false, prep, w, func(s *state, obj lua.LValue, killed bool) string {
 		msg := errMessage(obj)
 		if msg == "ERR lua callstack overflow" {
 			msg = "ERR " + strings.TrimPrefix(s.errSource, "@") + ":" + strconv.Itoa(s.errLine) + ": stack overflow"
@@ -321,9 +331,12 @@ type run struct {
 	killed bool
 }
 
-func (e *Engine) begin() *run {
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &run{start: time.Now(), done: make(chan struct{}), ctx: ctx, cancel: cancel}
+// begin tracks a run; withCtx gives it the context SCRIPT KILL cancels.
+func (e *Engine) begin(withCtx bool) *run {
+	r := &run{start: time.Now(), done: make(chan struct{})}
+	if withCtx {
+		r.ctx, r.cancel = context.WithCancel(context.Background())
+	}
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
 	e.runMu.Unlock()
@@ -331,7 +344,9 @@ func (e *Engine) begin() *run {
 }
 
 func (e *Engine) end(r *run) {
-	r.cancel()
+	if r.cancel != nil {
+		r.cancel()
+	}
 	e.runMu.Lock()
 	delete(e.running, r)
 	e.runMu.Unlock()
@@ -455,7 +470,9 @@ func (e *Engine) killBusy() (msg string, ok bool) {
 		r.mu.Lock()
 		r.killed = true
 		r.mu.Unlock()
-		r.cancel()
+		if r.cancel != nil {
+			r.cancel()
+		}
 	}
 	e.opts.Logger.Warn("Lua script killed by user with SCRIPT KILL.")
 	return "", true

@@ -81,7 +81,7 @@ func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Write
 		}
 		return fn, len(args), nil
 	}
-	e.call(host, prep, w, func(s *state, obj lua.LValue, killed bool) string {
+	e.call(host, true, prep, w, func(s *state, obj lua.LValue, killed bool) string {
 		if killed {
 			return "ERR " + errScriptKilled
 		}

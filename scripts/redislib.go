@@ -90,19 +90,31 @@ func (s *state) redisCall(L *lua.LState, raiseErr bool) int {
 	if n == 0 {
 		return fail(errNoArgs)
 	}
-	args := make([][]byte, n)
+	args, nums := s.callArgs[:0], s.callNums[:0]
 	for i := 1; i <= n; i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
-			args[i-1] = []byte(v)
+			args = append(args, stringBytes(string(v)))
 		case lua.LNumber:
-			args[i-1] = []byte(fmtArgNumber(float64(v)))
+			start := len(nums)
+			nums = appendArgNumber(nums, float64(v))
+			args = append(args, nums[start:len(nums):len(nums)])
 		default:
 			return fail(errArgType)
 		}
 	}
+	// Kept for the next call; dropped meanwhile in case the command reaches
+	// redis.call again (it cannot today: QLESS and EVAL are NoScript).
+	s.callArgs, s.callNums = nil, nil
+	defer func() {
+		clear(args)
+		s.callArgs, s.callNums = args[:0], nums[:0]
+	}()
 	if s.host == nil {
 		return fail("redis.call is not available here")
+	}
+	if s.lib && s.cur != nil && s.cur.wasKilled() {
+		L.RaiseError(errScriptKilled)
 	}
 	known, write := s.host.Lookup(args[0])
 	if known && write && s.noWrites {

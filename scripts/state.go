@@ -23,6 +23,10 @@ type state struct {
 	host     Host
 	cur      *run
 	noWrites bool // the running script declared flags=no-writes
+	lib      bool // a library call: SCRIPT KILL is checked at redis.call
+
+	callArgs [][]byte // redis.call's argument list, reused between calls
+	callNums []byte   // the text of its numeric arguments
 
 	libs   map[string]*lua.LFunction
 	libGen int

@@ -2,6 +2,7 @@ package store
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/buntdb"
 )
@@ -16,6 +17,7 @@ type Tx struct {
 	now      int64 // unix ms
 	sel      int   // selected database index
 	touched  []KeyRef
+	keyBuf   []byte // scratch for keys that are only looked up
 }
 
 func newTx(db *DB, btx *buntdb.Tx, writable bool) *Tx {
@@ -51,7 +53,7 @@ func (tx *Tx) Touch(key string) { tx.touch(key) }
 // lookup returns key's metadata, treating an expired key as absent (and
 // deleting it in a write transaction).
 func (tx *Tx) lookup(key string) (Meta, bool) {
-	v, err := tx.btx.Get(metaKey(tx.sel, key))
+	v, err := tx.btx.Get(tx.scratchMetaKey(key))
 	if err != nil {
 		return Meta{}, false
 	}
@@ -66,6 +68,15 @@ func (tx *Tx) lookup(key string) (Meta, bool) {
 		return Meta{}, false
 	}
 	return m, true
+}
+
+// scratchMetaKey is metaKey in a buffer the next call reuses: for lookups
+// only, since buntdb keeps the keys it is given to store or delete.
+func (tx *Tx) scratchMetaKey(key string) string {
+	b := append(tx.keyBuf[:0], tagMeta, byte(tx.sel))
+	b = append(b, key...)
+	tx.keyBuf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // lookupType returns key's metadata if it exists, ErrWrongType if it holds a

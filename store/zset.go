@@ -31,7 +31,8 @@ type ZSet struct {
 	existed bool
 	card    int64
 	stored  int64 // cardinality in the metadata item
-	prefix  string
+	db      int
+	prefix  string // dataPrefix of the key, made on first use: inline sets never need it
 	dirty   bool
 	visits  int64   // items visited by iterations, so tests can check that bounded queries do not scan
 	inline  bool    // members live in the payload, decoded into list
@@ -46,7 +47,7 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	z := &ZSet{tx: tx, key: key, meta: m, existed: ok, prefix: dataPrefix(tx.sel, key)}
+	z := &ZSet{tx: tx, key: key, meta: m, existed: ok, db: tx.sel}
 	switch {
 	case !ok:
 		z.inline, z.loaded = true, true
@@ -58,6 +59,13 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 	}
 	z.stored = z.card
 	return z, nil
+}
+
+func (z *ZSet) dataPrefix() string {
+	if z.prefix == "" {
+		z.prefix = dataPrefix(z.db, z.key)
+	}
+	return z.prefix
 }
 
 // Exists reports whether the key exists (as of the last Flush).
@@ -118,11 +126,20 @@ func (z *ZSet) Score(member string) (float64, bool) {
 
 // Put sets member's score and reports whether the member is new.
 func (z *ZSet) Put(member string, score float64) bool {
+	if z.inline {
+		return z.putInline(member, normZero(score))
+	}
+	old, exists := z.Score(member)
+	return z.PutScored(member, score, old, exists)
+}
+
+// PutScored is Put for a caller that has just asked Score about member
+// (old, exists), which saves looking the member up twice.
+func (z *ZSet) PutScored(member string, score, old float64, exists bool) bool {
 	score = normZero(score)
 	if z.inline {
 		return z.putInline(member, score)
 	}
-	old, exists := z.Score(member)
 	if exists {
 		if math.Float64bits(old) == math.Float64bits(score) {
 			return false
@@ -202,7 +219,7 @@ func (z *ZSet) Ascend(fn func(Entry) bool) {
 		z.inlineWalk(0, false, fn)
 		return
 	}
-	z.scan(z.prefix+string(zTagScore), prefixEnd(z.prefix+string(zTagScore)), false, fn)
+	z.scan(z.dataPrefix()+string(zTagScore), prefixEnd(z.dataPrefix()+string(zTagScore)), false, fn)
 }
 
 // Descend calls fn for members in reverse score order until it returns false.
@@ -211,7 +228,7 @@ func (z *ZSet) Descend(fn func(Entry) bool) {
 		z.inlineWalk(len(z.ents())-1, true, fn)
 		return
 	}
-	z.scan(z.prefix+string(zTagScore), prefixEnd(z.prefix+string(zTagScore)), true, fn)
+	z.scan(z.dataPrefix()+string(zTagScore), prefixEnd(z.dataPrefix()+string(zTagScore)), true, fn)
 }
 
 // RangeByScore calls fn for members with min <= score <= max (bounds as
@@ -465,7 +482,7 @@ func (z *ZSet) Rank(member string, reverse bool) (int64, bool) {
 	}
 	target := z.scoreKey(score, member)
 	var n int64
-	base := z.prefix + string(zTagScore)
+	base := z.dataPrefix() + string(zTagScore)
 	if reverse {
 		z.scanKeys(target+"\x00", prefixEnd(base), true, func(string) bool { n++; return true })
 	} else {
@@ -481,7 +498,7 @@ func (z *ZSet) Members(from string, fn func(Entry) bool) {
 		z.inlineMembers(from, fn)
 		return
 	}
-	mp := z.prefix + string(zTagMember)
+	mp := z.dataPrefix() + string(zTagMember)
 	z.tx.btx.AscendRange("", mp+from, prefixEnd(mp), func(k, v string) bool {
 		z.visits++
 		if len(v) != 8 {
@@ -493,7 +510,7 @@ func (z *ZSet) Members(from string, fn func(Entry) bool) {
 
 // scan iterates score items with lo <= key < hi, decoding entries.
 func (z *ZSet) scan(lo, hi string, reverse bool, fn func(Entry) bool) {
-	sp := len(z.prefix) + 1
+	sp := len(z.dataPrefix()) + 1
 	z.scanItems(lo, hi, reverse, func(k, v string) bool {
 		if len(k) < sp+8 {
 			return true
@@ -528,14 +545,14 @@ func (z *ZSet) scanItems(lo, hi string, reverse bool, fn func(k, v string) bool)
 }
 
 func (z *ZSet) memberKey(member string) string {
-	return z.prefix + string(zTagMember) + member
+	return z.dataPrefix() + string(zTagMember) + member
 }
 
 func (z *ZSet) scorePrefix(score float64) string {
 	var b [9]byte
 	b[0] = zTagScore
 	binary.BigEndian.PutUint64(b[1:], orderedScore(score))
-	return z.prefix + string(b[:])
+	return z.dataPrefix() + string(b[:])
 }
 
 func (z *ZSet) scoreKey(score float64, member string) string {

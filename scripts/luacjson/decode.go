@@ -71,6 +71,11 @@ type decoder struct {
 	depth int
 	stack int // Lua stack slots json_decode would hold (lua_checkstack emulation)
 	tmp   []byte
+	// vals and keys hold the members of the objects and arrays being read,
+	// innermost last, so each table is made once at its final size:
+	// gopher-lua's default table preallocates room for 32 of each.
+	vals []lua.LValue
+	keys []string
 }
 
 // at returns the byte at i, or NUL past the end as C's terminator.
@@ -316,14 +321,14 @@ func (d *decoder) value(tok *token) lua.LValue {
 
 func (d *decoder) object() lua.LValue {
 	d.descend(3)
-	t := d.L.NewTable()
 	var tok token
 	d.next(&tok)
 	if tok.typ == tObjEnd {
 		d.depth--
-		return t
+		return d.L.CreateTable(0, 0)
 	}
 	d.stack += 2
+	base := len(d.vals)
 	for {
 		if tok.typ != tString {
 			d.parseError("object key string", &tok)
@@ -334,11 +339,18 @@ func (d *decoder) object() lua.LValue {
 			d.parseError("colon", &tok)
 		}
 		d.next(&tok)
-		t.RawSetString(key, d.value(&tok))
+		v := d.value(&tok)
+		d.keys = append(d.keys, key)
+		d.vals = append(d.vals, v)
 		d.next(&tok)
 		if tok.typ == tObjEnd {
 			d.stack -= 2
 			d.depth--
+			t := d.L.CreateTable(0, len(d.vals)-base)
+			for i, v := range d.vals[base:] {
+				t.RawSetString(d.keys[base+i], v)
+			}
+			d.pop(base)
 			return t
 		}
 		if tok.typ != tComma {
@@ -348,22 +360,37 @@ func (d *decoder) object() lua.LValue {
 	}
 }
 
+// pop drops the members above base once their table is made; keys are
+// kept in step with vals (arrays store "" there).
+func (d *decoder) pop(base int) {
+	clear(d.vals[base:])
+	d.vals = d.vals[:base]
+	d.keys = d.keys[:base]
+}
+
 func (d *decoder) array() lua.LValue {
 	d.descend(2)
-	t := d.L.NewTable()
 	var tok token
 	d.next(&tok)
 	if tok.typ == tArrEnd {
 		d.depth--
-		return t
+		return d.L.CreateTable(0, 0)
 	}
 	d.stack++
-	for i := 1; ; i++ {
-		t.RawSetInt(i, d.value(&tok))
+	base := len(d.vals)
+	for {
+		v := d.value(&tok)
+		d.keys = append(d.keys, "")
+		d.vals = append(d.vals, v)
 		d.next(&tok)
 		if tok.typ == tArrEnd {
 			d.stack--
 			d.depth--
+			t := d.L.CreateTable(len(d.vals)-base, 0)
+			for i, v := range d.vals[base:] {
+				t.RawSetInt(i+1, v)
+			}
+			d.pop(base)
 			return t
 		}
 		if tok.typ != tComma {

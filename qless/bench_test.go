@@ -1,0 +1,118 @@
+package qless_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/qless"
+	"github.com/qlessd/qlessd/resp"
+	"github.com/qlessd/qlessd/scripts"
+	"github.com/qlessd/qlessd/store"
+)
+
+// benchEnv is the little of the server the qless scripts reach.
+type benchEnv struct {
+	commands.Env // INFO, CONFIG and the like: never called by qless
+	db           *store.DB
+}
+
+func (e *benchEnv) Store() *store.DB              { return e.db }
+func (e *benchEnv) CountSubscribers(string) int64 { return 0 }
+
+type benchSess struct{ db int }
+
+func (s *benchSess) ID() int64   { return 1 }
+func (s *benchSess) DB() int     { return s.db }
+func (s *benchSess) SetDB(i int) { s.db = i }
+
+// benchQless runs QLESS commands in-process the way the server does: one
+// write transaction per command, the reply to a buffer.
+type benchQless struct {
+	db    *store.DB
+	table *commands.Table
+	cmd   *commands.Cmd
+	env   *benchEnv
+	sess  benchSess
+	rec   resp.Recorder
+}
+
+func newBenchQless(b *testing.B) *benchQless {
+	db, err := store.Open(store.Options{Dir: ":memory:"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	table := commands.Default()
+	e := scripts.NewEngine(scripts.Options{})
+	commands.RegisterScripting(table, e)
+	if err := qless.Register(table, e); err != nil {
+		b.Fatal(err)
+	}
+	return &benchQless{db: db, table: table, cmd: table.Lookup([]byte("qless")), env: &benchEnv{db: db}}
+}
+
+func (q *benchQless) do(b *testing.B, args ...string) resp.Value {
+	argv := make([][]byte, 0, len(args)+1)
+	argv = append(argv, []byte("qless"))
+	for _, a := range args {
+		argv = append(argv, []byte(a))
+	}
+	q.rec.Reset()
+	ctx := &commands.Ctx{Sess: &q.sess, Env: q.env, Table: q.table, W: &q.rec}
+	if err := q.db.Update(func(tx *store.Tx) error {
+		ctx.Tx = tx
+		q.table.Dispatch(ctx, q.cmd, argv)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	v := q.rec.Value()
+	if v.Kind == resp.Error {
+		b.Fatalf("%v: %s", args, v.Str)
+	}
+	return v
+}
+
+const benchData = `{"t":1763790000000000000,"pad":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}`
+
+func jid(i int) string { return "job-" + strconv.Itoa(i) }
+
+func BenchmarkQlessPut(b *testing.B) {
+	q := newBenchQless(b)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		q.do(b, "put", "now", "w", "q", jid(i), "bench.Job", benchData, "0")
+	}
+}
+
+func BenchmarkQlessPopComplete(b *testing.B) {
+	q := newBenchQless(b)
+	n := b.N
+	for i := 0; i < n; i++ {
+		q.do(b, "put", "now", "w", "q", jid(i), "bench.Job", benchData, "0")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < n; i++ {
+		v := q.do(b, "pop", "now", "q", "w", "1")
+		if !strings.Contains(v.Str, `"jid":"`+jid(i)+`"`) {
+			b.Fatalf("pop gave %q", v.Str)
+		}
+		q.do(b, "complete", "now", jid(i), "w", "q", benchData)
+	}
+}
+
+func BenchmarkQlessHeartbeat(b *testing.B) {
+	q := newBenchQless(b)
+	const pool = 200
+	for i := 0; i < pool; i++ {
+		q.do(b, "put", "now", "w", "q", jid(i), "bench.Job", benchData, "0")
+	}
+	q.do(b, "pop", "now", "q", "w", strconv.Itoa(pool))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		q.do(b, "heartbeat", "now", jid(i%pool), "w", benchData)
+	}
+}
