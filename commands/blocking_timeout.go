@@ -77,3 +77,12 @@ func decimal(arg []byte) bool {
 	}
 	return true
 }
+
+// block asks the server to wait for keys.
+func block(c *Ctx, keys [][]byte, timeout time.Duration) {
+	req := &BlockRequest{DB: c.Tx.Selected(), Timeout: timeout}
+	for _, k := range keys {
+		req.Keys = append(req.Keys, string(k))
+	}
+	c.Block = req
+}

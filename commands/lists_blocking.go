@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"time"
-
 	"github.com/qlessd/qlessd/store"
 )
 
@@ -20,15 +18,6 @@ func registerBlockingLists(t *Table) {
 		&Cmd{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | NoScript | Blocking, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdBLMove},
 		&Cmd{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Run: cmdBLMPop},
 	)
-}
-
-// block asks the server to wait for keys.
-func block(c *Ctx, keys [][]byte, timeout time.Duration) {
-	req := &BlockRequest{DB: c.Tx.Selected(), Timeout: timeout}
-	for _, k := range keys {
-		req.Keys = append(req.Keys, string(k))
-	}
-	c.Block = req
 }
 
 func cmdBPop(left bool) func(*Ctx, [][]byte) {

@@ -108,11 +108,7 @@ func blockOrNull(c *Ctx, keys [][]byte, timeout time.Duration) {
 		c.W.WriteNullArray()
 		return
 	}
-	req := &BlockRequest{DB: c.Tx.Selected(), Timeout: timeout}
-	for _, k := range keys {
-		req.Keys = append(req.Keys, string(k))
-	}
-	c.Block = req
+	block(c, keys, timeout)
 }
 
 // zmpopArgs is a parsed "numkeys key... MIN|MAX [COUNT n]" tail.

@@ -187,34 +187,13 @@ func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, stori
 	return r, true
 }
 
-// clampRanks turns Redis start/stop indexes into 0 <= start <= stop < n,
-// or reports an empty range.
-func clampRanks(start, stop, n int64) (int64, int64, bool) {
-	if start < 0 {
-		start += n
-	}
-	if stop < 0 {
-		stop += n
-	}
-	if start < 0 {
-		start = 0
-	}
-	if start > stop || start >= n {
-		return 0, 0, false
-	}
-	if stop >= n {
-		stop = n - 1
-	}
-	return start, stop, true
-}
-
 // each calls fn for the entries the range selects, in reply order, with
 // OFFSET/LIMIT applied as Redis applies them (a negative offset selects
 // nothing, a negative limit everything). It stops visiting as soon as the
 // limit is reached.
 func (r *zrange) each(z *store.ZSet, fn func(store.Entry)) {
 	if r.kind == rangeRank {
-		start, stop, ok := clampRanks(r.start, r.stop, z.Len())
+		start, stop, ok := store.ClampRange(r.start, r.stop, z.Len())
 		if ok {
 			z.RangeByRank(start, stop, r.reverse, func(e store.Entry) bool { fn(e); return true })
 		}

@@ -462,7 +462,7 @@ func TestListModelRandomWalk(t *testing.T) {
 				case op == 9:
 					start, stop := int64(r.IntN(3)), int64(-1-r.IntN(3))
 					tx.ListTrim("l", start, stop)
-					if s, e, ok := clampRange(start, stop, int64(len(model))); ok {
+					if s, e, ok := ClampRange(start, stop, int64(len(model))); ok {
 						model = slices.Clone(model[s : e+1])
 					} else {
 						model = nil

@@ -270,9 +270,10 @@ func (tx *Tx) ListLen(key string) (int64, error) {
 	return l.h.n, nil
 }
 
-// clampRange applies Redis's LRANGE/LTRIM index rules; ok is false when the
-// range is empty.
-func clampRange(start, stop, n int64) (int64, int64, bool) {
+// ClampRange applies Redis's start/stop index rules (LRANGE, LTRIM, ZRANGE
+// by rank): negative indexes count from the end, then the range is clamped
+// to [0, n); ok is false when it is empty.
+func ClampRange(start, stop, n int64) (int64, int64, bool) {
 	if start < 0 {
 		start += n
 	}
@@ -298,7 +299,7 @@ func (tx *Tx) ListRange(key string, start, stop int64) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	start, stop, ok := clampRange(start, stop, l.h.n)
+	start, stop, ok := ClampRange(start, stop, l.h.n)
 	if !ok {
 		return []string{}, nil
 	}
@@ -352,7 +353,7 @@ func (tx *Tx) ListTrim(key string, start, stop int64) error {
 	if err != nil || !l.existed {
 		return err
 	}
-	start, stop, ok := clampRange(start, stop, l.h.n)
+	start, stop, ok := ClampRange(start, stop, l.h.n)
 	if !ok {
 		start, stop = l.h.n, l.h.n-1
 	}

@@ -12,7 +12,7 @@ import (
 type listModel []string
 
 func (m listModel) rangeOf(start, stop int64) []string {
-	s, e, ok := clampRange(start, stop, int64(len(m)))
+	s, e, ok := ClampRange(start, stop, int64(len(m)))
 	if !ok {
 		return []string{}
 	}
