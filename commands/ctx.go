@@ -84,6 +84,28 @@ func (t *Table) Dispatch(c *Ctx, cmd *Cmd, args [][]byte) {
 	cmd.Run(c, args)
 }
 
+// IntReply writes n, or the reply for err when the store refused.
+func (c *Ctx) IntReply(n int64, err error) {
+	if err != nil {
+		c.StoreErr(err)
+		return
+	}
+	c.W.WriteInt(n)
+}
+
+// BoolReply writes 1 or 0, or the reply for err when the store refused.
+func (c *Ctx) BoolReply(ok bool, err error) {
+	if err != nil {
+		c.StoreErr(err)
+		return
+	}
+	if ok {
+		c.W.WriteInt(1)
+	} else {
+		c.W.WriteInt(0)
+	}
+}
+
 // StoreErr writes the reply for a store error (a wrong type, most often).
 func (c *Ctx) StoreErr(err error) {
 	if err == store.ErrWrongType {

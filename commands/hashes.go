@@ -63,12 +63,7 @@ func hsSetPairs(c *Ctx, name string, args [][]byte) (int, bool) {
 }
 
 func cmdHSetNX(c *Ctx, args [][]byte) {
-	ok, err := c.Tx.HSetNX(string(args[1]), string(args[2]), string(args[3]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(hsBoolInt(ok))
+	c.BoolReply(c.Tx.HSetNX(string(args[1]), string(args[2]), string(args[3])))
 }
 
 func cmdHMGet(c *Ctx, args [][]byte) {
@@ -131,21 +126,11 @@ func cmdHDel(c *Ctx, args [][]byte) {
 }
 
 func cmdHExists(c *Ctx, args [][]byte) {
-	ok, err := c.Tx.HExists(string(args[1]), string(args[2]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(hsBoolInt(ok))
+	c.BoolReply(c.Tx.HExists(string(args[1]), string(args[2])))
 }
 
 func cmdHLen(c *Ctx, args [][]byte) {
-	n, err := c.Tx.HLen(string(args[1]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(n)
+	c.IntReply(c.Tx.HLen(string(args[1])))
 }
 
 func cmdHStrLen(c *Ctx, args [][]byte) {

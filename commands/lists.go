@@ -88,12 +88,7 @@ func writeStrings(c *Ctx, vals []string) {
 }
 
 func cmdLLen(c *Ctx, args [][]byte) {
-	n, err := c.Tx.ListLen(string(args[1]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(n)
+	c.IntReply(c.Tx.ListLen(string(args[1])))
 }
 
 // parseInts parses integer arguments, replying the Redis error for the
@@ -180,12 +175,7 @@ func cmdLRem(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	n, err := c.Tx.ListRem(string(args[1]), r[0], string(args[3]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(n)
+	c.IntReply(c.Tx.ListRem(string(args[1]), r[0], string(args[3])))
 }
 
 func cmdLTrim(c *Ctx, args [][]byte) {
@@ -210,12 +200,7 @@ func cmdLInsert(c *Ctx, args [][]byte) {
 		c.Error(ErrSyntax)
 		return
 	}
-	n, err := c.Tx.ListInsert(string(args[1]), before, string(args[3]), string(args[4]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(n)
+	c.IntReply(c.Tx.ListInsert(string(args[1]), before, string(args[3]), string(args[4])))
 }
 
 // cmdLPos is LPOS key element [RANK rank] [COUNT num] [MAXLEN len]. Without

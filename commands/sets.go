@@ -105,12 +105,7 @@ func cmdSMembers(c *Ctx, args [][]byte) {
 }
 
 func cmdSIsMember(c *Ctx, args [][]byte) {
-	ok, err := c.Tx.SIsMember(string(args[1]), string(args[2]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(hsBoolInt(ok))
+	c.BoolReply(c.Tx.SIsMember(string(args[1]), string(args[2])))
 }
 
 func cmdSMIsMember(c *Ctx, args [][]byte) {
@@ -127,21 +122,11 @@ func cmdSMIsMember(c *Ctx, args [][]byte) {
 }
 
 func cmdSCard(c *Ctx, args [][]byte) {
-	n, err := c.Tx.SCard(string(args[1]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(n)
+	c.IntReply(c.Tx.SCard(string(args[1])))
 }
 
 func cmdSMove(c *Ctx, args [][]byte) {
-	ok, err := c.Tx.SMove(string(args[1]), string(args[2]), string(args[3]))
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(hsBoolInt(ok))
+	c.BoolReply(c.Tx.SMove(string(args[1]), string(args[2]), string(args[3])))
 }
 
 func cmdSScan(c *Ctx, args [][]byte) {
