@@ -113,7 +113,7 @@ func commandList(c *Ctx, args [][]byte) {
 				return false
 			}
 		case EqualFold(args[1], "pattern"):
-			filter = func(cmd *Cmd) bool { return GlobMatch(val, []byte(cmd.Name), true) }
+			filter = func(cmd *Cmd) bool { return GlobMatch(val, cmd.Name, true) }
 		default:
 			c.Error(ErrSyntax)
 			return

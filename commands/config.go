@@ -151,7 +151,7 @@ func configGet(c *Ctx, patterns [][]byte) {
 			continue
 		}
 		for _, pat := range patterns {
-			if GlobMatch(pat, []byte(p.name), true) {
+			if GlobMatch(pat, p.name, true) {
 				out = append(out, p.name, v)
 				break
 			}

@@ -7,13 +7,17 @@ package commands
 // Quirks kept on purpose so results equal Redis's: bytes compare as signed
 // C chars inside ranges, and an unterminated class runs to the end of the
 // pattern.
-func GlobMatch(pattern, s []byte, nocase bool) bool {
-	g := globState{p: pattern, s: s, nocase: nocase}
+//
+// Pattern and subject may each be a string or a []byte, so callers holding
+// either never copy one into the other (PUBLISH matches every pattern).
+func GlobMatch[P, S string | []byte](pattern P, s S, nocase bool) bool {
+	g := globState[P, S]{p: pattern, s: s, nocase: nocase}
 	return g.match(0, 0)
 }
 
-type globState struct {
-	p, s   []byte
+type globState[P, S string | []byte] struct {
+	p      P
+	s      S
 	nocase bool
 	// giveUp is set once a '*' failed to place the rest of the pattern
 	// anywhere: an earlier '*' taking more bytes cannot help, so the
@@ -22,21 +26,21 @@ type globState struct {
 }
 
 // at returns the pattern byte at i, or 0 past the end as C's terminator.
-func (g *globState) at(i int) byte {
+func (g *globState[P, S]) at(i int) byte {
 	if i < len(g.p) {
 		return g.p[i]
 	}
 	return 0
 }
 
-func (g *globState) fold(c byte) int {
+func (g *globState[P, S]) fold(c byte) int {
 	if g.nocase && c >= 'A' && c <= 'Z' {
 		c += 'a' - 'A'
 	}
 	return int(int8(c))
 }
 
-func (g *globState) match(pi, si int) bool {
+func (g *globState[P, S]) match(pi, si int) bool {
 	for pi < len(g.p) && si < len(g.s) {
 		switch g.p[pi] {
 		case '*':
@@ -89,7 +93,7 @@ func (g *globState) match(pi, si int) bool {
 // class matches c against the class starting at pi (just past '['). It
 // returns the index of the closing ']' (or of the last pattern byte when
 // the class is unterminated) and whether c matched.
-func (g *globState) class(pi int, c byte) (int, bool) {
+func (g *globState[P, S]) class(pi int, c byte) (int, bool) {
 	not := g.at(pi) == '^'
 	if not {
 		pi++

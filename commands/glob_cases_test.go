@@ -2,7 +2,7 @@ package commands
 
 import "testing"
 
-func TestZSetGlobMatch(t *testing.T) {
+func TestGlobMatchRedisCases(t *testing.T) {
 	for _, c := range []struct {
 		pat, s string
 		want   bool

@@ -69,3 +69,12 @@ func TestGlobMatchNoCase(t *testing.T) {
 		t.Error("case-sensitive range")
 	}
 }
+
+// PUBLISH matches every subscribed pattern against the channel: that must
+// not allocate.
+func TestGlobMatchStringsDoNotAllocate(t *testing.T) {
+	pattern, channel := "ql:*", "ql:log"
+	if n := testing.AllocsPerRun(100, func() { GlobMatch(pattern, channel, false) }); n != 0 {
+		t.Fatalf("GlobMatch on strings allocates %v times per call", n)
+	}
+}

@@ -54,7 +54,7 @@ func keyMatcher(pattern []byte) func(key string) bool {
 	if len(pattern) == 1 && pattern[0] == '*' {
 		return func(string) bool { return true }
 	}
-	return func(key string) bool { return GlobMatch(pattern, []byte(key), false) }
+	return func(key string) bool { return GlobMatch(pattern, key, false) }
 }
 
 func cmdKeys(c *Ctx, args [][]byte) {

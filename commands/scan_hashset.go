@@ -12,7 +12,7 @@ type hsScanOpts struct {
 }
 
 func (o hsScanOpts) match(s string) bool {
-	return o.pattern == nil || GlobMatch(o.pattern, []byte(s), false)
+	return o.pattern == nil || GlobMatch(o.pattern, s, false)
 }
 
 // hsParseScanOpts reads COUNT and MATCH from args (after the cursor) and

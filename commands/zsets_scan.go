@@ -81,7 +81,7 @@ func cmdZScan(c *Ctx, args [][]byte) {
 	}
 	n := 0
 	for _, e := range batch {
-		if !usePattern || GlobMatch([]byte(pattern), []byte(e.Member), false) {
+		if !usePattern || GlobMatch(pattern, e.Member, false) {
 			batch[n] = e
 			n++
 		}

@@ -34,7 +34,7 @@ func (ps *pubsub) count(channel string) int64 {
 	defer ps.mu.RUnlock()
 	n := int64(len(ps.channels[channel]))
 	for _, p := range ps.patOrder {
-		if commands.GlobMatch([]byte(p), []byte(channel), false) {
+		if commands.GlobMatch(p, channel, false) {
 			n += int64(len(ps.patterns[p]))
 		}
 	}
@@ -70,7 +70,7 @@ func (ps *pubsub) deliver(msgs []commands.Message) {
 		}
 		for _, p := range ps.patOrder {
 			subs := ps.patterns[p]
-			if len(subs) == 0 || !commands.GlobMatch([]byte(p), []byte(m.Channel), false) {
+			if len(subs) == 0 || !commands.GlobMatch(p, m.Channel, false) {
 				continue
 			}
 			b := redcon.AppendArray(nil, 4)
@@ -159,7 +159,7 @@ func (ps *pubsub) channelNames(kind commands.SubKind, pattern string, all bool) 
 	var out []string
 	_, reg := ps.maps(&session{}, kind)
 	for ch := range reg {
-		if all || commands.GlobMatch([]byte(pattern), []byte(ch), false) {
+		if all || commands.GlobMatch(pattern, ch, false) {
 			out = append(out, ch)
 		}
 	}
