@@ -217,7 +217,7 @@ func cmdHScan(c *Ctx, args [][]byte) {
 		writeScanReply(c, 0, nil)
 		return
 	}
-	opts, ok := hsParseScanOpts(c, args[3:])
+	opts, ok := parseScanOptions(c, args[3:], false)
 	if !ok {
 		return
 	}

@@ -1,55 +1,8 @@
 package commands
 
 import (
-	"math"
 	"strconv"
 )
-
-// hsScanOpts are the options HSCAN and SSCAN share.
-type hsScanOpts struct {
-	count   int
-	pattern []byte // nil matches everything
-}
-
-func (o hsScanOpts) match(s string) bool {
-	return o.pattern == nil || GlobMatch(o.pattern, s, false)
-}
-
-// hsParseScanOpts reads COUNT and MATCH from args (after the cursor) and
-// writes the error reply when they are wrong.
-func hsParseScanOpts(c *Ctx, args [][]byte) (hsScanOpts, bool) {
-	o := hsScanOpts{count: 10}
-	for i := 0; i < len(args); i += 2 {
-		more := len(args) - i
-		switch {
-		case EqualFold(args[i], "count") && more >= 2:
-			n, ok := ParseInt(args[i+1])
-			if !ok {
-				c.Error(ErrNotInt)
-				return o, false
-			}
-			if n < 1 {
-				c.Error(ErrSyntax)
-				return o, false
-			}
-			if n > math.MaxInt32 {
-				n = math.MaxInt32
-			}
-			o.count = int(n)
-		case EqualFold(args[i], "match") && more >= 2:
-			p := args[i+1]
-			if len(p) == 1 && p[0] == '*' {
-				o.pattern = nil
-			} else {
-				o.pattern = p
-			}
-		default:
-			c.Error(ErrSyntax)
-			return o, false
-		}
-	}
-	return o, true
-}
 
 // Cursors of a paged scan name a position in byte order: 1 + the first
 // seven bytes of the next element, zero-padded. Resuming from the trimmed
@@ -94,7 +47,7 @@ func hsCursorStart(cursor uint64) (string, bool) {
 // element whose cursor moves past the page's start cursor.
 type hsPager struct {
 	start, next uint64
-	seen, count int
+	seen, count int64
 }
 
 // take reports whether elem belongs to the page; when it does not, p.next is

@@ -33,28 +33,9 @@ func cmdZScan(c *Ctx, args [][]byte) {
 		c.W.WriteArray(0)
 		return
 	}
-	count := int64(10)
-	pattern, usePattern := "", false
-	for i := 3; i < len(args); i += 2 {
-		switch {
-		case EqualFold(args[i], "count") && i+1 < len(args):
-			n, ok := ParseInt(args[i+1])
-			if !ok {
-				c.Error(ErrNotInt)
-				return
-			}
-			if n < 1 {
-				c.Error(ErrSyntax)
-				return
-			}
-			count = n
-		case EqualFold(args[i], "match") && i+1 < len(args):
-			pattern = string(args[i+1])
-			usePattern = pattern != "*"
-		default:
-			c.Error(ErrSyntax)
-			return
-		}
+	o, ok := parseScanOptions(c, args[3:], false)
+	if !ok {
+		return
 	}
 	var batch []store.Entry
 	next := uint64(0)
@@ -68,7 +49,7 @@ func cmdZScan(c *Ctx, args [][]byte) {
 			from = strings.TrimRight(string(b[:]), "\x00")
 		}
 		z.Members(from, func(e store.Entry) bool {
-			if int64(len(batch)) >= count {
+			if int64(len(batch)) >= o.count {
 				k := cursorOf(e.Member)
 				if k != 0 && k != cursorOf(batch[len(batch)-1].Member) {
 					next = k
@@ -81,7 +62,7 @@ func cmdZScan(c *Ctx, args [][]byte) {
 	}
 	n := 0
 	for _, e := range batch {
-		if !usePattern || GlobMatch(pattern, e.Member, false) {
+		if o.match(e.Member) {
 			batch[n] = e
 			n++
 		}
