@@ -214,7 +214,7 @@ func cmdHScan(c *Ctx, args [][]byte) {
 		return
 	}
 	if n, _ := c.Tx.HLen(key); n == 0 {
-		writeScanReply(c, 0, nil)
+		WriteScanReply(c, 0, nil)
 		return
 	}
 	opts, ok := parseScanOptions(c, args[3:], false)
@@ -230,15 +230,15 @@ func cmdHScan(c *Ctx, args [][]byte) {
 			}
 			return true
 		})
-		writeScanReply(c, 0, out)
+		WriteScanReply(c, 0, out)
 		return
 	}
-	from, ok := hsCursorStart(cursor)
+	from, ok := elemCursorStart(cursor)
 	if !ok {
-		writeScanReply(c, 0, nil)
+		WriteScanReply(c, 0, nil)
 		return
 	}
-	pg := hsPager{start: cursor, count: opts.count}
+	pg := elemPager{start: cursor, count: opts.count}
 	c.Tx.HIterate(key, from, func(f, v string) bool {
 		if !pg.take(f) {
 			return false
@@ -248,7 +248,7 @@ func cmdHScan(c *Ctx, args [][]byte) {
 		}
 		return true
 	})
-	writeScanReply(c, pg.next, out)
+	WriteScanReply(c, pg.next, out)
 }
 
 func hsBoolInt(b bool) int64 {

@@ -142,7 +142,7 @@ func cmdSScan(c *Ctx, args [][]byte) {
 		return
 	}
 	if n == 0 {
-		writeScanReply(c, 0, nil)
+		WriteScanReply(c, 0, nil)
 		return
 	}
 	opts, ok := parseScanOptions(c, args[3:], false)
@@ -158,15 +158,15 @@ func cmdSScan(c *Ctx, args [][]byte) {
 				out = append(out, m)
 			}
 		}
-		writeScanReply(c, 0, out)
+		WriteScanReply(c, 0, out)
 		return
 	}
-	from, ok := hsCursorStart(cursor)
+	from, ok := elemCursorStart(cursor)
 	if !ok {
-		writeScanReply(c, 0, nil)
+		WriteScanReply(c, 0, nil)
 		return
 	}
-	pg := hsPager{start: cursor, count: opts.count}
+	pg := elemPager{start: cursor, count: opts.count}
 	c.Tx.SIterate(key, from, func(m string) bool {
 		if !pg.take(m) {
 			return false
@@ -176,5 +176,5 @@ func cmdSScan(c *Ctx, args [][]byte) {
 		}
 		return true
 	})
-	writeScanReply(c, pg.next, out)
+	WriteScanReply(c, pg.next, out)
 }

@@ -1,9 +1,7 @@
 package commands
 
 import (
-	"encoding/binary"
 	"strconv"
-	"strings"
 
 	"github.com/qlessd/qlessd/store"
 )
@@ -13,10 +11,9 @@ import (
 // (zset-max-listpack-entries).
 const zscanWhole = 128
 
-// cmdZSCAN. A larger set is walked in member order; the cursor holds the
-// first 8 bytes of the next member (big endian), so it stays valid across
-// writes: members present for the whole scan are returned at least once.
-// A batch never ends between members sharing those 8 bytes.
+// cmdZScan: a larger set is walked in member order with the same cursors as
+// HSCAN and SSCAN (see elemCursorOf), so members present for the whole scan
+// are returned at least once whatever is written between calls.
 func cmdZScan(c *Ctx, args [][]byte) {
 	cursor, ok := ParseCursor(args[2])
 	if !ok {
@@ -42,23 +39,20 @@ func cmdZScan(c *Ctx, args [][]byte) {
 	if z.Len() <= zscanWhole {
 		z.Ascend(func(e store.Entry) bool { batch = append(batch, e); return true })
 	} else {
-		from := ""
-		if cursor != 0 {
-			var b [8]byte
-			binary.BigEndian.PutUint64(b[:], cursor)
-			from = strings.TrimRight(string(b[:]), "\x00")
+		from, ok := elemCursorStart(cursor)
+		if !ok {
+			WriteScanReply(c, 0, nil)
+			return
 		}
+		pg := elemPager{start: cursor, count: o.count}
 		z.Members(from, func(e store.Entry) bool {
-			if int64(len(batch)) >= o.count {
-				k := cursorOf(e.Member)
-				if k != 0 && k != cursorOf(batch[len(batch)-1].Member) {
-					next = k
-					return false
-				}
+			if !pg.take(e.Member) {
+				return false
 			}
 			batch = append(batch, e)
 			return true
 		})
+		next = pg.next
 	}
 	n := 0
 	for _, e := range batch {
@@ -70,10 +64,4 @@ func cmdZScan(c *Ctx, args [][]byte) {
 	c.W.WriteArray(2)
 	c.W.WriteBulkString(strconv.FormatUint(next, 10))
 	writeEntries(c, batch[:n], true)
-}
-
-func cursorOf(member string) uint64 {
-	var b [8]byte
-	copy(b[:], member)
-	return binary.BigEndian.Uint64(b[:])
 }

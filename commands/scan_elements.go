@@ -1,16 +1,12 @@
 package commands
 
-import (
-	"strconv"
-)
-
 // Cursors of a paged scan name a position in byte order: 1 + the first
 // seven bytes of the next element, zero-padded. Resuming from the trimmed
 // prefix never skips an element present for the whole scan; elements sharing
 // the prefix may repeat, which SCAN allows.
 const hsCursorBytes = 7
 
-func hsCursorOf(elem string) uint64 {
+func elemCursorOf(elem string) uint64 {
 	var v uint64
 	for i := 0; i < hsCursorBytes; i++ {
 		v <<= 8
@@ -21,9 +17,9 @@ func hsCursorOf(elem string) uint64 {
 	return v + 1
 }
 
-// hsCursorStart returns where a scan resumes, and false when the cursor is
+// elemCursorStart returns where a scan resumes, and false when the cursor is
 // past every element.
-func hsCursorStart(cursor uint64) (string, bool) {
+func elemCursorStart(cursor uint64) (string, bool) {
 	if cursor == 0 {
 		return "", true
 	}
@@ -43,32 +39,22 @@ func hsCursorStart(cursor uint64) (string, bool) {
 	return string(b[:n]), true
 }
 
-// hsPager decides when a page is full: after count elements, at the first
+// elemPager decides when a page is full: after count elements, at the first
 // element whose cursor moves past the page's start cursor.
-type hsPager struct {
+type elemPager struct {
 	start, next uint64
 	seen, count int64
 }
 
 // take reports whether elem belongs to the page; when it does not, p.next is
 // the cursor to reply with.
-func (p *hsPager) take(elem string) bool {
+func (p *elemPager) take(elem string) bool {
 	if p.seen >= p.count {
-		if c := hsCursorOf(elem); c > p.start {
+		if c := elemCursorOf(elem); c > p.start {
 			p.next = c
 			return false
 		}
 	}
 	p.seen++
 	return true
-}
-
-// writeScanReply writes [cursor, [elems...]].
-func writeScanReply(c *Ctx, cursor uint64, elems []string) {
-	c.W.WriteArray(2)
-	c.W.WriteBulkString(strconv.FormatUint(cursor, 10))
-	c.W.WriteArray(len(elems))
-	for _, e := range elems {
-		c.W.WriteBulkString(e)
-	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// A paged scan resumes from hsCursorStart(hsCursorOf(next)): every element
+// A paged scan resumes from elemCursorStart(elemCursorOf(next)): every element
 // whose cursor is at least the resumed one must sort at or after the resume
 // point, and every element with a smaller cursor before it.
 func TestScanCursorResumesWithoutSkipping(t *testing.T) {
@@ -19,18 +19,18 @@ func TestScanCursorResumesWithoutSkipping(t *testing.T) {
 	}
 	for i := 0; i < 20000; i++ {
 		next, other := gen(), gen()
-		cur := hsCursorOf(next)
-		from, ok := hsCursorStart(cur)
+		cur := elemCursorOf(next)
+		from, ok := elemCursorStart(cur)
 		if !ok || from > next {
 			t.Fatalf("cursor of %q resumes at %q", next, from)
 		}
-		if oc := hsCursorOf(other); oc >= cur && other < from {
+		if oc := elemCursorOf(other); oc >= cur && other < from {
 			t.Fatalf("%q (cursor %d) sorts before resume point %q (cursor %d)", other, oc, from, cur)
 		} else if oc < cur && other >= from {
 			t.Fatalf("%q (cursor %d) sorts after resume point %q (cursor %d)", other, oc, from, cur)
 		}
 	}
-	if _, ok := hsCursorStart(1<<56 + 1); ok {
+	if _, ok := elemCursorStart(1<<56 + 1); ok {
 		t.Error("a cursor past every prefix should end the scan")
 	}
 }
