@@ -9,8 +9,7 @@ import (
 // TestCompactLayoutsRestart builds hashes and sets in every storage layout
 // (inline listpack, inline hashtable, one item per element) and checks the
 // replies against Redis before and after a restart. RENAME and expiry of
-// each layout are covered by the store's tests, as this branch has no
-// RENAME or EXPIRE command.
+// each layout are covered by the store's tests.
 func TestCompactLayoutsRestart(t *testing.T) {
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)

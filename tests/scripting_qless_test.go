@@ -8,8 +8,9 @@ import (
 
 // miniQless is a small qless-shaped queue of our own: jobs and queues under
 // ql:* keys, commands dispatched from ARGV as qless.lua does, errors raised
-// with error(), error_reply and {err=...}. It keeps to string keys so it
-// runs on every branch; the stock qless.lua is exercised separately.
+// with error(), error_reply and {err=...}. It keeps to string keys, so it
+// checks the scripting bridge apart from the collection types; the stock
+// qless.lua and our own qless are exercised separately.
 const miniQless = `
 local ns = 'ql:'
 local function jkey(jid) return ns .. 'j:' .. jid end
