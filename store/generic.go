@@ -1,7 +1,5 @@
 package store
 
-import "strings"
-
 // Exists reports whether key exists.
 func (tx *Tx) Exists(key string) bool {
 	_, ok := tx.lookup(key)
@@ -186,5 +184,3 @@ func (tx *Tx) SwapDB(a, b int) {
 		}
 	}
 }
-
-func hasPrefix(s, p string) bool { return strings.HasPrefix(s, p) }

@@ -138,22 +138,6 @@ func (tx *Tx) ascendPrefix(prefix string, fn func(k, v string) bool) {
 	tx.btx.AscendRange("", prefix, end, fn)
 }
 
-// descendPrefix iterates items whose key starts with prefix in reverse key order.
-func (tx *Tx) descendPrefix(prefix string, fn func(k, v string) bool) {
-	iter := func(k, v string) bool {
-		if len(k) < len(prefix) || k[:len(prefix)] != prefix {
-			return k > prefix // only the exclusive upper bound itself is skipped
-		}
-		return fn(k, v)
-	}
-	end := prefixEnd(prefix)
-	if end == "" {
-		tx.btx.Descend("", iter)
-		return
-	}
-	tx.btx.DescendLessOrEqual("", end, iter)
-}
-
 // rawGet, rawSet and rawDelete give the type files direct access to items.
 func (tx *Tx) rawGet(k string) (string, bool) {
 	v, err := tx.btx.Get(k)

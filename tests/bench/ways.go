@@ -36,7 +36,6 @@ func nowArg() string {
 
 // scriptSource is a script text to try, or why it is missing.
 type scriptSource struct {
-	name   string
 	text   string
 	reason string
 }
