@@ -245,6 +245,9 @@ func TestSlowSubscriberDropped(t *testing.T) {
 		if r != ":2\r\n" {
 			t.Fatalf("publish %d: %q", sent, r)
 		}
+		// Pace on the reader that keeps up, so that on a busy machine it is
+		// never the one left behind; the other one never reads at all.
+		waitFor(t, &fastGot, int64(sent+1))
 	}
 	if sent == 20000 {
 		t.Fatal("the subscriber that stopped reading was never dropped")
@@ -254,6 +257,7 @@ func TestSlowSubscriberDropped(t *testing.T) {
 		if r := pub.Do(t, "PUBLISH", "firehose", payload); r != ":1\r\n" {
 			t.Fatalf("publish after drop: %q", r)
 		}
+		waitFor(t, &fastGot, int64(sent+1+i+1))
 	}
 	if r := pub.Do(t, "PUBSUB", "NUMSUB", "firehose"); r != "*2\r\n$8\r\nfirehose\r\n:1\r\n" {
 		t.Fatalf("numsub after drop: %q", r)
@@ -365,4 +369,16 @@ func TestPubSubChurn(t *testing.T) {
 		return ctl.Do(t, "PUBSUB", "NUMPAT") == ":0\r\n" && ctl.Do(t, "PUBSUB", "CHANNELS") == "*0\r\n"
 	})
 	t.Logf("%d messages published during churn", published.Load())
+}
+
+// waitFor waits until n reaches want, failing after 30 seconds.
+func waitFor(t *testing.T, n *atomic.Int64, want int64) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for n.Load() < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("counter stayed at %d, want %d", n.Load(), want)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

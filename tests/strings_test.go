@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,7 +37,19 @@ func TestStringsGetSet(t *testing.T) {
 		{"SET", "k", "v", "EX", "100"}, {"SET", "k", "v2", "KEEPTTL"}, {"TTL", "k"}, {"GET", "k"},
 		{"SET", "k", "v3"}, {"TTL", "k"}, {"SET", "k", "v", "KEEPTTL", "EX", "10"},
 		{"SET", "k", "v", "EX", "10", "KEEPTTL"}, {"SET", "k", "v", "PERSIST"}, {"SET", "k", "v", "BOGUS"},
-		{"SET", "k", "v", "ex", "10", "nx"}, {"SET", "k", "v", "XX", "GET", "PX", "5000"}, {"PTTL", "k"},
+		{"SET", "k", "v", "ex", "10", "nx"}, {"SET", "k", "v", "XX", "GET", "PX", "5000"},
+	})
+	// The two servers are read a moment apart, so PTTL is checked on each
+	// rather than compared: it must be the 5000 ms just set, less the time
+	// since.
+	for name, conn := range map[string]*Raw{"qlessd": p.Q, "redis": p.R} {
+		r := conn.Do(t, "PTTL", "k")
+		ms, err := strconv.Atoi(strings.Trim(r, ":\r\n"))
+		if err != nil || ms <= 4000 || ms > 5000 {
+			t.Errorf("%s: PTTL after SET PX 5000 = %q", name, r)
+		}
+	}
+	sameAll(t, p, [][]string{
 		{"SET", "past", "v", "EXAT", "1"}, {"GET", "past"}, {"EXISTS", "past"},
 		{"SET", "past", "v", "PXAT", "1", "GET"}, {"GET", "past"},
 		{"SET", "k", "v", "NX", "EX", "0"}, {"SET", "k", "v", "EX", "0", "GET"},
