@@ -46,6 +46,7 @@ func run(argv []string) int {
 	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY")
 	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
 	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
+	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
 		return 2
@@ -102,6 +103,9 @@ func run(argv []string) int {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()
 		return 1
+	}
+	if *debugAddr != "" {
+		serveDebug(*debugAddr, logger)
 	}
 	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "version", version)
 	sig := make(chan os.Signal, 1)
