@@ -17,7 +17,7 @@ import (
 // touched in turn and may serve others. The replies are handed over by the
 // caller once the transaction has committed; they are appended to *out as
 // they happen, so that none is lost should a later step panic.
-func (s *Server) serveBlocked(tx *store.Tx, out *[]handoff) (msgs []commands.Message) {
+func (s *Server) serveBlocked(tx *store.Tx, from int, out *[]handoff) (msgs []commands.Message) {
 	if s.waiters.blocked() == 0 {
 		return nil
 	}
@@ -26,7 +26,7 @@ func (s *Server) serveBlocked(tx *store.Tx, out *[]handoff) (msgs []commands.Mes
 	// A key is offered again only if something was served since it was
 	// last offered: otherwise nothing changed for its waiters.
 	offered := map[store.KeyRef]int{}
-	for i := 0; i < len(tx.Touched()); i++ {
+	for i := from; i < len(tx.Touched()); i++ {
 		k := tx.Touched()[i]
 		if !s.waiters.hasWaiters(k) {
 			continue

@@ -21,6 +21,7 @@ import (
 // Server is a running qlessd.
 type Server struct {
 	cfg     Config
+	comb    combiner
 	db      *store.DB
 	table   *commands.Table
 	rs      *redcon.Server
@@ -415,43 +416,6 @@ func (s *Server) registerAfter(sess *session, ctx *commands.Ctx, cmd *commands.C
 	wt := newWaiter(sess, cmd, args, ctx.Block)
 	s.waiters.add(wt)
 	return wt
-}
-
-// update runs fn in a write transaction, then serves the clients blocked on
-// the keys it touched, in the same transaction (see serveBlocked). Watchers
-// of the keys it touched are told before the transaction lets go of the
-// store, so an EXEC can never run between this commit and its WATCH being
-// broken. The messages published and the replies of served clients are
-// delivered after the commit (and its fsync), messages in commit order.
-func (s *Server) update(fn func(tx *store.Tx) []commands.Message) (err error) {
-	var place *delivery
-	var hs []handoff
-	delivered := false
-	defer func() {
-		// A panic part way must not leave served clients waiting forever.
-		if !delivered {
-			deliver(hs, []byte("-ERR internal error serving a blocked client\r\n"))
-		}
-	}()
-	err = s.db.Update(func(tx *store.Tx) error {
-		msgs := fn(tx)
-		msgs = append(msgs, s.serveBlocked(tx, &hs)...)
-		s.touchWatched(tx.Touched())
-		if len(msgs) > 0 {
-			place = s.pubsub.order.reserve(msgs)
-		}
-		return nil
-	})
-	if place != nil {
-		s.pubsub.order.finish(place, err == nil)
-	}
-	delivered = true
-	if err != nil {
-		deliver(hs, []byte("-MISCONF Errors writing to the data file: "+err.Error()+"\r\n"))
-	} else {
-		deliver(hs, nil)
-	}
-	return err
 }
 
 type waitResult int

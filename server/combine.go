@@ -1,0 +1,128 @@
+package server
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
+)
+
+// combiner runs the writes of concurrent clients together: the first
+// client to arrive while no batch is running becomes the leader and runs
+// every write queued so far, one after another, in one store transaction,
+// so they share one lock hand-over, one data-file write and (with
+// appendfsync always) one fsync. Each command still runs alone under the
+// store lock, in arrival order, and its client hears back only after the
+// whole batch has committed.
+type combiner struct {
+	mu    sync.Mutex
+	busy  bool // a leader is running a batch
+	queue []*writeReq
+}
+
+// writeReq is one command's write transaction body and what became of it.
+type writeReq struct {
+	fn    func(tx *store.Tx) []commands.Message
+	place *delivery
+	hs    []handoff
+	err   error
+	panic any
+	lead  bool          // woken to lead the next batch, not with a result
+	wake  chan struct{} // buffered: the waker never blocks
+}
+
+var writeReqs = sync.Pool{New: func() any { return &writeReq{wake: make(chan struct{}, 1)} }}
+
+// update runs fn in a write transaction, then serves the clients blocked on
+// the keys it touched, in the same transaction (see serveBlocked). Watchers
+// of the keys it touched are told before the transaction lets go of the
+// store, so an EXEC can never run between this commit and its WATCH being
+// broken. The messages published and the replies of served clients are
+// delivered after the commit (and its fsync), messages in commit order.
+func (s *Server) update(fn func(tx *store.Tx) []commands.Message) error {
+	r := writeReqs.Get().(*writeReq)
+	r.fn = fn
+	c := &s.comb
+	c.mu.Lock()
+	c.queue = append(c.queue, r)
+	lead := !c.busy
+	c.busy = true
+	c.mu.Unlock()
+	if !lead {
+		<-r.wake
+		lead = r.lead
+	}
+	if lead {
+		s.lead()
+	}
+	err, p := r.err, r.panic
+	*r = writeReq{wake: r.wake}
+	writeReqs.Put(r)
+	if p != nil {
+		panic(p) // for process to report, on the connection that caused it
+	}
+	return err
+}
+
+// lead runs the queued writes as one batch, hands the lead to the first
+// write that queued meanwhile, and wakes the batch's clients.
+func (s *Server) lead() {
+	c := &s.comb
+	c.mu.Lock()
+	batch := c.queue
+	c.queue = nil
+	c.mu.Unlock()
+
+	err := s.db.Update(func(tx *store.Tx) error {
+		for _, r := range batch {
+			s.runWrite(tx, r)
+		}
+		return nil
+	})
+	for _, r := range batch {
+		if r.place != nil {
+			s.pubsub.order.finish(r.place, err == nil)
+		}
+		r.err = err
+		if err != nil {
+			deliver(r.hs, []byte("-MISCONF Errors writing to the data file: "+err.Error()+"\r\n"))
+		} else {
+			deliver(r.hs, nil)
+		}
+	}
+
+	c.mu.Lock()
+	if len(c.queue) > 0 {
+		next := c.queue[0]
+		next.lead = true
+		next.wake <- struct{}{}
+	} else {
+		c.busy = false
+	}
+	c.mu.Unlock()
+	for _, r := range batch[1:] {
+		r.wake <- struct{}{}
+	}
+}
+
+// runWrite runs one command of a batch. A panic stops that command only:
+// what it wrote before panicking commits with the batch, as a lone command's
+// writes did, and the panic is raised again on its own connection.
+func (s *Server) runWrite(tx *store.Tx, r *writeReq) {
+	start := len(tx.Touched())
+	defer func() {
+		if p := recover(); p != nil {
+			s.cfg.Logger.Error("write panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			r.panic = p
+		}
+	}()
+	tx.Tick()
+	msgs := r.fn(tx)
+	msgs = append(msgs, s.serveBlocked(tx, start, &r.hs)...)
+	s.touchWatched(tx.Touched()[start:])
+	if len(msgs) > 0 {
+		r.place = s.pubsub.order.reserve(msgs)
+	}
+}
