@@ -132,6 +132,7 @@ func Default() *Table {
 		registerSets,
 		registerZSets,
 		registerServer,
+		registerMemory,
 		registerPubSub,
 		registerConnection,
 	} {

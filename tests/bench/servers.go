@@ -181,14 +181,19 @@ func (s *server) dataBytes() int64 {
 	return n
 }
 
-// usedMemory reads used_memory from INFO memory; ok is false when the
-// server does not report it.
+// usedMemory reads used_memory from INFO memory after MEMORY PURGE, so
+// qlessd's figure is its live heap rather than live data plus garbage the
+// collector has not reached yet (on Redis, used_memory is exact either way);
+// ok is false when the server does not report it.
 func usedMemory(addr string) (int64, bool) {
 	c, err := dial(addr)
 	if err != nil {
 		return 0, false
 	}
 	defer c.close()
+	if _, err := c.do("MEMORY", "PURGE"); err != nil {
+		return 0, false
+	}
 	r, err := c.do("INFO", "memory")
 	if err != nil {
 		return 0, false
