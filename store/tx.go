@@ -20,10 +20,18 @@ type Tx struct {
 	keyBuf   []byte // scratch for keys that are only looked up
 	metas    []metaEnt
 	metaBuf  [8]metaEnt // first entries of metas, saving an allocation
+
+	// Backing arrays for the first entries of keyBuf and touched: a
+	// command's transaction then allocates nothing for them.
+	keyArr     [64]byte
+	touchedArr [4]KeyRef
 }
 
 func newTx(db *DB, btx *buntdb.Tx, writable bool) *Tx {
-	return &Tx{db: db, btx: btx, writable: writable, now: time.Now().UnixMilli()}
+	tx := &Tx{db: db, btx: btx, writable: writable, now: time.Now().UnixMilli()}
+	tx.keyBuf = tx.keyArr[:0]
+	tx.touched = tx.touchedArr[:0]
+	return tx
 }
 
 // Select makes database index i current for the following operations.
