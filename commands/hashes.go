@@ -1,6 +1,10 @@
 package commands
 
-import "github.com/qlessd/qlessd/store"
+import (
+	"unsafe"
+
+	"github.com/qlessd/qlessd/store"
+)
 
 func registerHashes(t *Table) {
 	const r, w = ReadOnly, Write
@@ -54,7 +58,8 @@ func hsSetPairs(c *Ctx, name string, args [][]byte) (int, bool) {
 		c.Error(WrongArgs(name))
 		return 0, false
 	}
-	n, err := c.Tx.HSet(string(args[1]), hsStrings(args[2:])...)
+	var buf [32]string
+	n, err := c.Tx.HSet(string(args[1]), argViews(buf[:0], args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return 0, false
@@ -117,7 +122,8 @@ func cmdHKeys(c *Ctx, args [][]byte)   { writeHash(c, args[1], true, false) }
 func cmdHVals(c *Ctx, args [][]byte)   { writeHash(c, args[1], false, true) }
 
 func cmdHDel(c *Ctx, args [][]byte) {
-	n, err := c.Tx.HDel(string(args[1]), hsStrings(args[2:])...)
+	var buf [16]string
+	n, err := c.Tx.HDel(string(args[1]), argViews(buf[:0], args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return
@@ -256,4 +262,15 @@ func hsBoolInt(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// argViews appends args to buf as strings sharing their bytes, for the store
+// calls that copy whatever they keep (HSet, HDel): the arguments of a
+// client's command live in a buffer the connection reuses. qless writes a
+// job as one HSET of a dozen fields, so not copying each one counts.
+func argViews(buf []string, args [][]byte) []string {
+	for _, a := range args {
+		buf = append(buf, unsafe.String(unsafe.SliceData(a), len(a)))
+	}
+	return buf
 }

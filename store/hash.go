@@ -140,7 +140,7 @@ func (w *hashWriter) set(field, val string) bool {
 			added = true
 		}
 	} else {
-		_, replaced, _ := w.tx.btx.Set(hashFieldKey(w.tx.sel, w.key, field), val, nil)
+		_, replaced, _ := w.tx.btx.Set(hashFieldKey(w.tx.sel, w.key, field), strings.Clone(val), nil)
 		added = !replaced
 	}
 	if added {
@@ -179,7 +179,7 @@ func (w *hashWriter) toHashtable() {
 // spill moves inline fields to one item each.
 func (w *hashWriter) spill() {
 	for _, e := range w.ents {
-		w.tx.rawSet(hashFieldKey(w.tx.sel, w.key, e.f), e.v)
+		w.tx.rawSet(hashFieldKey(w.tx.sel, w.key, e.f), strings.Clone(e.v))
 	}
 	w.ents, w.size = nil, 0
 	w.h.flags &^= flagInline
@@ -219,7 +219,8 @@ func (w *hashWriter) commit() {
 }
 
 // HSet stores field/value pairs (pairs holds f1, v1, f2, v2, ...) and returns
-// how many fields were new.
+// how many fields were new. It copies what it keeps, so pairs may share the
+// bytes of a buffer the caller reuses.
 func (tx *Tx) HSet(key string, pairs ...string) (int, error) {
 	w, err := tx.openHash(key)
 	if err != nil {
@@ -288,7 +289,7 @@ func (tx *Tx) HLen(key string) (int64, error) {
 	return h.count, nil
 }
 
-// HDel removes fields and returns how many existed.
+// HDel removes fields and returns how many existed. It keeps none of them.
 func (tx *Tx) HDel(key string, fields ...string) (int, error) {
 	w, err := tx.openHash(key)
 	if err != nil || !w.existed {
