@@ -270,7 +270,10 @@ func hsBoolInt(b bool) int64 {
 // job as one HSET of a dozen fields, so not copying each one counts.
 func argViews(buf []string, args [][]byte) []string {
 	for _, a := range args {
-		buf = append(buf, unsafe.String(unsafe.SliceData(a), len(a)))
+		buf = append(buf, argView(a))
 	}
 	return buf
 }
+
+// argView is one argument as a string sharing its bytes (see argViews).
+func argView(a []byte) string { return unsafe.String(unsafe.SliceData(a), len(a)) }
