@@ -33,11 +33,8 @@ func registerLists(t *Table) {
 
 func cmdPush(left, onlyExisting bool) func(*Ctx, [][]byte) {
 	return func(c *Ctx, args [][]byte) {
-		vals := make([]string, len(args)-2)
-		for i, a := range args[2:] {
-			vals[i] = string(a)
-		}
-		n, err := c.Tx.ListPush(string(args[1]), vals, left, onlyExisting)
+		var buf [8]string
+		n, err := c.Tx.ListPush(string(args[1]), argViews(buf[:0], args[2:]), left, onlyExisting)
 		if err != nil {
 			c.StoreErr(err)
 			return
