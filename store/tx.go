@@ -19,7 +19,8 @@ type Tx struct {
 	touched  []KeyRef
 	keyBuf   []byte // scratch for keys that are only looked up
 	metas    []metaEnt
-	metaBuf  [8]metaEnt // first entries of metas, saving an allocation
+	metaBuf  [8]metaEnt  // first entries of metas, saving an allocation
+	freeHash *hashWriter // see borrowHash
 
 	// Backing arrays for the first entries of keyBuf and touched: a
 	// command's transaction then allocates nothing for them.
