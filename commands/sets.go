@@ -67,7 +67,8 @@ func hsBuiltSetOrder(members []string) []string {
 }
 
 func cmdSAdd(c *Ctx, args [][]byte) {
-	n, err := c.Tx.SAdd(string(args[1]), hsStrings(args[2:])...)
+	var buf [16]string
+	n, err := c.Tx.SAdd(string(args[1]), argViews(buf[:0], args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return
@@ -76,7 +77,8 @@ func cmdSAdd(c *Ctx, args [][]byte) {
 }
 
 func cmdSRem(c *Ctx, args [][]byte) {
-	n, err := c.Tx.SRem(string(args[1]), hsStrings(args[2:])...)
+	var buf [16]string
+	n, err := c.Tx.SRem(string(args[1]), argViews(buf[:0], args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return

@@ -423,6 +423,9 @@ func (tx *Tx) HIncrBy(key, field string, incr int64) (int64, error) {
 // parseStrictInt parses as Redis's string2ll: no '+', spaces or leading
 // zeros, so only canonical integers count.
 func parseStrictInt(s string) (int64, bool) {
+	if !looksInt(s) {
+		return 0, false // before ParseInt, whose error allocates
+	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || strconv.FormatInt(v, 10) != s {
 		return 0, false
@@ -442,4 +445,20 @@ func (tx *Tx) ascendSuffixFrom(prefix, from string, fn func(k, v string) bool) {
 		return
 	}
 	tx.btx.AscendRange("", prefix+from, end, fn)
+}
+
+// looksInt reports whether s is an optional '-' and at least one digit.
+func looksInt(s string) bool {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
