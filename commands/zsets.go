@@ -30,7 +30,7 @@ func registerZSets(t *Table) {
 
 // openZSet opens key as a sorted set, replying WRONGTYPE on failure.
 func openZSet(c *Ctx, key []byte) (*store.ZSet, bool) {
-	z, err := c.Tx.OpenZSet(string(key))
+	z, err := c.Tx.OpenZSet(c.Tx.KeyString(key))
 	if err != nil {
 		c.StoreErr(err)
 		return nil, false

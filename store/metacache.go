@@ -54,3 +54,17 @@ func (tx *Tx) cacheMeta(key string, m Meta, ok bool) {
 
 // dropMetaCache forgets every cached entry.
 func (tx *Tx) dropMetaCache() { tx.metas = tx.metas[:0] }
+
+// KeyString returns key b as a string: the one the transaction's metadata
+// cache already holds when it has read or written the key, else a copy.
+// Commands name their key with it, which saves a script's second and later
+// commands on a key the copy.
+func (tx *Tx) KeyString(b []byte) string {
+	for i := range tx.metas {
+		e := &tx.metas[i]
+		if int(e.db) == tx.sel && len(e.key) == len(b) && e.key == string(b) {
+			return e.key
+		}
+	}
+	return string(b)
+}
