@@ -75,7 +75,7 @@ func cmdExpire(c *Ctx, args [][]byte) {
 		}
 		when += c.Tx.Now()
 	}
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	cur, exists := c.Tx.ExpireAt(key)
 	if !exists {
 		c.W.WriteInt(0)
@@ -103,7 +103,7 @@ func cmdExpire(c *Ctx, args [][]byte) {
 
 // cmdTTL serves TTL, PTTL, EXPIRETIME and PEXPIRETIME.
 func cmdTTL(c *Ctx, args [][]byte) {
-	at, ok := c.Tx.ExpireAt(string(args[1]))
+	at, ok := c.Tx.ExpireAt(c.Tx.KeyString(args[1]))
 	switch {
 	case !ok:
 		c.W.WriteInt(-2)
@@ -126,7 +126,7 @@ func cmdTTL(c *Ctx, args [][]byte) {
 }
 
 func cmdPersist(c *Ctx, args [][]byte) {
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	at, ok := c.Tx.ExpireAt(key)
 	if !ok || at == 0 {
 		c.W.WriteInt(0)

@@ -1,6 +1,10 @@
 package commands
 
-import "github.com/qlessd/qlessd/store"
+import (
+	"unsafe"
+
+	"github.com/qlessd/qlessd/store"
+)
 
 func registerHashes(t *Table) {
 	const r, w = ReadOnly, Write
@@ -25,7 +29,7 @@ func registerHashes(t *Table) {
 }
 
 func cmdHGet(c *Ctx, args [][]byte) {
-	v, ok, err := c.Tx.HGet(string(args[1]), string(args[2]))
+	v, ok, err := c.Tx.HGet(c.Tx.KeyString(args[1]), string(args[2]))
 	switch {
 	case err != nil:
 		c.StoreErr(err)
@@ -54,7 +58,8 @@ func hsSetPairs(c *Ctx, name string, args [][]byte) (int, bool) {
 		c.Error(WrongArgs(name))
 		return 0, false
 	}
-	n, err := c.Tx.HSet(string(args[1]), hsStrings(args[2:])...)
+	var buf [32]string
+	n, err := c.Tx.HSet(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return 0, false
@@ -63,14 +68,14 @@ func hsSetPairs(c *Ctx, name string, args [][]byte) (int, bool) {
 }
 
 func cmdHSetNX(c *Ctx, args [][]byte) {
-	c.BoolReply(c.Tx.HSetNX(string(args[1]), string(args[2]), string(args[3])))
+	c.BoolReply(c.Tx.HSetNX(c.Tx.KeyString(args[1]), string(args[2]), string(args[3])))
 }
 
 func cmdHMGet(c *Ctx, args [][]byte) {
 	// HMGet fails (WRONGTYPE) before its first answer, so the array
 	// header goes out with the first one.
 	started := false
-	err := c.Tx.HMGet(string(args[1]), args[2:], func(v string, ok bool) {
+	err := c.Tx.HMGet(c.Tx.KeyString(args[1]), args[2:], func(v string, ok bool) {
 		if !started {
 			c.W.WriteArray(len(args) - 2)
 			started = true
@@ -117,7 +122,8 @@ func cmdHKeys(c *Ctx, args [][]byte)   { writeHash(c, args[1], true, false) }
 func cmdHVals(c *Ctx, args [][]byte)   { writeHash(c, args[1], false, true) }
 
 func cmdHDel(c *Ctx, args [][]byte) {
-	n, err := c.Tx.HDel(string(args[1]), hsStrings(args[2:])...)
+	var buf [16]string
+	n, err := c.Tx.HDel(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return
@@ -126,15 +132,15 @@ func cmdHDel(c *Ctx, args [][]byte) {
 }
 
 func cmdHExists(c *Ctx, args [][]byte) {
-	c.BoolReply(c.Tx.HExists(string(args[1]), string(args[2])))
+	c.BoolReply(c.Tx.HExists(c.Tx.KeyString(args[1]), string(args[2])))
 }
 
 func cmdHLen(c *Ctx, args [][]byte) {
-	c.IntReply(c.Tx.HLen(string(args[1])))
+	c.IntReply(c.Tx.HLen(c.Tx.KeyString(args[1])))
 }
 
 func cmdHStrLen(c *Ctx, args [][]byte) {
-	v, _, err := c.Tx.HGet(string(args[1]), string(args[2]))
+	v, _, err := c.Tx.HGet(c.Tx.KeyString(args[1]), string(args[2]))
 	if err != nil {
 		c.StoreErr(err)
 		return
@@ -148,7 +154,7 @@ func cmdHIncrBy(c *Ctx, args [][]byte) {
 		c.Error(ErrNotInt)
 		return
 	}
-	n, err := c.Tx.HIncrBy(string(args[1]), string(args[2]), incr)
+	n, err := c.Tx.HIncrBy(c.Tx.KeyString(args[1]), string(args[2]), incr)
 	switch err {
 	case nil:
 		c.W.WriteInt(n)
@@ -176,7 +182,7 @@ func cmdHIncrByFloat(c *Ctx, args [][]byte) {
 		c.Error(ErrNaNOrInf)
 		return
 	}
-	v, err := c.Tx.HUpdate(string(args[1]), string(args[2]), func(old string, exists bool) (string, error) {
+	v, err := c.Tx.HUpdate(c.Tx.KeyString(args[1]), string(args[2]), func(old string, exists bool) (string, error) {
 		sum := newLongDouble()
 		if exists {
 			cur, ok := parseLongDouble([]byte(old))
@@ -207,7 +213,7 @@ func cmdHScan(c *Ctx, args [][]byte) {
 		c.Error(ErrInvalidCursor)
 		return
 	}
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	compact, err := c.Tx.HCompact(key)
 	if err != nil {
 		c.StoreErr(err)
@@ -257,3 +263,17 @@ func hsBoolInt(b bool) int64 {
 	}
 	return 0
 }
+
+// argViews appends args to buf as strings sharing their bytes, for the store
+// calls that copy whatever they keep (HSet, HDel): the arguments of a
+// client's command live in a buffer the connection reuses. qless writes a
+// job as one HSET of a dozen fields, so not copying each one counts.
+func argViews(buf []string, args [][]byte) []string {
+	for _, a := range args {
+		buf = append(buf, argView(a))
+	}
+	return buf
+}
+
+// argView is one argument as a string sharing its bytes (see argViews).
+func argView(a []byte) string { return unsafe.String(unsafe.SliceData(a), len(a)) }

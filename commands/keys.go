@@ -27,7 +27,7 @@ func registerKeys(t *Table) {
 func cmdDel(c *Ctx, args [][]byte) {
 	var n int64
 	for _, k := range args[1:] {
-		if c.Tx.Delete(string(k)) {
+		if c.Tx.Delete(c.Tx.KeyString(k)) {
 			n++
 		}
 	}
@@ -37,7 +37,7 @@ func cmdDel(c *Ctx, args [][]byte) {
 func cmdExists(c *Ctx, args [][]byte) {
 	var n int64
 	for _, k := range args[1:] {
-		if c.Tx.Exists(string(k)) {
+		if c.Tx.Exists(c.Tx.KeyString(k)) {
 			n++
 		}
 	}
@@ -45,7 +45,7 @@ func cmdExists(c *Ctx, args [][]byte) {
 }
 
 func cmdType(c *Ctx, args [][]byte) {
-	c.W.WriteStatus(c.Tx.TypeOf(string(args[1])).String())
+	c.W.WriteStatus(c.Tx.TypeOf(c.Tx.KeyString(args[1])).String())
 }
 
 // keyMatcher returns a filter for a MATCH pattern; a lone "*" matches every
@@ -161,7 +161,7 @@ func cmdMove(c *Ctx, args [][]byte) {
 		c.Error(ErrSameObject)
 		return
 	}
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	if c.Tx.Copy(key, int(db), key, false) {
 		c.Tx.Delete(key)
 		c.W.WriteInt(1)

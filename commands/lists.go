@@ -33,11 +33,8 @@ func registerLists(t *Table) {
 
 func cmdPush(left, onlyExisting bool) func(*Ctx, [][]byte) {
 	return func(c *Ctx, args [][]byte) {
-		vals := make([]string, len(args)-2)
-		for i, a := range args[2:] {
-			vals[i] = string(a)
-		}
-		n, err := c.Tx.ListPush(string(args[1]), vals, left, onlyExisting)
+		var buf [8]string
+		n, err := c.Tx.ListPush(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:]), left, onlyExisting)
 		if err != nil {
 			c.StoreErr(err)
 			return
@@ -64,7 +61,7 @@ func cmdPop(left bool) func(*Ctx, [][]byte) {
 			}
 			count = n
 		}
-		vals, ok, err := c.Tx.ListPop(string(args[1]), left, count)
+		vals, ok, err := c.Tx.ListPop(c.Tx.KeyString(args[1]), left, count)
 		switch {
 		case err != nil:
 			c.StoreErr(err)
@@ -88,7 +85,7 @@ func writeStrings(c *Ctx, vals []string) {
 }
 
 func cmdLLen(c *Ctx, args [][]byte) {
-	c.IntReply(c.Tx.ListLen(string(args[1])))
+	c.IntReply(c.Tx.ListLen(c.Tx.KeyString(args[1])))
 }
 
 // parseInts parses integer arguments, replying the Redis error for the
@@ -111,7 +108,7 @@ func cmdLRange(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	vals, err := c.Tx.ListRange(string(args[1]), r[0], r[1])
+	vals, err := c.Tx.ListRange(c.Tx.KeyString(args[1]), r[0], r[1])
 	if err != nil {
 		c.StoreErr(err)
 		return
@@ -135,7 +132,7 @@ func listExists(c *Ctx, key string, missing func()) bool {
 }
 
 func cmdLIndex(c *Ctx, args [][]byte) {
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	if !listExists(c, key, c.W.WriteNull) {
 		return
 	}
@@ -155,7 +152,7 @@ func cmdLIndex(c *Ctx, args [][]byte) {
 }
 
 func cmdLSet(c *Ctx, args [][]byte) {
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	if !listExists(c, key, func() { c.Error(ErrNoSuchKey) }) {
 		return
 	}
@@ -175,7 +172,7 @@ func cmdLRem(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	c.IntReply(c.Tx.ListRem(string(args[1]), r[0], string(args[3])))
+	c.IntReply(c.Tx.ListRem(c.Tx.KeyString(args[1]), r[0], string(args[3])))
 }
 
 func cmdLTrim(c *Ctx, args [][]byte) {
@@ -183,7 +180,7 @@ func cmdLTrim(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
-	if err := c.Tx.ListTrim(string(args[1]), r[0], r[1]); err != nil {
+	if err := c.Tx.ListTrim(c.Tx.KeyString(args[1]), r[0], r[1]); err != nil {
 		c.StoreErr(err)
 		return
 	}
@@ -200,7 +197,7 @@ func cmdLInsert(c *Ctx, args [][]byte) {
 		c.Error(ErrSyntax)
 		return
 	}
-	c.IntReply(c.Tx.ListInsert(string(args[1]), before, string(args[3]), string(args[4])))
+	c.IntReply(c.Tx.ListInsert(c.Tx.KeyString(args[1]), before, string(args[3]), string(args[4])))
 }
 
 // cmdLPos is LPOS key element [RANK rank] [COUNT num] [MAXLEN len]. Without
@@ -247,7 +244,7 @@ func cmdLPos(c *Ctx, args [][]byte) {
 	if count == -1 {
 		limit = 1
 	}
-	pos, err := c.Tx.ListPos(string(args[1]), string(args[2]), rank, limit, maxlen)
+	pos, err := c.Tx.ListPos(c.Tx.KeyString(args[1]), string(args[2]), rank, limit, maxlen)
 	switch {
 	case err != nil:
 		c.StoreErr(err)

@@ -67,7 +67,8 @@ func hsBuiltSetOrder(members []string) []string {
 }
 
 func cmdSAdd(c *Ctx, args [][]byte) {
-	n, err := c.Tx.SAdd(string(args[1]), hsStrings(args[2:])...)
+	var buf [16]string
+	n, err := c.Tx.SAdd(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return
@@ -76,7 +77,8 @@ func cmdSAdd(c *Ctx, args [][]byte) {
 }
 
 func cmdSRem(c *Ctx, args [][]byte) {
-	n, err := c.Tx.SRem(string(args[1]), hsStrings(args[2:])...)
+	var buf [16]string
+	n, err := c.Tx.SRem(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...)
 	if err != nil {
 		c.StoreErr(err)
 		return
@@ -99,17 +101,17 @@ func hsSetMembers(c *Ctx, key string) ([]string, bool) {
 }
 
 func cmdSMembers(c *Ctx, args [][]byte) {
-	if members, ok := hsSetMembers(c, string(args[1])); ok {
+	if members, ok := hsSetMembers(c, c.Tx.KeyString(args[1])); ok {
 		hsWriteMembers(c, members)
 	}
 }
 
 func cmdSIsMember(c *Ctx, args [][]byte) {
-	c.BoolReply(c.Tx.SIsMember(string(args[1]), string(args[2])))
+	c.BoolReply(c.Tx.SIsMember(c.Tx.KeyString(args[1]), string(args[2])))
 }
 
 func cmdSMIsMember(c *Ctx, args [][]byte) {
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	if _, err := c.Tx.SCard(key); err != nil {
 		c.StoreErr(err)
 		return
@@ -122,11 +124,11 @@ func cmdSMIsMember(c *Ctx, args [][]byte) {
 }
 
 func cmdSCard(c *Ctx, args [][]byte) {
-	c.IntReply(c.Tx.SCard(string(args[1])))
+	c.IntReply(c.Tx.SCard(c.Tx.KeyString(args[1])))
 }
 
 func cmdSMove(c *Ctx, args [][]byte) {
-	c.BoolReply(c.Tx.SMove(string(args[1]), string(args[2]), string(args[3])))
+	c.BoolReply(c.Tx.SMove(c.Tx.KeyString(args[1]), string(args[2]), string(args[3])))
 }
 
 func cmdSScan(c *Ctx, args [][]byte) {
@@ -135,7 +137,7 @@ func cmdSScan(c *Ctx, args [][]byte) {
 		c.Error(ErrInvalidCursor)
 		return
 	}
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	n, err := c.Tx.SCard(key)
 	if err != nil {
 		c.StoreErr(err)

@@ -69,7 +69,7 @@ func cmdGetSet(c *Ctx, args [][]byte) {
 	if done {
 		return
 	}
-	c.Tx.SetString(string(args[1]), string(args[2]), 0, false)
+	c.Tx.SetString(c.Tx.KeyString(args[1]), string(args[2]), 0, false)
 	writeOptString(c, v, ok)
 }
 
@@ -79,7 +79,7 @@ func cmdGetDel(c *Ctx, args [][]byte) {
 		return
 	}
 	if ok {
-		c.Tx.Delete(string(args[1]))
+		c.Tx.Delete(c.Tx.KeyString(args[1]))
 	}
 	writeOptString(c, v, ok)
 }
@@ -147,7 +147,7 @@ func cmdIncr(c *Ctx, args [][]byte) {
 		}
 		by = -by
 	}
-	key := string(args[1])
+	key := c.Tx.KeyString(args[1])
 	v, exists, done := getString(c, args[1])
 	if done {
 		return
@@ -195,7 +195,7 @@ func cmdIncrByFloat(c *Ctx, args [][]byte) {
 		return
 	}
 	s := formatLongDouble(sum)
-	c.Tx.SetString(string(args[1]), s, 0, true)
+	c.Tx.SetString(c.Tx.KeyString(args[1]), s, 0, true)
 	c.W.WriteBulkString(s)
 }
 
@@ -209,7 +209,7 @@ func cmdAppend(c *Ctx, args [][]byte) {
 		return
 	}
 	nv := v + string(args[2])
-	c.Tx.SetString(string(args[1]), nv, 0, true)
+	c.Tx.SetString(c.Tx.KeyString(args[1]), nv, 0, true)
 	c.W.WriteInt(int64(len(nv)))
 }
 
@@ -288,6 +288,6 @@ func cmdSetRange(c *Ctx, args [][]byte) {
 		b = append(b, make([]byte, need-len(b))...)
 	}
 	copy(b[offset:], val)
-	c.Tx.SetString(string(args[1]), string(b), 0, exists)
+	c.Tx.SetString(c.Tx.KeyString(args[1]), string(b), 0, exists)
 	c.W.WriteInt(int64(len(b)))
 }

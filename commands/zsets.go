@@ -30,7 +30,7 @@ func registerZSets(t *Table) {
 
 // openZSet opens key as a sorted set, replying WRONGTYPE on failure.
 func openZSet(c *Ctx, key []byte) (*store.ZSet, bool) {
-	z, err := c.Tx.OpenZSet(string(key))
+	z, err := c.Tx.OpenZSet(c.Tx.KeyString(key))
 	if err != nil {
 		c.StoreErr(err)
 		return nil, false
@@ -114,14 +114,18 @@ pairs:
 		c.Error(ErrIncrOnePair)
 		return
 	}
-	scores := make([]float64, len(rest)/2)
-	for j := range scores {
-		s, ok := parseScore(rest[2*j])
+	var sbuf [8]float64
+	scores := sbuf[:0]
+	if n := len(rest) / 2; n > len(sbuf) {
+		scores = make([]float64, 0, n)
+	}
+	for j := 0; j < len(rest); j += 2 {
+		s, ok := parseScore(rest[j])
 		if !ok {
 			c.Error(ErrNotFloat)
 			return
 		}
-		scores[j] = s
+		scores = append(scores, s)
 	}
 	z, ok := openZSet(c, args[1])
 	if !ok {
@@ -130,7 +134,9 @@ pairs:
 	var added, updated, processed int64
 	var last float64
 	for j, score := range scores {
-		member := string(rest[2*j+1])
+		// The set copies the member into the items or payload it
+		// writes, and z does not outlive this command.
+		member := argView(rest[2*j+1])
 		cur, exists := z.Score(member)
 		switch {
 		case exists:

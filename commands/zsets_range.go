@@ -113,8 +113,8 @@ func parseLexBound(b []byte) (store.LexBound, bool) {
 // fixedDir refuses REV (the command name says the direction); storing
 // refuses WITHSCORES (ZRANGESTORE). It replies with the error and returns
 // false on bad input.
-func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, storing bool) (*zrange, bool) {
-	r := &zrange{kind: kind, reverse: reverse, limit: -1}
+func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, storing bool) (zrange, bool) {
+	r := zrange{kind: kind, reverse: reverse, limit: -1}
 	dirSet := fixedDir
 	for j := 2; j < len(args); j++ {
 		left := len(args) - j - 1
@@ -127,7 +127,7 @@ func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, stori
 			lim, ok2 := ParseInt(args[j+2])
 			if !ok1 || !ok2 {
 				c.Error(ErrNotInt)
-				return nil, false
+				return zrange{}, false
 			}
 			r.offset, r.limit = off, lim
 			j += 2
@@ -139,7 +139,7 @@ func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, stori
 			r.kind = rangeScore
 		default:
 			c.Error(ErrSyntax)
-			return nil, false
+			return zrange{}, false
 		}
 	}
 	if r.kind == rangeAuto {
@@ -147,11 +147,11 @@ func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, stori
 	}
 	if r.limit != -1 && r.kind == rangeRank {
 		c.Error(ErrLimitOnlyWith)
-		return nil, false
+		return zrange{}, false
 	}
 	if r.withScores && r.kind == rangeLex {
 		c.Error(ErrWithScoresLex)
-		return nil, false
+		return zrange{}, false
 	}
 	lo, hi := args[0], args[1]
 	if r.reverse && r.kind != rangeRank {
@@ -165,7 +165,7 @@ func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, stori
 		r.stop, ok2 = ParseInt(hi)
 		if !ok || !ok2 {
 			c.Error(ErrNotInt)
-			return nil, false
+			return zrange{}, false
 		}
 	case rangeScore:
 		var ok2 bool
@@ -173,7 +173,7 @@ func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, stori
 		r.max, ok2 = parseScoreBound(hi)
 		if !ok || !ok2 {
 			c.Error(ErrMinMaxFloat)
-			return nil, false
+			return zrange{}, false
 		}
 	case rangeLex:
 		var ok2 bool
@@ -181,7 +181,7 @@ func parseZRange(c *Ctx, args [][]byte, kind rangeKind, reverse, fixedDir, stori
 		r.lexMax, ok2 = parseLexBound(hi)
 		if !ok || !ok2 {
 			c.Error(ErrMinMaxLex)
-			return nil, false
+			return zrange{}, false
 		}
 	}
 	return r, true

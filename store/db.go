@@ -116,6 +116,16 @@ func Open(opts Options) (*DB, error) {
 		bdb.Close()
 		return nil, err
 	}
+	// Rewrite the file once it has grown to twice its size after the last
+	// rewrite, and never below 64 MB: redis-server's auto-aof-rewrite-
+	// percentage 100 and auto-aof-rewrite-min-size 64mb, so the file stays
+	// within twice the live data (plus 64 MB) as an AOF does, and each
+	// rewrite of L bytes is paid for by at least L bytes of log. buntdb's
+	// own minimum, 32 MB, rewrote small data sets twice as often; the rewrite
+	// runs in this process, on the cores that serve commands (Redis forks
+	// it off), so every avoided rewrite is CPU returned to clients.
+	cfg.AutoShrinkMinSize = 64 << 20
+	cfg.AutoShrinkPercentage = 100
 	switch opts.Sync {
 	case SyncAlways:
 		// Update waits for a shared fsync instead (groupcommit.go).

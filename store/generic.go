@@ -74,6 +74,7 @@ func (tx *Tx) Rename(src, dst string) bool {
 		}
 	}
 	tx.btx.Delete(metaKey(tx.sel, src))
+	tx.cacheMeta(src, Meta{}, false)
 	if m.ExpireAt != 0 {
 		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, src))
 	}
@@ -104,6 +105,7 @@ func (tx *Tx) DBSize() int {
 
 // FlushDB deletes every key of the selected database.
 func (tx *Tx) FlushDB() {
+	tx.dropMetaCache()
 	sel := []byte{byte(tx.sel)}
 	for _, tag := range []byte{tagMeta, tagData, tagExpiry} {
 		prefix := string(append([]byte{tag}, sel...))
@@ -152,6 +154,7 @@ func (tx *Tx) SwapDB(a, b int) {
 	if a == b {
 		return
 	}
+	tx.dropMetaCache()
 	type kv struct{ k, v string }
 	var items []kv
 	for _, tag := range []byte{tagMeta, tagData, tagExpiry} {

@@ -61,19 +61,41 @@ type hashWriter struct {
 }
 
 func (tx *Tx) openHash(key string) (*hashWriter, error) {
+	w := new(hashWriter)
+	return w, tx.initHash(w, key)
+}
+
+// borrowHash returns a writer for one hash operation, reusing the one the
+// transaction's previous operation released, entries' array included: a
+// qless script writes its job hash, of some twenty fields, several times.
+func (tx *Tx) borrowHash() *hashWriter {
+	if w := tx.freeHash; w != nil {
+		tx.freeHash = nil
+		return w
+	}
+	return new(hashWriter)
+}
+
+// releaseHash hands w back once its operation is over.
+func (tx *Tx) releaseHash(w *hashWriter) { tx.freeHash = w }
+
+// initHash is openHash into w, keeping the capacity of w.ents.
+func (tx *Tx) initHash(w *hashWriter, key string) error {
 	m, ok, err := tx.lookupType(key, TypeHash)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	w := &hashWriter{tx: tx, key: key, old: m, existed: ok}
+	*w = hashWriter{tx: tx, key: key, old: m, existed: ok, ents: w.ents[:0]}
 	if !ok {
 		w.h.flags = flagInline
-		return w, nil
+		return nil
 	}
 	h, i := decodeCollHeader(m.Payload)
 	w.h = h
 	if h.inline() {
-		w.ents = make([]hashEntry, 0, h.count+1)
+		if h.count+1 > int64(cap(w.ents)) {
+			w.ents = make([]hashEntry, 0, h.count+1)
+		}
 		forEachPair(m.Payload, i, func(f, v string, size int) bool {
 			w.ents = append(w.ents, hashEntry{f, v})
 			w.size += size
@@ -81,7 +103,7 @@ func (tx *Tx) openHash(key string) (*hashWriter, error) {
 		})
 		w.h.count = int64(len(w.ents))
 	}
-	return w, nil
+	return nil
 }
 
 // forEachPair walks the packed field/value pairs of p from index i; size is
@@ -140,7 +162,7 @@ func (w *hashWriter) set(field, val string) bool {
 			added = true
 		}
 	} else {
-		_, replaced, _ := w.tx.btx.Set(hashFieldKey(w.tx.sel, w.key, field), val, nil)
+		_, replaced, _ := w.tx.btx.Set(hashFieldKey(w.tx.sel, w.key, field), strings.Clone(val), nil)
 		added = !replaced
 	}
 	if added {
@@ -179,7 +201,7 @@ func (w *hashWriter) toHashtable() {
 // spill moves inline fields to one item each.
 func (w *hashWriter) spill() {
 	for _, e := range w.ents {
-		w.tx.rawSet(hashFieldKey(w.tx.sel, w.key, e.f), e.v)
+		w.tx.rawSet(hashFieldKey(w.tx.sel, w.key, e.f), strings.Clone(e.v))
 	}
 	w.ents, w.size = nil, 0
 	w.h.flags &^= flagInline
@@ -219,11 +241,18 @@ func (w *hashWriter) commit() {
 }
 
 // HSet stores field/value pairs (pairs holds f1, v1, f2, v2, ...) and returns
-// how many fields were new.
+// how many fields were new. It copies what it keeps, so pairs may share the
+// bytes of a buffer the caller reuses.
 func (tx *Tx) HSet(key string, pairs ...string) (int, error) {
-	w, err := tx.openHash(key)
+	w := tx.borrowHash()
+	defer tx.releaseHash(w)
+	err := tx.initHash(w, key)
 	if err != nil {
 		return 0, err
+	}
+	if !w.existed {
+		// Room for every field at once, not a doubling per field.
+		w.ents = slices.Grow(w.ents, len(pairs)/2)
 	}
 	added := 0
 	for i := 0; i+1 < len(pairs); i += 2 {
@@ -237,7 +266,9 @@ func (tx *Tx) HSet(key string, pairs ...string) (int, error) {
 
 // HSetNX stores field only when it is absent and reports whether it did.
 func (tx *Tx) HSetNX(key, field, val string) (bool, error) {
-	w, err := tx.openHash(key)
+	w := tx.borrowHash()
+	defer tx.releaseHash(w)
+	err := tx.initHash(w, key)
 	if err != nil {
 		return false, err
 	}
@@ -288,9 +319,11 @@ func (tx *Tx) HLen(key string) (int64, error) {
 	return h.count, nil
 }
 
-// HDel removes fields and returns how many existed.
+// HDel removes fields and returns how many existed. It keeps none of them.
 func (tx *Tx) HDel(key string, fields ...string) (int, error) {
-	w, err := tx.openHash(key)
+	w := tx.borrowHash()
+	defer tx.releaseHash(w)
+	err := tx.initHash(w, key)
 	if err != nil || !w.existed {
 		return 0, err
 	}
@@ -350,7 +383,9 @@ func (tx *Tx) HCompact(key string) (bool, error) {
 // HUpdate reads field (exists false when unset) and stores what fn returns,
 // creating the key as needed. An error from fn writes nothing.
 func (tx *Tx) HUpdate(key, field string, fn func(old string, exists bool) (string, error)) (string, error) {
-	w, err := tx.openHash(key)
+	w := tx.borrowHash()
+	defer tx.releaseHash(w)
+	err := tx.initHash(w, key)
 	if err != nil {
 		return "", err
 	}
@@ -388,6 +423,9 @@ func (tx *Tx) HIncrBy(key, field string, incr int64) (int64, error) {
 // parseStrictInt parses as Redis's string2ll: no '+', spaces or leading
 // zeros, so only canonical integers count.
 func parseStrictInt(s string) (int64, bool) {
+	if !looksInt(s) {
+		return 0, false // before ParseInt, whose error allocates
+	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || strconv.FormatInt(v, 10) != s {
 		return 0, false
@@ -407,4 +445,20 @@ func (tx *Tx) ascendSuffixFrom(prefix, from string, fn func(k, v string) bool) {
 		return
 	}
 	tx.btx.AscendRange("", prefix+from, end, fn)
+}
+
+// looksInt reports whether s is an optional '-' and at least one digit.
+func looksInt(s string) bool {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
+	"unsafe"
 )
 
 // A short list lives inside its metadata item (list_inline.go). Longer
@@ -55,7 +57,8 @@ func decodeListHeader(p string) listHeader {
 type list struct {
 	tx      *Tx
 	key     string
-	prefix  string // data prefix + element tag
+	db      int
+	prefix  string // data prefix + element tag, made on first use: inline lists never need it
 	meta    Meta
 	existed bool
 	h       listHeader
@@ -71,7 +74,7 @@ func (tx *Tx) loadList(key string) (*list, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &list{tx: tx, key: key, prefix: dataPrefix(tx.sel, key) + listElemTag, meta: m, existed: ok}
+	l := &list{tx: tx, key: key, db: tx.sel, meta: m, existed: ok}
 	switch {
 	case !ok:
 		l.h = listHeader{head: listStart}
@@ -86,10 +89,20 @@ func (tx *Tx) loadList(key string) (*list, error) {
 	return l, nil
 }
 
+func (l *list) elemPrefix() string {
+	if l.prefix == "" {
+		l.prefix = dataPrefix(l.db, l.key) + listElemTag
+	}
+	return l.prefix
+}
+
+// elemKey builds an element's key in one allocation: buntdb keeps it.
 func (l *list) elemKey(seq uint64) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], seq)
-	return l.prefix + string(b[:])
+	p := l.elemPrefix()
+	b := make([]byte, 0, len(p)+8)
+	b = append(b, p...)
+	b = binary.BigEndian.AppendUint64(b, seq)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func (l *list) get(i int64) string {
@@ -105,7 +118,7 @@ func (l *list) set(i int64, v string) {
 		l.inlineSet(i, v)
 		return
 	}
-	l.tx.rawSet(l.elemKey(l.h.head+uint64(i)), v)
+	l.tx.rawSet(l.elemKey(l.h.head+uint64(i)), strings.Clone(v))
 }
 
 // each calls fn for the elements from index start to stop inclusive (both
@@ -136,7 +149,7 @@ func (l *list) each(start, stop int64, reverse bool, fn func(i int64, v string) 
 		i = stop
 		// Element keys all have one length, so the prefix alone sorts
 		// before every element.
-		below := l.prefix
+		below := l.elemPrefix()
 		if seq := l.h.head + uint64(start); seq > 0 {
 			below = l.elemKey(seq - 1)
 		}
@@ -224,7 +237,8 @@ func (l *list) save() {
 }
 
 // ListPush adds vals one by one at the head (left) or tail and returns the
-// new length. With onlyExisting (LPUSHX, RPUSHX) a missing key stays missing
+// new length. It copies what it keeps, so vals may share the bytes of a
+// buffer the caller reuses. With onlyExisting (LPUSHX, RPUSHX) a missing key stays missing
 // and the result is 0.
 func (tx *Tx) ListPush(key string, vals []string, left, onlyExisting bool) (int64, error) {
 	l, err := tx.loadList(key)

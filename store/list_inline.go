@@ -113,7 +113,7 @@ func (l *list) unspill() {
 	if size > listInlineBackBytes {
 		return
 	}
-	l.tx.deleteRange(l.prefix)
+	l.tx.deleteRange(l.elemPrefix())
 	l.inline, l.vals, l.size = true, vals, size
 }
 

@@ -103,6 +103,9 @@ func collMetaSize(h collHeader, size int) int {
 // none), so the expiry index needs no update: it is putMeta without copying
 // a payload that may be kilobytes long. b must not be written afterwards.
 func (tx *Tx) commitColl(key string, b []byte) {
-	tx.btx.Set(metaKey(tx.sel, key), unsafe.String(unsafe.SliceData(b), len(b)), nil)
+	v := unsafe.String(unsafe.SliceData(b), len(b))
+	tx.btx.Set(metaKey(tx.sel, key), v, nil)
+	m, _ := decodeMeta(v)
+	tx.cacheMeta(key, m, true)
 	tx.touch(key)
 }

@@ -29,7 +29,8 @@ func setMembersPrefix(db int, key string) string {
 type setWriter struct {
 	tx      *Tx
 	key     string
-	prefix  string
+	db      int
+	prefix  string // made on first use: an inline set never needs it
 	old     Meta
 	existed bool
 	h       collHeader
@@ -42,7 +43,7 @@ func (tx *Tx) openSet(key string) (*setWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &setWriter{tx: tx, key: key, prefix: setMembersPrefix(tx.sel, key), old: m, existed: ok}
+	w := &setWriter{tx: tx, key: key, db: tx.sel, old: m, existed: ok}
 	if !ok {
 		w.h.flags = flagInline
 		return w, nil
@@ -59,6 +60,13 @@ func (tx *Tx) openSet(key string) (*setWriter, error) {
 		w.h.count = int64(len(w.mems))
 	}
 	return w, nil
+}
+
+func (w *setWriter) memberKey(member string) string {
+	if w.prefix == "" {
+		w.prefix = setMembersPrefix(w.db, w.key)
+	}
+	return w.prefix + member
 }
 
 // forEachPacked walks the packed strings of p from index i; size is the
@@ -78,7 +86,7 @@ func (w *setWriter) has(member string) bool {
 		i := sort.SearchStrings(w.mems, member)
 		return i < len(w.mems) && w.mems[i] == member
 	}
-	_, had := w.tx.rawGet(w.prefix + member)
+	_, had := w.tx.rawGet(w.memberKey(member))
 	return had
 }
 
@@ -93,7 +101,7 @@ func (w *setWriter) add(member string) bool {
 		w.mems[i] = member
 		w.size += packedSize(member)
 	} else {
-		k := w.prefix + member
+		k := w.memberKey(member)
 		if _, had := w.tx.rawGet(k); had {
 			return false
 		}
@@ -107,7 +115,7 @@ func (w *setWriter) add(member string) bool {
 	}
 	if w.h.inline() && w.h.big() && (w.h.count > setInlineMaxEntries || w.size > setInlineMaxBytes) {
 		for _, m := range w.mems {
-			w.tx.rawSet(w.prefix+m, "")
+			w.tx.rawSet(w.memberKey(m), "")
 		}
 		w.mems, w.size = nil, 0
 		w.h.flags &^= flagInline
@@ -123,7 +131,7 @@ func (w *setWriter) rem(member string) bool {
 		}
 		w.size -= packedSize(member)
 		w.mems = append(w.mems[:i], w.mems[i+1:]...)
-	} else if _, err := w.tx.btx.Delete(w.prefix + member); err != nil {
+	} else if _, err := w.tx.btx.Delete(w.memberKey(member)); err != nil {
 		return false
 	}
 	w.h.count--
@@ -145,7 +153,8 @@ func (w *setWriter) commit() {
 	w.tx.commitColl(w.key, b)
 }
 
-// SAdd adds members and returns how many were new.
+// SAdd adds members and returns how many were new. It copies what it
+// keeps, so members may share the bytes of a buffer the caller reuses.
 func (tx *Tx) SAdd(key string, members ...string) (int, error) {
 	w, err := tx.openSet(key)
 	if err != nil {

@@ -18,10 +18,21 @@ type Tx struct {
 	sel      int   // selected database index
 	touched  []KeyRef
 	keyBuf   []byte // scratch for keys that are only looked up
+	metas    []metaEnt
+	metaBuf  [8]metaEnt  // first entries of metas, saving an allocation
+	freeHash *hashWriter // see borrowHash
+
+	// Backing arrays for the first entries of keyBuf and touched: a
+	// command's transaction then allocates nothing for them.
+	keyArr     [64]byte
+	touchedArr [4]KeyRef
 }
 
 func newTx(db *DB, btx *buntdb.Tx, writable bool) *Tx {
-	return &Tx{db: db, btx: btx, writable: writable, now: time.Now().UnixMilli()}
+	tx := &Tx{db: db, btx: btx, writable: writable, now: time.Now().UnixMilli()}
+	tx.keyBuf = tx.keyArr[:0]
+	tx.touched = tx.touchedArr[:0]
+	return tx
 }
 
 // Select makes database index i current for the following operations.
@@ -53,13 +64,22 @@ func (tx *Tx) Touch(key string) { tx.touch(key) }
 // lookup returns key's metadata, treating an expired key as absent (and
 // deleting it in a write transaction).
 func (tx *Tx) lookup(key string) (Meta, bool) {
-	v, err := tx.btx.Get(tx.scratchMetaKey(key))
-	if err != nil {
-		return Meta{}, false
-	}
-	m, ok := decodeMeta(v)
-	if !ok {
-		return Meta{}, false
+	var m Meta
+	if e := tx.cachedMeta(key); e != nil {
+		if !e.ok {
+			return Meta{}, false
+		}
+		m = e.meta()
+	} else {
+		v, err := tx.btx.Get(tx.scratchMetaKey(key))
+		ok := err == nil
+		if ok {
+			m, ok = decodeMeta(v)
+		}
+		tx.cacheMeta(key, m, ok)
+		if !ok {
+			return Meta{}, false
+		}
 	}
 	if m.ExpireAt != 0 && m.ExpireAt <= tx.now {
 		if tx.writable {
@@ -101,12 +121,14 @@ func (tx *Tx) putMeta(key string, old Meta, existed bool, m Meta) {
 		tx.btx.Set(expiryKey(tx.sel, m.ExpireAt, key), "", nil)
 	}
 	tx.btx.Set(metaKey(tx.sel, key), m.encode(), nil)
+	tx.cacheMeta(key, m, true)
 	tx.touch(key)
 }
 
 // remove deletes key's metadata, expiry entry and elements.
 func (tx *Tx) remove(key string, m Meta) {
 	tx.btx.Delete(metaKey(tx.sel, key))
+	tx.cacheMeta(key, Meta{}, false)
 	if m.ExpireAt != 0 {
 		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, key))
 	}

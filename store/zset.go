@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 )
 
 // Sorted sets. A small one lives inside its metadata item (zset_inline.go).
@@ -117,7 +118,7 @@ func (z *ZSet) Score(member string) (float64, bool) {
 		}
 		return 0, false
 	}
-	v, ok := z.tx.rawGet(z.memberKey(member))
+	v, ok := z.tx.rawGet(z.scratchMemberKey(member))
 	if !ok || len(v) != 8 {
 		return 0, false
 	}
@@ -134,7 +135,9 @@ func (z *ZSet) Put(member string, score float64) bool {
 }
 
 // PutScored is Put for a caller that has just asked Score about member
-// (old, exists), which saves looking the member up twice.
+// (old, exists), which saves looking the member up twice. Put and
+// PutScored copy member into what they write, so it may share a caller's
+// buffer that stays unchanged while z is in use.
 func (z *ZSet) PutScored(member string, score, old float64, exists bool) bool {
 	score = normZero(score)
 	if z.inline {
@@ -548,15 +551,30 @@ func (z *ZSet) memberKey(member string) string {
 	return z.dataPrefix() + string(zTagMember) + member
 }
 
-func (z *ZSet) scorePrefix(score float64) string {
-	var b [9]byte
-	b[0] = zTagScore
-	binary.BigEndian.PutUint64(b[1:], orderedScore(score))
-	return z.dataPrefix() + string(b[:])
+// scratchMemberKey is memberKey in the transaction's scratch buffer, for a
+// lookup: ZSCORE and ZADD ask a large set about a member without
+// allocating its key.
+func (z *ZSet) scratchMemberKey(member string) string {
+	b := append(z.tx.keyBuf[:0], z.dataPrefix()...)
+	b = append(b, zTagMember)
+	b = append(b, member...)
+	z.tx.keyBuf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
+func (z *ZSet) scorePrefix(score float64) string {
+	return z.scoreKey(score, "")
+}
+
+// scoreKey builds the score item's key in one allocation: buntdb keeps it.
 func (z *ZSet) scoreKey(score float64, member string) string {
-	return z.scorePrefix(score) + member
+	p := z.dataPrefix()
+	b := make([]byte, 0, len(p)+9+len(member))
+	b = append(b, p...)
+	b = append(b, zTagScore)
+	b = binary.BigEndian.AppendUint64(b, orderedScore(score))
+	b = append(b, member...)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func normZero(f float64) float64 {
