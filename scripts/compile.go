@@ -28,6 +28,7 @@ func compile(src, name string) (*lua.FunctionProto, error) {
 		}
 		return nil, errors.New(name + ": " + err.Error())
 	}
+	hintEmptyTables(proto)
 	return proto, nil
 }
 
