@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 )
 
@@ -16,11 +17,23 @@ const chunkName = "user_script"
 // compile turns source into a function prototype, with a compile error
 // worded as Lua 5.1 words it where gopher-lua's parser allows.
 func compile(src, name string) (*lua.FunctionProto, error) {
+	chunk, err := parseChunk(src, name)
+	if err != nil {
+		return nil, err
+	}
+	return compileChunk(chunk, name)
+}
+
+func parseChunk(src, name string) ([]ast.Stmt, error) {
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return nil, errors.New(parseErrorText(err, src, name))
 	}
-	proto, err := lua.Compile(rewriteConcat(chunk), name)
+	return rewriteConcat(chunk), nil
+}
+
+func compileChunk(chunk []ast.Stmt, name string) (*lua.FunctionProto, error) {
+	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		var ce *lua.CompileError
 		if errors.As(err, &ce) {
@@ -30,6 +43,25 @@ func compile(src, name string) (*lua.FunctionProto, error) {
 	}
 	hintEmptyTables(proto)
 	return proto, nil
+}
+
+// compileFactory compiles the factory form of a chunk (prefix.go), or
+// returns nil when the chunk has none. It parses the source again rather
+// than share syntax tree nodes between two compilations.
+func compileFactory(src, name string) *lua.FunctionProto {
+	chunk, err := parseChunk(src, name)
+	if err != nil {
+		return nil
+	}
+	factory := splitPrefix(chunk)
+	if factory == nil {
+		return nil
+	}
+	proto, err := compileChunk(factory, name)
+	if err != nil {
+		return nil
+	}
+	return proto
 }
 
 func parseErrorText(err error, src, name string) string {

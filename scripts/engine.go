@@ -54,9 +54,10 @@ type Engine struct {
 }
 
 type script struct {
-	sha   string
-	proto *lua.FunctionProto
-	flags scriptFlags
+	sha     string
+	proto   *lua.FunctionProto
+	factory *lua.FunctionProto // see prefix.go; nil when the chunk has none
+	flags   scriptFlags
 }
 
 // loadError is a Load failure whose text is the whole reply.
@@ -182,7 +183,7 @@ func compileScript(sha string, body []byte) (*script, error) {
 	if err != nil {
 		return nil, &CompileError{Msg: err.Error()}
 	}
-	return &script{sha: sha, proto: proto, flags: flags}, nil
+	return &script{sha: sha, proto: proto, factory: compileFactory(src, chunkName), flags: flags}, nil
 }
 
 // ReadOnlyHost is implemented by hosts of EVAL_RO and EVALSHA_RO calls.
@@ -232,6 +233,7 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 			L.RemoveContext()
 		}
 		s.host, s.cur, s.noWrites, s.lib = nil, nil, false, false
+		s.restoreChunk()
 		if !s.restore() {
 			broken = true
 		}
@@ -272,6 +274,9 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 		s.noWrites = sc.flags.noWrites
 		s.realG.RawSetString("KEYS", strTable(s.L, keys))
 		s.realG.RawSetString("ARGV", strTable(s.L, argv))
+		if fn := s.chunkFunction(sc); fn != nil {
+			return fn, 0, nil
+		}
 		fn := s.L.NewFunctionFromProto(sc.proto)
 		fn.Env = s.proxy
 		return fn, 0, nil

@@ -152,6 +152,8 @@ type tableSnap struct {
 	vals  []lua.LValue
 	last  lua.LValue          // the last key in iteration order; later keys are new
 	added map[lua.LValue]bool // keys scripts added over the state's life
+	mt    lua.LValue          // the metatable, restored when ownMT
+	ownMT bool
 }
 
 func (s *state) takeSnapshot() {
@@ -199,13 +201,27 @@ const maxAddedKeys = 10000
 // nothing one call defines (table.extend, KEYS, ARGV) leaks into the next.
 // It reports false when the state should be dropped.
 func (s *state) restore() bool {
-	ok := true
 	if len(s.chunkSources) > 0 {
 		clear(s.chunkSources)
 	}
-	var extra []lua.LValue
-	for i := range s.snaps {
-		snap := &s.snaps[i]
+	ok := s.restoreSnaps(s.snaps)
+	if k, _ := s.proxy.Next(lua.LNil); k != lua.LNil {
+		var keys []lua.LValue
+		s.proxy.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+		for _, k := range keys {
+			s.proxy.RawSet(k, lua.LNil)
+		}
+	}
+	return ok
+}
+
+// restoreSnaps puts each table back as its snapshot saw it: string keys'
+// values, keys added since removed, the array part emptied and, where the
+// snapshot holds one, the metatable. False when the tables should go.
+func (s *state) restoreSnaps(snaps []tableSnap) bool {
+	ok := true
+	for i := range snaps {
+		snap := &snaps[i]
 		t := snap.t
 		for j, k := range snap.keys {
 			if t.RawGetString(k) != snap.vals[j] {
@@ -213,32 +229,29 @@ func (s *state) restore() bool {
 			}
 		}
 		if k, _ := t.Next(snap.last); k != lua.LNil {
-			extra = extra[:0]
+			s.extra = s.extra[:0]
 			for ; k != lua.LNil; k, _ = t.Next(k) {
-				extra = append(extra, k)
+				s.extra = append(s.extra, k)
 			}
 			if snap.added == nil {
 				snap.added = map[lua.LValue]bool{}
 			}
-			for _, k := range extra {
+			for _, k := range s.extra {
 				t.RawSet(k, lua.LNil)
 				snap.added[k] = true
 			}
+			clear(s.extra)
 			if len(snap.added) > maxAddedKeys {
 				ok = false
 			}
 		}
-		if t.RawGetInt(1) != lua.LNil {
-			for n := t.Len(); n > 0; n-- {
+		if n := t.Len(); n > 0 {
+			for ; n > 0; n-- {
 				t.RawSetInt(n, lua.LNil)
 			}
 		}
-	}
-	if k, _ := s.proxy.Next(lua.LNil); k != lua.LNil {
-		var keys []lua.LValue
-		s.proxy.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
-		for _, k := range keys {
-			s.proxy.RawSet(k, lua.LNil)
+		if snap.ownMT && t.Metatable != snap.mt {
+			t.Metatable = snap.mt
 		}
 	}
 	return ok
