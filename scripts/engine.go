@@ -318,8 +318,10 @@ func errMessage(obj lua.LValue) string {
 
 func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 	t := L.CreateTable(len(items), 0)
+	all, off := joined(items), 0
 	for _, it := range items {
-		t.Append(lua.LString(it))
+		t.Append(lua.LString(all[off : off+len(it)]))
+		off += len(it)
 	}
 	return t
 }
