@@ -165,7 +165,7 @@ func (s *state) takeSnapshot() {
 			return
 		}
 		seen[t] = true
-		snap := tableSnap{t: t, last: lua.LNil}
+		snap := tableSnap{t: t, last: lua.LNil, mt: t.Metatable, ownMT: true}
 		var subs []*lua.LTable
 		// Next, unlike ForEach, walks in insertion order, which is what
 		// makes "keys after last" the new ones.
