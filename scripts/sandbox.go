@@ -93,9 +93,35 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 	}
 	// pairs, next and rawget look through the proxies, so pairs(_G) and
 	// rawget(_G, 'redis') see the globals as they do on Redis.
-	for _, name := range []string{"pairs", "next", "rawget"} {
+	baseNext := g.RawGetString("next").(*lua.LFunction)
+	for _, name := range []string{"next", "rawget"} {
 		g.RawSetString(name, s.throughProxy(g.RawGetString(name).(*lua.LFunction)))
 	}
+	g.RawSetString("pairs", s.pairsThroughProxy(g.RawGetString("pairs").(*lua.LFunction), s.throughProxy(baseNext)))
+}
+
+// pairsThroughProxy is pairs for a sandbox with proxies: over a proxy it
+// returns the proxy itself as the loop's state, with a next that looks
+// through it, so the real table never reaches a script (which could then
+// change the globals' own fields) and select(2, pairs(_G)) == _G as on
+// Redis. Other tables get the plain pairs.
+func (s *state) pairsThroughProxy(f, next *lua.LFunction) *lua.LFunction {
+	orig := f.GFunction
+	return &lua.LFunction{IsG: true, Env: f.Env, Upvalues: f.Upvalues, GFunction: func(L *lua.LState) int {
+		p, ok := L.Get(1).(*lua.LTable)
+		real, isProxy := s.proxyOf[p]
+		if !ok || !isProxy {
+			return orig(L)
+		}
+		L.Replace(1, real)
+		n := orig(L)
+		if n == 3 {
+			top := L.GetTop()
+			L.Replace(top-2, next)
+			L.Replace(top-1, p)
+		}
+		return n
+	}}
 }
 
 func (s *state) throughProxy(f *lua.LFunction) *lua.LFunction {
@@ -154,18 +180,27 @@ type tableSnap struct {
 	added map[lua.LValue]bool // keys scripts added over the state's life
 	mt    lua.LValue          // the metatable, restored when ownMT
 	ownMT bool
+	// sealed: no script can reach the table itself, only read it through a
+	// read-only proxy (the real globals; libraries with ReadonlyTables), so
+	// its fields keep their values and restore only removes the keys added
+	// for a call (KEYS, ARGV).
+	sealed bool
 }
 
 func (s *state) takeSnapshot() {
 	s.snaps = s.snaps[:0]
 	seen := map[*lua.LTable]bool{s.proxy: true}
+	hidden := map[*lua.LTable]bool{}
+	for _, real := range s.proxyOf {
+		hidden[real] = true
+	}
 	var add func(t *lua.LTable)
 	add = func(t *lua.LTable) {
 		if seen[t] {
 			return
 		}
 		seen[t] = true
-		snap := tableSnap{t: t, last: lua.LNil, mt: t.Metatable, ownMT: true}
+		snap := tableSnap{t: t, last: lua.LNil, mt: t.Metatable, ownMT: true, sealed: hidden[t]}
 		var subs []*lua.LTable
 		// Next, unlike ForEach, walks in insertion order, which is what
 		// makes "keys after last" the new ones.
@@ -224,6 +259,9 @@ func (s *state) restoreSnaps(snaps []tableSnap) bool {
 		snap := &snaps[i]
 		t := snap.t
 		for j, k := range snap.keys {
+			if snap.sealed {
+				break
+			}
 			if t.RawGetString(k) != snap.vals[j] {
 				t.RawSetString(k, snap.vals[j])
 			}
