@@ -49,21 +49,38 @@ func compileChunk(chunk []ast.Stmt, name string) (*lua.FunctionProto, error) {
 // returns nil when the chunk has none. It parses the source again rather
 // than share syntax tree nodes between two compilations.
 func compileFactory(src, name string) *lua.FunctionProto {
-	chunk, err := parseChunk(src, name)
-	if err != nil {
-		return nil
+	for _, hoist := range []bool{true, false} {
+		chunk, err := parseChunk(src, name)
+		if err != nil {
+			return nil
+		}
+		if hoist {
+			chunk = hoistGlobals(chunk)
+		}
+		factory := splitPrefix(chunk)
+		if factory == nil {
+			continue
+		}
+		if proto, err := compileChunk(factory, name); err == nil {
+			return proto
+		}
 	}
-	factory := splitPrefix(chunk)
-	if factory == nil {
-		return nil
-	}
-	proto, err := compileChunk(factory, name)
-	if err != nil {
-		return nil
-	}
-	return proto
+	return nil
 }
 
+// compileOnce compiles a chunk that runs once per state (a library) with
+// its sandbox globals read up front (hoist.go); should that not compile
+// (too many locals), it compiles the source as it is.
+func compileOnce(src, name string) (*lua.FunctionProto, error) {
+	chunk, err := parseChunk(src, name)
+	if err != nil {
+		return nil, err
+	}
+	if proto, err := compileChunk(hoistGlobals(chunk), name); err == nil {
+		return proto, nil
+	}
+	return compile(src, name)
+}
 func parseErrorText(err error, src, name string) string {
 	var pe *parse.Error
 	if !errors.As(err, &pe) {

@@ -14,7 +14,7 @@ import (
 // The chunk is named user_script, as EVAL bodies are, because qless clients
 // find the message in an error by the pattern "user_script:<line>:".
 func (e *Engine) RegisterLibrary(name, src string) error {
-	proto, err := compile(src, chunkName)
+	proto, err := compileOnce(src, chunkName)
 	if err != nil {
 		return fmt.Errorf("library %s: %w", name, err)
 	}

@@ -20,7 +20,8 @@ import (
 //     string-keyed table constructors, cached locals and their fields and
 //     concatenations of these; nothing in it calls a function or reads a
 //     global, so running it early or once has no effect of its own;
-//   - a cached local is declared once and never assigned, anywhere;
+//   - a cached local is declared once and never assigned, anywhere; one
+//     that holds a sandbox global (hoist.go) also counts as constant;
 //   - a statement that stays per call but precedes a cached one declares no
 //     local and names no cached local, so it cannot see what the cached
 //     statements after it set up, nor they anything it does;
@@ -63,7 +64,7 @@ func splitPrefix(chunk []ast.Stmt) []ast.Stmt {
 	// depends on the set: shrink until both agree.
 	stop := len(chunk)
 	for {
-		p := prefixSplit{declared: declared, assigned: assigned, names: map[string]bool{}, tables: map[string]bool{}}
+		p := prefixSplit{declared: declared, assigned: assigned, names: map[string]bool{}, tables: map[string]bool{}, fixed: map[string]bool{}}
 		cached, perCall, closeAt := p.split(chunk, stop)
 		if closeAt >= 0 {
 			stop = closeAt
@@ -81,6 +82,9 @@ type prefixSplit struct {
 	assigned map[string]bool
 	names    map[string]bool // cached locals
 	tables   map[string]bool // cached locals holding a table built here
+	// cached locals that hold a sandbox global (hoist.go): the same value
+	// as the global at any time, so statements may name them freely.
+	fixed map[string]bool
 }
 
 // split classifies the statements before stop; closeAt is the index of a
@@ -100,8 +104,14 @@ func (p *prefixSplit) split(chunk []ast.Stmt, stop int) (cached, perCall []ast.S
 		}
 		perCall = append(perCall, st)
 	}
+	watched := map[string]bool{}
+	for n := range p.names {
+		if !p.fixed[n] {
+			watched[n] = true
+		}
+	}
 	for _, i := range early {
-		if mentionsAny(chunk[i], p.names) {
+		if mentionsAny(chunk[i], watched) {
 			return nil, nil, i
 		}
 	}
@@ -119,9 +129,13 @@ func (p *prefixSplit) cacheable(st ast.Stmt) bool {
 		if len(x.Names) != len(x.Exprs) {
 			return false
 		}
+		hoist := isHoist(x)
 		for i, n := range x.Names {
 			if p.declared[n] != 1 || p.assigned[n] {
 				return false
+			}
+			if hoist {
+				continue
 			}
 			if n == numStrLocal {
 				if id, ok := x.Exprs[i].(*ast.IdentExpr); !ok || id.Value != numStrGlobal {
@@ -133,6 +147,9 @@ func (p *prefixSplit) cacheable(st ast.Stmt) bool {
 		}
 		for i, n := range x.Names {
 			p.names[n] = true
+			if hoist {
+				p.fixed[n] = true
+			}
 			if _, ok := x.Exprs[i].(*ast.TableExpr); ok {
 				p.tables[n] = true
 			}

@@ -3,6 +3,9 @@ package scripts
 import (
 	"strings"
 	"testing"
+
+	"github.com/qlessd/qlessd/resp"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // moduleHead is a chunk head that splitPrefix caches: tables and functions
@@ -88,6 +91,45 @@ func TestPrefixPerCallMeaning(t *testing.T) {
 			if got != c.want {
 				t.Errorf("%q call %d:\n got %q\nwant %q", c.body, i, got, c.want)
 			}
+		}
+	}
+}
+
+// Hoisting reads each sandbox global once up front, which cannot fail only
+// if every one of them exists, in both sandbox flavours.
+func TestFixedGlobalsExist(t *testing.T) {
+	for _, ro := range []bool{false, true} {
+		s := newState(NewEngine(Options{ReadonlyTables: ro}))
+		for n := range fixedGlobals {
+			if s.realG.RawGetString(n) == lua.LNil {
+				t.Errorf("readonly=%v: no global %s", ro, n)
+			}
+		}
+		s.L.Close()
+	}
+}
+
+// A library reads its globals once; a chunk that assigns or declares one
+// keeps its own.
+func TestHoistKeepsMeaning(t *testing.T) {
+	e := NewEngine(Options{MaxIdleStates: 1})
+	h := &fakeHost{data: map[string]string{}}
+	if err := e.RegisterLibrary("h", "local function f(x) return tostring(x) .. type(x) end\nreturn function(a) local string = {len = function() return 'mine' end} return {f(a), string.len(a), table.concat({a, a}, ',')} end"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		var rec resp.Recorder
+		e.CallLibrary(h, "h", [][]byte{[]byte("ab")}, &rec)
+		if got := show(rec.Value()); got != "[abstring mine ab,ab]" {
+			t.Fatalf("call %d: %s", i, got)
+		}
+	}
+	body := moduleHead + "tostring = nil"
+	want := "ERR user_script:11: Attempt to modify a readonly table"
+	for i := 0; i < 2; i++ {
+		got := show(eval(t, e, h, body))
+		if !strings.HasPrefix(got, want) {
+			t.Fatalf("call %d: %s", i, got)
 		}
 	}
 }
