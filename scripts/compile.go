@@ -16,9 +16,18 @@ const chunkName = "user_script"
 
 // compile turns source into a function prototype, with a compile error
 // worded as Lua 5.1 words it where gopher-lua's parser allows.
+// The arg rewrite (argtable.go) adds a local to some functions; a function
+// already at the locals limit then does not compile, and is compiled
+// without it, as are error messages made.
 func compile(src, name string) (*lua.FunctionProto, error) {
 	chunk, err := parseChunk(src, name)
 	if err != nil {
+		return nil, err
+	}
+	if proto, err := compileChunk(rewriteArgTables(chunk), name); err == nil {
+		return proto, nil
+	}
+	if chunk, err = parseChunk(src, name); err != nil {
 		return nil, err
 	}
 	return compileChunk(chunk, name)
@@ -55,7 +64,7 @@ func compileFactory(src, name string) *lua.FunctionProto {
 			return nil
 		}
 		if hoist {
-			chunk = hoistGlobals(chunk)
+			chunk = hoistGlobals(rewriteArgTables(chunk))
 		}
 		factory := splitPrefix(chunk)
 		if factory == nil {
@@ -76,7 +85,7 @@ func compileOnce(src, name string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, err
 	}
-	if proto, err := compileChunk(hoistGlobals(chunk), name); err == nil {
+	if proto, err := compileChunk(hoistGlobals(rewriteArgTables(chunk)), name); err == nil {
 		return proto, nil
 	}
 	return compile(src, name)

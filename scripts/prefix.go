@@ -33,6 +33,10 @@ import (
 // Lua code (gopher-lua gives nested vararg functions a local arg), so a
 // chunk that uses ... is left whole: the factory fails to compile.
 
+// hiddenGlobals are the locals the compiler rewrites declare, with the
+// unspellable global names of their Go helpers.
+var hiddenGlobals = map[string]string{numStrLocal: numStrGlobal, argTableLocal: argTableGlobal}
+
 // minCachedStmts is the least number of statements worth a factory.
 const minCachedStmts = 8
 
@@ -137,8 +141,8 @@ func (p *prefixSplit) cacheable(st ast.Stmt) bool {
 			if hoist {
 				continue
 			}
-			if n == numStrLocal {
-				if id, ok := x.Exprs[i].(*ast.IdentExpr); !ok || id.Value != numStrGlobal {
+			if global, ok := hiddenGlobals[n]; ok {
+				if id, ok := x.Exprs[i].(*ast.IdentExpr); !ok || id.Value != global {
 					return false
 				}
 			} else if !p.pure(x.Exprs[i]) {
@@ -147,7 +151,7 @@ func (p *prefixSplit) cacheable(st ast.Stmt) bool {
 		}
 		for i, n := range x.Names {
 			p.names[n] = true
-			if hoist {
+			if _, hidden := hiddenGlobals[n]; hoist || hidden {
 				p.fixed[n] = true
 			}
 			if _, ok := x.Exprs[i].(*ast.TableExpr); ok {

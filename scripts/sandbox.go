@@ -70,10 +70,15 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 		return 0
 	})
 	gmt := L.NewTable()
-	numStrFn := L.NewFunction(numStr)
+	numStrFn, argTableFn := L.NewFunction(numStr), L.NewFunction(argTable)
 	gmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		// The compiler rewrites' helpers (concat.go, argtable.go), kept out
+		// of pairs(_G).
 		if k, ok := L.Get(2).(lua.LString); ok && k == numStrGlobal {
-			L.Push(numStrFn) // see concat.go; kept out of pairs(_G)
+			L.Push(numStrFn)
+			return 1
+		} else if ok && k == argTableGlobal {
+			L.Push(argTableFn)
 			return 1
 		}
 		L.RaiseError(errNonexistent, lua.LVAsString(L.Get(2)))
