@@ -27,7 +27,7 @@ func argTable(L *lua.LState) int {
 	for i := 1; i <= n; i++ {
 		t.RawSetInt(i, L.Get(i))
 	}
-	t.RawSetString("n", lua.LNumber(n))
+	t.RawSetString("n", luaInt(int64(n)))
 	L.Push(t)
 	return 1
 }

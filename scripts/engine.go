@@ -164,7 +164,7 @@ func (e *Engine) Eval(host Host, body []byte, keys, argv [][]byte, w resp.Writer
 	e.run(host, sc, keys, argv, w)
 }
 
-// EvalSHA runs a cached script, or writes NOSCRIPT.
+// EvalSHA runs a cached script, or writes NOSCRIPT. sha is not kept.
 func (e *Engine) EvalSHA(host Host, sha string, keys, argv [][]byte, w resp.Writer) {
 	sc, ok := e.lookup(sha)
 	if !ok || len(sha) != 40 {
@@ -329,7 +329,7 @@ func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 // run is one script execution, tracked for BUSY and SCRIPT KILL.
 type run struct {
 	start  time.Time
-	done   chan struct{}
+	done   chan struct{} // made lazily for running scripts; runMu guards it
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -339,8 +339,9 @@ type run struct {
 }
 
 // begin tracks a run; withCtx gives it the context SCRIPT KILL cancels.
+// Its done channel is made when someone first waits on it (doneChan).
 func (e *Engine) begin(withCtx bool) *run {
-	r := &run{start: time.Now(), done: make(chan struct{})}
+	r := &run{start: time.Now()}
 	if withCtx {
 		r.ctx, r.cancel = context.WithCancel(context.Background())
 	}
@@ -356,8 +357,18 @@ func (e *Engine) end(r *run) {
 	}
 	e.runMu.Lock()
 	delete(e.running, r)
+	if r.done != nil {
+		close(r.done)
+	}
 	e.runMu.Unlock()
-	close(r.done)
+}
+
+// doneChan is r's done channel, made on first use; runMu held.
+func (r *run) doneChan() chan struct{} {
+	if r.done == nil {
+		r.done = make(chan struct{})
+	}
+	return r.done
 }
 
 // noteWrite records that the script is about to write; false when it was
@@ -383,15 +394,17 @@ func (r *run) wasKilled() bool {
 // instead of queueing on the lock behind a script that may never end. The
 // caller calls release once the script's command is over.
 func (e *Engine) Announce() (release func()) {
-	r := &run{start: time.Now(), done: make(chan struct{})}
+	r := &run{start: time.Now()}
 	e.runMu.Lock()
 	e.pending[r] = struct{}{}
 	e.runMu.Unlock()
 	return func() {
 		e.runMu.Lock()
 		delete(e.pending, r)
+		if r.done != nil {
+			close(r.done)
+		}
 		e.runMu.Unlock()
-		close(r.done)
 	}
 }
 
@@ -421,7 +434,7 @@ func (e *Engine) oldest(withPending bool) (done <-chan struct{}, busyAt time.Tim
 	if oldest == nil {
 		return nil, time.Time{}
 	}
-	return oldest.done, oldest.start.Add(e.opts.TimeLimit)
+	return oldest.doneChan(), oldest.start.Add(e.opts.TimeLimit)
 }
 
 // Kill replies as SCRIPT KILL: "" when it stopped the running scripts,
