@@ -43,6 +43,13 @@ const minCachedStmts = 8
 func splitPrefix(chunk []ast.Stmt) []ast.Stmt {
 	declared := map[string]int{}
 	for _, st := range chunk {
+		switch st.(type) {
+		case *ast.LabelStmt, *ast.GotoStmt:
+			// A jump back would run statements again that ran once.
+			return nil
+		}
+	}
+	for _, st := range chunk {
 		if la, ok := st.(*ast.LocalAssignStmt); ok {
 			for _, n := range la.Names {
 				declared[n]++

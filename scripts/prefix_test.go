@@ -133,3 +133,15 @@ func TestHoistKeepsMeaning(t *testing.T) {
 		}
 	}
 }
+
+// A chunk with labels at its top level could run its statements twice; it
+// is left whole.
+func TestPrefixLeavesGotoChunks(t *testing.T) {
+	chunk, err := parseChunk(moduleHead+"::again::\nM.n = (M.n or 0) + 1\nif M.n < 3 then goto again end\nreturn M.n\n", chunkName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := splitPrefix(chunk); f != nil {
+		t.Fatal("split a chunk with a label")
+	}
+}
