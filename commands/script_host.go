@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"bytes"
+
 	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/scripts"
 )
@@ -12,6 +14,11 @@ type scriptHost struct {
 	readOnly bool // EVAL_RO and friends: write commands are refused
 	sess     scriptSession
 	sub      Ctx // the context of the command redis.call runs, reused
+
+	// What Lookup found, which Call reuses: redis.call looks a command
+	// up to check its flags and then runs it with the same name.
+	lastName []byte
+	lastCmd  *Cmd
 }
 
 // ScriptHost returns the scripts.Host through which Lua run for c (EVAL, or
@@ -36,6 +43,7 @@ func (h *scriptHost) ReadOnly() bool { return h.readOnly }
 // Lookup implements scripts.Host.
 func (h *scriptHost) Lookup(name []byte) (bool, bool) {
 	cmd := h.c.Table.Lookup(name)
+	h.lastName, h.lastCmd = name, cmd
 	if cmd == nil {
 		return false, false
 	}
@@ -45,7 +53,13 @@ func (h *scriptHost) Lookup(name []byte) (bool, bool) {
 // Call implements scripts.Host, refusing what Redis 7.0 refuses inside
 // scripts with its texts.
 func (h *scriptHost) Call(args [][]byte, w resp.Writer) {
-	cmd := h.c.Table.Lookup(args[0])
+	var cmd *Cmd
+	if h.lastCmd != nil && bytes.Equal(args[0], h.lastName) {
+		cmd = h.lastCmd
+	} else {
+		cmd = h.c.Table.Lookup(args[0])
+	}
+	h.lastName, h.lastCmd = nil, nil
 	switch {
 	case cmd == nil:
 		w.WriteError(ErrScriptUnknownCmd)

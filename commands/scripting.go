@@ -2,6 +2,7 @@ package commands
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/qlessd/qlessd/scripts"
 )
@@ -17,7 +18,8 @@ func RegisterScripting(t *Table, e *scripts.Engine) {
 			}
 			h := newScriptHost(c, readOnly)
 			if bySHA {
-				e.EvalSHA(h, string(args[1]), keys, argv, c.W)
+				// EvalSHA only looks the SHA up: no copy needed.
+				e.EvalSHA(h, unsafe.String(unsafe.SliceData(args[1]), len(args[1])), keys, argv, c.W)
 			} else {
 				e.Eval(h, args[1], keys, argv, c.W)
 			}

@@ -25,5 +25,9 @@ func appendArgNumber(b []byte, f float64) []byte {
 	if f == math.Trunc(f) && math.Abs(f) < 1e15 && (f != 0 || !math.Signbit(f)) {
 		return strconv.AppendInt(b, int64(f), 10)
 	}
-	return append(b, fmtArgNumber(f)...)
+	if s, ok := nonFinite(f, false); ok {
+		return append(b, s...)
+	}
+	// fmtArgNumber's digits, appended in place.
+	return strconv.AppendFloat(b, f, 'g', 17, 64)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 )
 
@@ -15,12 +16,33 @@ const chunkName = "user_script"
 
 // compile turns source into a function prototype, with a compile error
 // worded as Lua 5.1 words it where gopher-lua's parser allows.
+// The arg rewrite (argtable.go) adds a local to some functions; a function
+// already at the locals limit then does not compile, and is compiled
+// without it, as are error messages made.
 func compile(src, name string) (*lua.FunctionProto, error) {
+	chunk, err := parseChunk(src, name)
+	if err != nil {
+		return nil, err
+	}
+	if proto, err := compileChunk(rewriteArgTables(chunk), name); err == nil {
+		return proto, nil
+	}
+	if chunk, err = parseChunk(src, name); err != nil {
+		return nil, err
+	}
+	return compileChunk(chunk, name)
+}
+
+func parseChunk(src, name string) ([]ast.Stmt, error) {
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return nil, errors.New(parseErrorText(err, src, name))
 	}
-	proto, err := lua.Compile(rewriteConcat(chunk), name)
+	return rewriteConcat(chunk), nil
+}
+
+func compileChunk(chunk []ast.Stmt, name string) (*lua.FunctionProto, error) {
+	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		var ce *lua.CompileError
 		if errors.As(err, &ce) {
@@ -28,9 +50,46 @@ func compile(src, name string) (*lua.FunctionProto, error) {
 		}
 		return nil, errors.New(name + ": " + err.Error())
 	}
+	hintEmptyTables(proto)
 	return proto, nil
 }
 
+// compileFactory compiles the factory form of a chunk (prefix.go), or
+// returns nil when the chunk has none. It parses the source again rather
+// than share syntax tree nodes between two compilations.
+func compileFactory(src, name string) *lua.FunctionProto {
+	for _, hoist := range []bool{true, false} {
+		chunk, err := parseChunk(src, name)
+		if err != nil {
+			return nil
+		}
+		if hoist {
+			chunk = hoistGlobals(rewriteArgTables(chunk))
+		}
+		factory := splitPrefix(chunk)
+		if factory == nil {
+			continue
+		}
+		if proto, err := compileChunk(factory, name); err == nil {
+			return proto
+		}
+	}
+	return nil
+}
+
+// compileOnce compiles a chunk that runs once per state (a library) with
+// its sandbox globals read up front (hoist.go); should that not compile
+// (too many locals), it compiles the source as it is.
+func compileOnce(src, name string) (*lua.FunctionProto, error) {
+	chunk, err := parseChunk(src, name)
+	if err != nil {
+		return nil, err
+	}
+	if proto, err := compileChunk(hoistGlobals(rewriteArgTables(chunk)), name); err == nil {
+		return proto, nil
+	}
+	return compile(src, name)
+}
 func parseErrorText(err error, src, name string) string {
 	var pe *parse.Error
 	if !errors.As(err, &pe) {

@@ -51,12 +51,16 @@ func (w *luaWriter) errTable(msg string) *lua.LTable {
 func (w *luaWriter) WriteError(msg string) { w.put(w.errTable(msg), true) }
 func (w *luaWriter) WriteStatus(s string) {
 	t := w.L.CreateTable(0, 1)
-	t.RawSetString("ok", lua.LString(s))
+	if s == "OK" {
+		t.RawSetString("ok", statusOK)
+	} else {
+		t.RawSetString("ok", lua.LString(s))
+	}
 	w.put(t, false)
 }
 func (w *luaWriter) WriteBulk(b []byte)       { w.put(lua.LString(b), false) }
 func (w *luaWriter) WriteBulkString(s string) { w.put(lua.LString(s), false) }
-func (w *luaWriter) WriteInt(n int64)         { w.put(lua.LNumber(n), false) }
+func (w *luaWriter) WriteInt(n int64)         { w.put(luaInt(n), false) }
 func (w *luaWriter) WriteNull()               { w.put(lua.LFalse, false) }
 func (w *luaWriter) WriteNullArray()          { w.put(lua.LFalse, false) }
 func (w *luaWriter) WriteArray(n int) {
@@ -69,6 +73,26 @@ func (w *luaWriter) WriteArray(n int) {
 	if n > 0 {
 		w.stack = append(w.stack, luaFrame{t: t, left: n})
 	}
+}
+
+// Lua values are immutable, so the common ones are boxed once: converting
+// a number or string to lua.LValue allocates.
+var (
+	statusOK     lua.LValue = lua.LString("OK")
+	smallNumbers            = func() (t [1024]lua.LValue) {
+		for i := range t {
+			t[i] = lua.LNumber(i)
+		}
+		return t
+	}()
+)
+
+// luaInt is n as a Lua number, boxed ahead of time when small.
+func luaInt(n int64) lua.LValue {
+	if n >= 0 && n < int64(len(smallNumbers)) {
+		return smallNumbers[n]
+	}
+	return lua.LNumber(n)
 }
 
 // maxReplyDepth stands in for the Lua stack check that makes Redis answer

@@ -54,9 +54,10 @@ type Engine struct {
 }
 
 type script struct {
-	sha   string
-	proto *lua.FunctionProto
-	flags scriptFlags
+	sha     string
+	proto   *lua.FunctionProto
+	factory *lua.FunctionProto // see prefix.go; nil when the chunk has none
+	flags   scriptFlags
 }
 
 // loadError is a Load failure whose text is the whole reply.
@@ -163,7 +164,7 @@ func (e *Engine) Eval(host Host, body []byte, keys, argv [][]byte, w resp.Writer
 	e.run(host, sc, keys, argv, w)
 }
 
-// EvalSHA runs a cached script, or writes NOSCRIPT.
+// EvalSHA runs a cached script, or writes NOSCRIPT. sha is not kept.
 func (e *Engine) EvalSHA(host Host, sha string, keys, argv [][]byte, w resp.Writer) {
 	sc, ok := e.lookup(sha)
 	if !ok || len(sha) != 40 {
@@ -182,7 +183,7 @@ func compileScript(sha string, body []byte) (*script, error) {
 	if err != nil {
 		return nil, &CompileError{Msg: err.Error()}
 	}
-	return &script{sha: sha, proto: proto, flags: flags}, nil
+	return &script{sha: sha, proto: proto, factory: compileFactory(src, chunkName), flags: flags}, nil
 }
 
 // ReadOnlyHost is implemented by hosts of EVAL_RO and EVALSHA_RO calls.
@@ -232,6 +233,7 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 			L.RemoveContext()
 		}
 		s.host, s.cur, s.noWrites, s.lib = nil, nil, false, false
+		s.restoreChunk()
 		if !s.restore() {
 			broken = true
 		}
@@ -272,6 +274,9 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 		s.noWrites = sc.flags.noWrites
 		s.realG.RawSetString("KEYS", strTable(s.L, keys))
 		s.realG.RawSetString("ARGV", strTable(s.L, argv))
+		if fn := s.chunkFunction(sc); fn != nil {
+			return fn, 0, nil
+		}
 		fn := s.L.NewFunctionFromProto(sc.proto)
 		fn.Env = s.proxy
 		return fn, 0, nil
@@ -313,8 +318,10 @@ func errMessage(obj lua.LValue) string {
 
 func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 	t := L.CreateTable(len(items), 0)
+	all, off := joined(items), 0
 	for _, it := range items {
-		t.Append(lua.LString(it))
+		t.Append(lua.LString(all[off : off+len(it)]))
+		off += len(it)
 	}
 	return t
 }
@@ -322,7 +329,7 @@ func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 // run is one script execution, tracked for BUSY and SCRIPT KILL.
 type run struct {
 	start  time.Time
-	done   chan struct{}
+	done   chan struct{} // made lazily for running scripts; runMu guards it
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -332,8 +339,9 @@ type run struct {
 }
 
 // begin tracks a run; withCtx gives it the context SCRIPT KILL cancels.
+// Its done channel is made when someone first waits on it (doneChan).
 func (e *Engine) begin(withCtx bool) *run {
-	r := &run{start: time.Now(), done: make(chan struct{})}
+	r := &run{start: time.Now()}
 	if withCtx {
 		r.ctx, r.cancel = context.WithCancel(context.Background())
 	}
@@ -349,8 +357,18 @@ func (e *Engine) end(r *run) {
 	}
 	e.runMu.Lock()
 	delete(e.running, r)
+	if r.done != nil {
+		close(r.done)
+	}
 	e.runMu.Unlock()
-	close(r.done)
+}
+
+// doneChan is r's done channel, made on first use; runMu held.
+func (r *run) doneChan() chan struct{} {
+	if r.done == nil {
+		r.done = make(chan struct{})
+	}
+	return r.done
 }
 
 // noteWrite records that the script is about to write; false when it was
@@ -376,15 +394,17 @@ func (r *run) wasKilled() bool {
 // instead of queueing on the lock behind a script that may never end. The
 // caller calls release once the script's command is over.
 func (e *Engine) Announce() (release func()) {
-	r := &run{start: time.Now(), done: make(chan struct{})}
+	r := &run{start: time.Now()}
 	e.runMu.Lock()
 	e.pending[r] = struct{}{}
 	e.runMu.Unlock()
 	return func() {
 		e.runMu.Lock()
 		delete(e.pending, r)
+		if r.done != nil {
+			close(r.done)
+		}
 		e.runMu.Unlock()
-		close(r.done)
 	}
 }
 
@@ -414,7 +434,7 @@ func (e *Engine) oldest(withPending bool) (done <-chan struct{}, busyAt time.Tim
 	if oldest == nil {
 		return nil, time.Time{}
 	}
-	return oldest.done, oldest.start.Add(e.opts.TimeLimit)
+	return oldest.doneChan(), oldest.start.Add(e.opts.TimeLimit)
 }
 
 // Kill replies as SCRIPT KILL: "" when it stopped the running scripts,

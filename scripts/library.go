@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/qlessd/qlessd/resp"
 	lua "github.com/yuin/gopher-lua"
@@ -13,7 +14,7 @@ import (
 // The chunk is named user_script, as EVAL bodies are, because qless clients
 // find the message in an error by the pattern "user_script:<line>:".
 func (e *Engine) RegisterLibrary(name, src string) error {
-	proto, err := compile(src, chunkName)
+	proto, err := compileOnce(src, chunkName)
 	if err != nil {
 		return fmt.Errorf("library %s: %w", name, err)
 	}
@@ -76,9 +77,7 @@ func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Write
 		if !ok {
 			return nil, 0, fmt.Errorf("ERR unknown library '%s'", name)
 		}
-		for _, a := range args {
-			s.L.Push(lua.LString(a))
-		}
+		pushStrings(s.L, args)
 		return fn, len(args), nil
 	}
 	e.call(host, true, prep, w, func(s *state, obj lua.LValue, killed bool) string {
@@ -87,4 +86,27 @@ func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Write
 		}
 		return errMessage(obj)
 	})
+}
+
+// pushStrings pushes args as Lua strings.
+func pushStrings(L *lua.LState, args [][]byte) {
+	all, off := joined(args), 0
+	for _, a := range args {
+		L.Push(lua.LString(all[off : off+len(a)]))
+		off += len(a)
+	}
+}
+
+// joined copies args into one string, from which their Lua strings are
+// cut: one allocation for the text instead of one per argument.
+func joined(args [][]byte) string {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	for _, a := range args {
+		buf = append(buf, a...)
+	}
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }

@@ -70,10 +70,15 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 		return 0
 	})
 	gmt := L.NewTable()
-	numStrFn := L.NewFunction(numStr)
+	numStrFn, argTableFn := L.NewFunction(numStr), L.NewFunction(argTable)
 	gmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		// The compiler rewrites' helpers (concat.go, argtable.go), kept out
+		// of pairs(_G).
 		if k, ok := L.Get(2).(lua.LString); ok && k == numStrGlobal {
-			L.Push(numStrFn) // see concat.go; kept out of pairs(_G)
+			L.Push(numStrFn)
+			return 1
+		} else if ok && k == argTableGlobal {
+			L.Push(argTableFn)
 			return 1
 		}
 		L.RaiseError(errNonexistent, lua.LVAsString(L.Get(2)))
@@ -93,9 +98,35 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 	}
 	// pairs, next and rawget look through the proxies, so pairs(_G) and
 	// rawget(_G, 'redis') see the globals as they do on Redis.
-	for _, name := range []string{"pairs", "next", "rawget"} {
+	baseNext := g.RawGetString("next").(*lua.LFunction)
+	for _, name := range []string{"next", "rawget"} {
 		g.RawSetString(name, s.throughProxy(g.RawGetString(name).(*lua.LFunction)))
 	}
+	g.RawSetString("pairs", s.pairsThroughProxy(g.RawGetString("pairs").(*lua.LFunction), s.throughProxy(baseNext)))
+}
+
+// pairsThroughProxy is pairs for a sandbox with proxies: over a proxy it
+// returns the proxy itself as the loop's state, with a next that looks
+// through it, so the real table never reaches a script (which could then
+// change the globals' own fields) and select(2, pairs(_G)) == _G as on
+// Redis. Other tables get the plain pairs.
+func (s *state) pairsThroughProxy(f, next *lua.LFunction) *lua.LFunction {
+	orig := f.GFunction
+	return &lua.LFunction{IsG: true, Env: f.Env, Upvalues: f.Upvalues, GFunction: func(L *lua.LState) int {
+		p, ok := L.Get(1).(*lua.LTable)
+		real, isProxy := s.proxyOf[p]
+		if !ok || !isProxy {
+			return orig(L)
+		}
+		L.Replace(1, real)
+		n := orig(L)
+		if n == 3 {
+			top := L.GetTop()
+			L.Replace(top-2, next)
+			L.Replace(top-1, p)
+		}
+		return n
+	}}
 }
 
 func (s *state) throughProxy(f *lua.LFunction) *lua.LFunction {
@@ -152,18 +183,29 @@ type tableSnap struct {
 	vals  []lua.LValue
 	last  lua.LValue          // the last key in iteration order; later keys are new
 	added map[lua.LValue]bool // keys scripts added over the state's life
+	mt    lua.LValue          // the metatable, restored when ownMT
+	ownMT bool
+	// sealed: no script can reach the table itself, only read it through a
+	// read-only proxy (the real globals; libraries with ReadonlyTables), so
+	// its fields keep their values and restore only removes the keys added
+	// for a call (KEYS, ARGV).
+	sealed bool
 }
 
 func (s *state) takeSnapshot() {
 	s.snaps = s.snaps[:0]
 	seen := map[*lua.LTable]bool{s.proxy: true}
+	hidden := map[*lua.LTable]bool{}
+	for _, real := range s.proxyOf {
+		hidden[real] = true
+	}
 	var add func(t *lua.LTable)
 	add = func(t *lua.LTable) {
 		if seen[t] {
 			return
 		}
 		seen[t] = true
-		snap := tableSnap{t: t, last: lua.LNil}
+		snap := tableSnap{t: t, last: lua.LNil, mt: t.Metatable, ownMT: true, sealed: hidden[t]}
 		var subs []*lua.LTable
 		// Next, unlike ForEach, walks in insertion order, which is what
 		// makes "keys after last" the new ones.
@@ -199,46 +241,60 @@ const maxAddedKeys = 10000
 // nothing one call defines (table.extend, KEYS, ARGV) leaks into the next.
 // It reports false when the state should be dropped.
 func (s *state) restore() bool {
-	ok := true
 	if len(s.chunkSources) > 0 {
 		clear(s.chunkSources)
 	}
-	var extra []lua.LValue
-	for i := range s.snaps {
-		snap := &s.snaps[i]
-		t := snap.t
-		for j, k := range snap.keys {
-			if t.RawGetString(k) != snap.vals[j] {
-				t.RawSetString(k, snap.vals[j])
-			}
-		}
-		if k, _ := t.Next(snap.last); k != lua.LNil {
-			extra = extra[:0]
-			for ; k != lua.LNil; k, _ = t.Next(k) {
-				extra = append(extra, k)
-			}
-			if snap.added == nil {
-				snap.added = map[lua.LValue]bool{}
-			}
-			for _, k := range extra {
-				t.RawSet(k, lua.LNil)
-				snap.added[k] = true
-			}
-			if len(snap.added) > maxAddedKeys {
-				ok = false
-			}
-		}
-		if t.RawGetInt(1) != lua.LNil {
-			for n := t.Len(); n > 0; n-- {
-				t.RawSetInt(n, lua.LNil)
-			}
-		}
-	}
+	ok := s.restoreSnaps(s.snaps)
 	if k, _ := s.proxy.Next(lua.LNil); k != lua.LNil {
 		var keys []lua.LValue
 		s.proxy.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
 		for _, k := range keys {
 			s.proxy.RawSet(k, lua.LNil)
+		}
+	}
+	return ok
+}
+
+// restoreSnaps puts each table back as its snapshot saw it: string keys'
+// values, keys added since removed, the array part emptied and, where the
+// snapshot holds one, the metatable. False when the tables should go.
+func (s *state) restoreSnaps(snaps []tableSnap) bool {
+	ok := true
+	for i := range snaps {
+		snap := &snaps[i]
+		t := snap.t
+		for j, k := range snap.keys {
+			if snap.sealed {
+				break
+			}
+			if t.RawGetString(k) != snap.vals[j] {
+				t.RawSetString(k, snap.vals[j])
+			}
+		}
+		if k, _ := t.Next(snap.last); k != lua.LNil {
+			s.extra = s.extra[:0]
+			for ; k != lua.LNil; k, _ = t.Next(k) {
+				s.extra = append(s.extra, k)
+			}
+			if snap.added == nil {
+				snap.added = map[lua.LValue]bool{}
+			}
+			for _, k := range s.extra {
+				t.RawSet(k, lua.LNil)
+				snap.added[k] = true
+			}
+			clear(s.extra)
+			if len(snap.added) > maxAddedKeys {
+				ok = false
+			}
+		}
+		if n := t.Len(); n > 0 {
+			for ; n > 0; n-- {
+				t.RawSetInt(n, lua.LNil)
+			}
+		}
+		if snap.ownMT && t.Metatable != snap.mt {
+			t.Metatable = snap.mt
 		}
 	}
 	return ok

@@ -15,6 +15,7 @@ type state struct {
 	readonly map[*lua.LTable]bool
 	proxyOf  map[*lua.LTable]*lua.LTable // read-only proxy -> the table it shows
 	snaps    []tableSnap
+	extra    []lua.LValue // restore's scratch list of added keys
 	onErr    *lua.LFunction
 	lw       luaWriter
 	rng      *lrand48 // the engine's, shared
@@ -32,6 +33,9 @@ type state struct {
 	libGen int
 
 	chunkSources map[string]string // loadstring chunks: display name -> source
+
+	chunks      map[*script]*cachedChunk // factory results (prefix.go)
+	activeChunk *cachedChunk             // the running call's, restored after it
 
 	errSource string
 	errLine   int

@@ -22,6 +22,9 @@ type config struct {
 	decodeInvalid  bool
 	keepBuffer     bool
 	precision      int32
+
+	enc encoder // reused by encode
+	dec decoder // reused by decode
 }
 
 func newConfig() *config {

@@ -91,7 +91,9 @@ func (c *config) decode(L *lua.LState) int {
 		clua.ArgError(L, 1, "expected 1 argument")
 	}
 	data := clua.CheckString(L, 1)
-	d := &decoder{L: L, cfg: c, data: data, stack: 1}
+	// Reused as encode's encoder is; the member stacks keep their room.
+	d := &c.dec
+	*d = decoder{L: L, cfg: c, data: data, stack: 1, tmp: d.tmp[:0], vals: d.vals[:0], keys: d.keys[:0]}
 	if len(data) >= 2 && (data[0] == 0 || data[1] == 0) {
 		clua.Raise(L, "JSON parser does not support UTF-16 or UTF-32")
 	}
@@ -103,6 +105,10 @@ func (c *config) decode(L *lua.LState) int {
 		d.parseError("the end", &tok)
 	}
 	L.Push(v)
+	d.L, d.data = nil, ""
+	if cap(d.tmp) > maxKeptBuffer {
+		d.tmp = nil
+	}
 	return 1
 }
 

@@ -50,11 +50,22 @@ func (c *config) encode(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		clua.ArgError(L, 1, "expected 1 argument")
 	}
-	e := &encoder{L: L, cfg: c, stack: 1}
+	// One encoder and its buffer serve every call of this module: a state
+	// runs one script at a time and encoding calls no Lua code, so calls
+	// never overlap. A raised error leaves them to the next call to reset.
+	e := &c.enc
+	*e = encoder{L: L, cfg: c, stack: 1, buf: e.buf[:0]}
 	e.value(L.Get(1), 0)
 	L.Push(lua.LString(e.buf))
+	if cap(e.buf) > maxKeptBuffer {
+		e.buf = nil
+	}
+	e.L = nil
 	return 1
 }
+
+// maxKeptBuffer bounds the encoding buffer kept between calls.
+const maxKeptBuffer = 64 << 10
 
 // fail raises "Cannot serialise <type>: <reason>".
 func (e *encoder) fail(v lua.LValue, reason string) {
@@ -167,7 +178,13 @@ func (e *encoder) array(t *lua.LTable, n int, depth int) {
 		if len(e.buf) > maxOutput {
 			clua.Raise(e.L, "not enough memory")
 		}
-		e.value(t.RawGet(lua.LNumber(i)), depth)
+		// RawGetInt reads the array part without boxing i; RawGet also
+		// finds integer keys gopher-lua keeps in the hash part.
+		v := t.RawGetInt(i)
+		if v == lua.LNil {
+			v = t.RawGet(lua.LNumber(i))
+		}
+		e.value(v, depth)
 	}
 	e.stack--
 	e.buf = append(e.buf, ']')
