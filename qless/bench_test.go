@@ -116,3 +116,21 @@ func BenchmarkQlessHeartbeat(b *testing.B) {
 		q.do(b, "heartbeat", "now", jid(i%pool), "w", benchData)
 	}
 }
+
+// BenchmarkQlessPop10 is a worker taking ten jobs per call: one op is one
+// pop of ten jobs.
+func BenchmarkQlessPop10(b *testing.B) {
+	q := newBenchQless(b)
+	n := b.N
+	for i := 0; i < 10*n; i++ {
+		q.do(b, "put", "now", "w", "q", jid(i), "bench.Job", benchData, "0")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < n; i++ {
+		v := q.do(b, "pop", "now", "q", "w", "10")
+		if !strings.Contains(v.Str, `"jid":"`+jid(10*i+9)+`"`) {
+			b.Fatalf("pop gave %q", v.Str)
+		}
+	}
+}

@@ -5,9 +5,9 @@ local API = {}
 
 API['get'] = function(now, jid)
   need_jid(jid)
-  local job = job_table(jid)
+  local job = job_read(jid)
   if job then
-    return encode(job)
+    return job_json(job)
   end
   return nil
 end
@@ -168,7 +168,7 @@ end
 
 API['pop'] = function(now, qname, worker, count)
   need_queue(qname)
-  return encode(queue_pop(now, qname, worker, count))
+  return queue_pop(now, qname, worker, count)
 end
 
 API['pause'] = function(now, ...)

@@ -9,7 +9,8 @@ local decode, encode = cjson.decode, cjson.encode
 local tonumber, tostring, ipairs, pairs, unpack, error, select = tonumber, tostring, ipairs, pairs, unpack, error, select
 local floor, ceil, sqrt, max, min = math.floor, math.ceil, math.sqrt, math.max, math.min
 local HUGE = math.huge
-local format, lower = string.format, string.lower
+local format, lower, sub = string.format, string.lower, string.sub
+local concat = table.concat
 
 -- Defaults reported by config.get; never modified.
 local CONFIG_DEFAULTS = {
@@ -33,8 +34,33 @@ local function heartbeat_of(qname)
   return tonumber(v[1] or v[2] or 60)
 end
 
+-- cjson's text of short strings that recur from call to call (queue,
+-- worker, class and state names), remembered by this Lua state; the memo
+-- starts over when it grows large. s is a string or false.
+local quoted, nquoted = {}, 0
+local function qstr(s)
+  local q = quoted[s]
+  if q then
+    return q
+  end
+  q = encode(s)
+  if s and #s <= 64 then
+    if nquoted >= 1000 then
+      quoted, nquoted = {}, 0
+    end
+    nquoted = nquoted + 1
+    quoted[s] = q
+  end
+  return q
+end
+
 local function publish(channel, message)
   call('publish', 'ql:' .. channel, message)
+end
+
+-- The lock_lost event, as cjson encodes {jid=, event=, worker=}.
+local function lock_lost_json(jid, worker)
+  return '{"jid":' .. encode(jid) .. ',"event":"lock_lost","worker":' .. qstr(worker) .. '}'
 end
 
 local function is_tracked(jid)
@@ -46,15 +72,31 @@ local function day_bin(t)
 end
 
 -- max-job-history is read at most once per API call (the dispatcher resets
--- it); no API function changes it while appending history.
+-- it, callers that read ql:config anyway may set it); no API function
+-- changes it while appending history.
 local history_limit
+
+-- The text of a history entry [when, what, item] as cjson writes it. tail,
+-- when given, is the entry's text after when (',"what",{...}]'), built by a
+-- caller that knows its item; otherwise the entry is encoded. A NaN or
+-- infinite when raises cjson's error either way.
+local function history_entry(when, what, item, tail)
+  if tail then
+    if when ~= when or when == HUGE or when == -HUGE then
+      encode(when)
+    end
+    return '[' .. when .. tail
+  end
+  return encode({when, what, item})
+end
 
 -- Appends one history entry. qless trims before appending, keeping the
 -- first entry and the newest (limit - 2) others. For integral limits the
 -- same list results from appending first and, only when the list outgrew
 -- the limit, dropping the entries after the first: one RPUSH in the usual
 -- case. Other limits take qless's own LPOP/LTRIM/LPUSH path, errors included.
-local function history_add(now, jid, what, item)
+-- Returns true when the entry was appended and nothing else changed.
+local function history_add(now, jid, what, item, tail)
   local key = 'ql:j:' .. jid .. '-history'
   if history_limit == nil then
     history_limit = tonumber(config('max-job-history', 100))
@@ -70,16 +112,17 @@ local function history_add(now, jid, what, item)
     if obj ~= nil and obj ~= false then
       call('lpush', key, obj)
     end
-    return call('rpush', key, encode({when, what, item}))
+    call('rpush', key, history_entry(when, what, item, tail))
+    return false
   end
-  local n = call('rpush', key, encode({when, what, item}))
+  local n = call('rpush', key, history_entry(when, what, item, tail))
   if count >= 3 and n > count then
     local drop = n - count
     call('lset', key, drop, call('lindex', key, 0))
     call('ltrim', key, drop, -1)
-    n = count
+    return false
   end
-  return n
+  return true
 end
 
 local function history_list(jid)
@@ -94,11 +137,16 @@ local function history_list(jid)
   return items
 end
 
--- The job object that get, multiget, peek, pop and track return, or nil.
--- Its errors (a history entry whose details are not an object, say) are
--- qless's, so the functions where qless reads the whole job call it too.
--- The second result is the job's raw time field, which pop needs.
-local function job_table(jid)
+-- Stands for a job's tags or failure stored as '{}', which need no decoding.
+local EMPTY = {}
+
+-- Reads a job as qless's job object needs it, or returns nil: the HMGET
+-- reply with its slots converted in place (5 worker, 6 priority, 7 expires,
+-- 8 retries, 9 remaining, 11 tags and 12 failure decoded or EMPTY, 14 the
+-- raw time) and 15 tracked, 16 history, 17 dependents, 18 dependencies.
+-- The reads and their errors (a history entry whose details are not an
+-- object, say) come in the order of qless's job object constructor.
+local function job_read(jid)
   local key = 'ql:j:' .. jid
   local job = call('hmget', key, 'jid', 'klass', 'state', 'queue',
     'worker', 'priority', 'expires', 'retries', 'remaining', 'data',
@@ -106,38 +154,138 @@ local function job_table(jid)
   if not job[1] then
     return nil
   end
-  return {
-    jid              = job[1],
-    klass            = job[2],
-    state            = job[3],
-    queue            = job[4],
-    worker           = job[5] or '',
-    tracked          = call('zscore', 'ql:tracked', jid) ~= false,
-    priority         = tonumber(job[6]),
-    expires          = tonumber(job[7]) or 0,
-    retries          = tonumber(job[8]),
-    remaining        = floor(tonumber(job[9])),
-    data             = job[10],
-    tags             = decode(job[11]),
-    history          = history_list(jid),
-    failure          = decode(job[12] or '{}'),
-    spawned_from_jid = job[13],
-    dependents       = call('smembers', key .. '-dependents'),
-    dependencies     = call('smembers', key .. '-dependencies'),
-  }, job[14]
+  job[5] = job[5] or ''
+  job[15] = call('zscore', 'ql:tracked', jid) ~= false
+  job[6] = tonumber(job[6])
+  job[7] = tonumber(job[7]) or 0
+  job[8] = tonumber(job[8])
+  job[9] = floor(tonumber(job[9]))
+  local tags = job[11]
+  if tags == '{}' then
+    job[11] = EMPTY
+  else
+    job[11] = decode(tags)
+  end
+  job[16] = history_list(jid)
+  local failure = job[12]
+  if failure == false or failure == '{}' then
+    job[12] = EMPTY
+  else
+    job[12] = decode(failure)
+  end
+  job[17] = call('smembers', key .. '-dependents')
+  job[18] = call('smembers', key .. '-dependencies')
+  return job
 end
 
--- Jobs as a JSON array, unknown jids skipped; built and encoded once.
+-- The job object of job_read's parts, the table qless encodes.
+local function job_object(j)
+  local tags, failure = j[11], j[12]
+  if tags == EMPTY then tags = {} end
+  if failure == EMPTY then failure = {} end
+  return {
+    jid              = j[1],
+    klass            = j[2],
+    state            = j[3],
+    queue            = j[4],
+    worker           = j[5],
+    tracked          = j[15],
+    priority         = j[6],
+    expires          = j[7],
+    retries          = j[8],
+    remaining        = j[9],
+    data             = j[10],
+    tags             = tags,
+    history          = j[16],
+    failure          = failure,
+    spawned_from_jid = j[13],
+    dependents       = j[17],
+    dependencies     = j[18],
+  }
+end
+
+local function job_table(jid)
+  local j = job_read(jid)
+  if j then
+    return job_object(j)
+  end
+  return nil
+end
+
+-- cjson's text for a value that sits one level inside the job object:
+-- encoded inside an array, so depth limits count as they do there.
+local function nested_json(v)
+  if v == EMPTY then
+    return '{}'
+  end
+  local s = encode({v})
+  return sub(s, 2, #s - 1)
+end
+
+-- The history array's text; extra is the text of one more entry's object.
+local function history_json(history, extra)
+  if not extra then
+    return nested_json(history)
+  end
+  if #history == 0 then
+    return '[' .. extra .. ']'
+  end
+  local s = encode({history})
+  return sub(s, 2, #s - 2) .. ',' .. extra .. ']'
+end
+
+local function list_json(list)
+  if #list == 0 then
+    return '{}'
+  end
+  return encode(list)
+end
+
+-- The text cjson.encode(job_object(j)) gives, key for key, built without
+-- the table. extra is as for history_json, the entry pop just appended to
+-- jid's history. Numbers that cjson refuses (or a missing priority or
+-- retries, which drops the key) take the table path, which rereads that
+-- history as qless does.
+local function job_json(j, extra, jid)
+  local priority, expires, retries, remaining = j[6], j[7], j[8], j[9]
+  local sum = (priority or HUGE) + expires + (retries or HUGE) + remaining
+  if sum ~= sum or sum == HUGE or sum == -HUGE then
+    if extra then
+      j[16] = history_list(jid)
+    end
+    return encode(job_object(j))
+  end
+  return '{"jid":' .. encode(j[1]) .. ',"klass":' .. qstr(j[2]) ..
+    ',"state":' .. qstr(j[3]) .. ',"queue":' .. qstr(j[4]) ..
+    ',"worker":' .. qstr(j[5]) ..
+    ',"tracked":' .. (j[15] and 'true' or 'false') ..
+    ',"priority":' .. priority .. ',"expires":' .. expires ..
+    ',"retries":' .. retries .. ',"remaining":' .. remaining ..
+    ',"data":' .. encode(j[10]) .. ',"tags":' .. nested_json(j[11]) ..
+    ',"history":' .. history_json(j[16], extra) ..
+    ',"failure":' .. nested_json(j[12]) ..
+    ',"spawned_from_jid":' .. (j[13] and encode(j[13]) or 'false') ..
+    ',"dependents":' .. list_json(j[17]) ..
+    ',"dependencies":' .. list_json(j[18]) .. '}'
+end
+
+-- Jobs as a JSON array, unknown jids skipped: all read first, then encoded.
 local function jobs_json(jids)
   local out, n = {}, 0
   for i = 1, #jids do
-    local job = job_table(jids[i])
+    local job = job_read(jids[i])
     if job then
       n = n + 1
       out[n] = job
     end
   end
-  return encode(out)
+  if n == 0 then
+    return '{}'
+  end
+  for i = 1, n do
+    out[i] = job_json(out[i])
+  end
+  return '[' .. concat(out, ',') .. ']'
 end
 
 local function job_exists(jid)

@@ -2,10 +2,10 @@
 -- timeouts, cancellation, tags, tracking and log entries.
 
 -- Deletes completed jobs that are too old or beyond the newest `count`.
-local function expire_completed(now)
-  local cfg = call('hmget', 'ql:config', 'jobs-history-count', 'jobs-history')
-  local count = tonumber(cfg[1] or 50000)
-  local time = tonumber(cfg[2] or 604800)
+-- count and time are the raw jobs-history-count and jobs-history settings.
+local function expire_completed(now, count, time)
+  count = tonumber(count or 50000)
+  time = tonumber(time or 604800)
   local jids = call('zrangebyscore', 'ql:completed', 0, now - time)
   if #jids > 0 then
     for _, jid in ipairs(jids) do job_delete(jid) end
@@ -21,7 +21,12 @@ end
 -- A completed job no longer holds back the jobs that depend on it.
 local function release_dependents(now, jid)
   local dkey = 'ql:j:' .. jid .. '-dependents'
-  for _, j in ipairs(call('smembers', dkey)) do
+  local dependents = call('smembers', dkey)
+  if #dependents == 0 then
+    -- No set to delete (sets are never empty).
+    return
+  end
+  for _, j in ipairs(dependents) do
     local key = 'ql:j:' .. j
     call('srem', key .. '-dependencies', jid)
     if call('scard', key .. '-dependencies') == 0 then
@@ -60,9 +65,12 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
   local nextq = o_next
   local delay = tonumber(o_delay or 0)
   if not delay then error('assertion failed!', 0) end
-  local depends = decode(o_depends or '[]')
-  if not depends then
-    error('Complete(): Arg "depends" not JSON: ' .. tostring(o_depends), 0)
+  local depends = EMPTY
+  if o_depends then
+    depends = decode(o_depends)
+    if not depends then
+      error('Complete(): Arg "depends" not JSON: ' .. tostring(o_depends), 0)
+    end
   end
   if o_delay and nextq == nil then
     error('Complete(): "delay" cannot be used without a "next".', 0)
@@ -86,7 +94,10 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
       tostring(current_queue), 0)
   end
 
-  history_add(now, jid, 'done')
+  -- Every setting complete reads, in one HMGET.
+  local cfg = call('hmget', 'ql:config', 'max-job-history', 'jobs-history-count', 'jobs-history')
+  history_limit = tonumber(cfg[1] or 100)
+  history_add(now, jid, 'done', nil, ',"done"]')
   unqueue(qname, jid)
   local time = tonumber(j[6] or now)
   stat(now, qname, 'run', now - time)
@@ -97,10 +108,12 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
   end
 
   if nextq then
-    publish('log', encode({jid = jid, to = nextq, event = 'advanced', queue = qname}))
-    history_add(now, jid, 'put', {q = nextq})
+    local qnext = qstr(nextq)
+    publish('log', '{"jid":' .. encode(jid) .. ',"to":' .. qnext ..
+      ',"event":"advanced","queue":' .. qstr(qname) .. '}')
+    history_add(now, jid, 'put', nil, ',"put",{"q":' .. qnext .. '}]')
     remember_queue(now, nextq)
-    call('hmset', key, 'data', raw_data, 'time', stamp, 'state', 'waiting',
+    call('hset', key, 'data', raw_data, 'time', stamp, 'state', 'waiting',
       'worker', '', 'failure', '{}', 'queue', nextq, 'expires', 0,
       'remaining', tonumber(retries))
     if (delay > 0) and (#depends == 0) then
@@ -119,7 +132,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
     if count > 0 then
       call('zadd', 'ql:q:' .. nextq .. '-depends', now, jid)
       if delay > 0 then
-        call('hmset', key, 'state', 'depends', 'scheduled', now + delay)
+        call('hset', key, 'state', 'depends', 'scheduled', now + delay)
       else
         call('hset', key, 'state', 'depends')
       end
@@ -129,12 +142,12 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
     return 'waiting'
   end
 
-  publish('log', encode({jid = jid, event = 'completed', queue = qname}))
-  call('hmset', key, 'data', raw_data, 'time', stamp, 'state', 'complete',
+  publish('log', '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. qstr(qname) .. '}')
+  call('hset', key, 'data', raw_data, 'time', stamp, 'state', 'complete',
     'worker', '', 'failure', '{}', 'queue', '', 'expires', 0,
     'remaining', tonumber(retries))
   call('zadd', 'ql:completed', now, jid)
-  expire_completed(now)
+  expire_completed(now, cfg[2], cfg[3])
   release_dependents(now, jid)
   return 'complete'
 end
@@ -165,24 +178,27 @@ local function job_fail(now, jid, worker, group, message, data)
   elseif worker ~= oldworker then
     error('Fail(): Job ' .. jid .. ' running with another worker: ' .. oldworker, 0)
   end
-  publish('log', encode({message = message, jid = jid, group = group,
-    event = 'failed', worker = worker}))
+  local qworker, qgroup, qmessage = qstr(worker), qstr(group), encode(message)
+  publish('log', '{"message":' .. qmessage .. ',"jid":' .. encode(jid) ..
+    ',"group":' .. qgroup .. ',"event":"failed","worker":' .. qworker .. '}')
   if is_tracked(jid) then
     publish('failed', jid)
   end
   call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
-  history_add(now, jid, 'failed', {worker = worker, group = group})
+  history_add(now, jid, 'failed', nil,
+    ',"failed",{"worker":' .. qworker .. ',"group":' .. qgroup .. '}]')
   local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
   call('hincrby', skey, 'failures', 1)
   call('hincrby', skey, 'failed', 1)
   unqueue(qname, jid)
-  local failure = encode({group = group, message = message,
-    when = floor(now), worker = worker})
+  -- history_add has refused a time cjson cannot encode.
+  local failure = '{"group":' .. qgroup .. ',"message":' .. qmessage ..
+    ',"when":' .. floor(now) .. ',"worker":' .. qworker .. '}'
   if data then
-    call('hmset', key, 'data', encode(data), 'state', 'failed', 'worker', '',
+    call('hset', key, 'data', encode(data), 'state', 'failed', 'worker', '',
       'expires', '', 'failure', failure)
   else
-    call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '',
+    call('hset', key, 'state', 'failed', 'worker', '', 'expires', '',
       'failure', failure)
   end
   call('sadd', 'ql:failures', group)
@@ -224,11 +240,11 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
         message = 'Job exhausted retries in queue "' .. oldqueue .. '"'}
     end
     if message ~= nil then
-      call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '',
+      call('hset', key, 'state', 'failed', 'worker', '', 'expires', '',
         'failure', encode(failure))
     else
       -- qless rereads the whole job for its (now empty) worker here.
-      call('hmset', key, 'state', 'failed', 'worker', '', 'expires', '')
+      call('hset', key, 'state', 'failed', 'worker', '', 'expires', '')
       job_table(jid)
       call('hset', key, 'failure', encode(failure))
     end
@@ -246,8 +262,13 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
       newstate = 'waiting'
     end
     if group ~= nil and message ~= nil then
-      call('hmset', key, 'state', newstate, 'failure', encode({group = group,
-        message = message, when = floor(now), worker = worker}))
+      local when = floor(now)
+      if when ~= when or when == HUGE or when == -HUGE then
+        encode(when) -- cjson's error for a time it cannot encode
+      end
+      call('hset', key, 'state', newstate, 'failure', '{"group":' .. qstr(group) ..
+        ',"message":' .. encode(message) .. ',"when":' .. when ..
+        ',"worker":' .. qstr(worker) .. '}')
     else
       call('hset', key, 'state', newstate)
     end
@@ -321,10 +342,11 @@ local function job_heartbeat(now, jid, worker, data)
   elseif job_worker ~= worker or #job_worker == 0 then
     error('Heartbeat(): Job ' .. jid .. ' given out to another worker: ' .. job_worker, 0)
   end
+  -- The worker field already holds worker.
   if data then
-    call('hmset', key, 'expires', expires, 'worker', worker, 'data', encode(data))
+    call('hset', key, 'expires', expires, 'data', encode(data))
   else
-    call('hmset', key, 'expires', expires, 'worker', worker)
+    call('hset', key, 'expires', expires)
   end
   call('zadd', 'ql:w:' .. worker .. ':jobs', expires, jid)
   call('zadd', 'ql:workers', now, worker)
@@ -361,8 +383,8 @@ local function job_timeout(now, jid)
   history_add(now, jid, 'timed-out')
   call('zrem', 'ql:q:' .. qname .. '-locks', jid)
   work_add(qname, now, '+inf', jid)
-  call('hmset', key, 'state', 'stalled', 'expires', 0)
-  local encoded = encode({jid = jid, event = 'lock_lost', worker = worker})
+  call('hset', key, 'state', 'stalled', 'expires', 0)
+  local encoded = lock_lost_json(jid, worker)
   publish('w:' .. worker, encoded)
   publish('log', encoded)
 end

@@ -30,7 +30,7 @@ local function stat(now, qname, name, val)
     field = 'd' .. floor(val / 86400)
   end
   call('hincrby', key, field, 1)
-  call('hmset', key, 'total', count, 'mean', mean, 'vk', vk)
+  call('hset', key, 'total', count, 'mean', mean, 'vk', vk)
 end
 
 -- Moves up to count due scheduled jobs into the work queue.
@@ -79,7 +79,7 @@ local function check_recurring(now, qname, count)
       moved = moved + 1
       local child = jid .. '-' .. n
       tags_add(now, child, _tags)
-      call('hmset', 'ql:j:' .. child,
+      call('hset', 'ql:j:' .. child,
         'jid', child, 'klass', klass, 'data', data, 'priority', priority,
         'tags', tags, 'state', 'waiting', 'worker', '', 'expires', 0,
         'queue', qname, 'retries', retries, 'remaining', retries,
@@ -106,7 +106,7 @@ local function exhaust_by_stall(now, qname, jid, worker)
   local group = 'failed-retries-' .. job.queue
   local message = 'Job exhausted retries in queue "' .. qname .. '"'
   history_add(now, jid, 'failed', {group = group})
-  call('hmset', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
+  call('hset', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
     'failure', encode({group = group, message = message, when = now, worker = ''}))
   call('sadd', 'ql:failures', group)
   call('lpush', 'ql:f:' .. group, jid)
@@ -154,7 +154,7 @@ local function invalidate_locks(now, qname, count)
       if not invalidate then
         call('hset', key, 'grace', 1)
       end
-      local encoded = encode({jid = jid, event = 'lock_lost', worker = worker})
+      local encoded = lock_lost_json(jid, worker)
       publish('w:' .. worker, encoded)
       publish('log', encoded)
       call('zadd', 'ql:q:' .. qname .. '-locks', now + grace_period, jid)
@@ -203,6 +203,7 @@ local function queue_peek(now, qname, count)
   return take_work(qname, jids, count - #jids)
 end
 
+-- Hands out up to count jobs and returns them as pop's JSON reply.
 local function queue_pop(now, qname, worker, count)
   need(worker, 'Pop(): Arg "worker" missing')
   local c = tonumber(count)
@@ -211,10 +212,11 @@ local function queue_pop(now, qname, worker, count)
   end
   count = c
   local cfg = call('hmget', 'ql:config', qname .. '-heartbeat', 'heartbeat',
-    qname .. '-max-concurrency')
+    qname .. '-max-concurrency', 'max-job-history')
   local expires = now + tonumber(cfg[1] or cfg[2] or 60)
+  history_limit = tonumber(cfg[4] or 100)
   if queue_paused(qname) then
-    return {}
+    return '{}'
   end
   call('zadd', 'ql:workers', now, worker)
   local max_concurrency = tonumber(cfg[3] or 0)
@@ -222,33 +224,43 @@ local function queue_pop(now, qname, worker, count)
     local running = call('zcount', 'ql:q:' .. qname .. '-locks', now, '+inf')
     count = min(max(0, max_concurrency - running), count)
     if count == 0 then
-      return {}
+      return '{}'
     end
   end
   local jids = invalidate_locks(now, qname, count)
-  check_recurring(now, qname, count - #jids)
-  check_scheduled(now, qname, count - #jids)
+  local relocked = #jids
+  -- Neither check does anything when the queue has no recurring and no
+  -- scheduled jobs: one EXISTS instead of two range reads.
+  if count ~= relocked and call('exists', 'ql:q:' .. qname .. '-recur',
+      'ql:q:' .. qname .. '-scheduled') > 0 then
+    check_recurring(now, qname, count - #jids)
+    check_scheduled(now, qname, count - #jids)
+  end
   take_work(qname, jids, count - #jids)
-  if #jids == 0 then
-    return jids
+  local n = #jids
+  if n == 0 then
+    return '{}'
   end
   local wkey = 'ql:w:' .. worker .. ':jobs'
   local lkey = 'ql:q:' .. qname .. '-locks'
-  local item = {worker = worker}
+  local qworker = encode(worker)
+  local tail = ',"popped",{"worker":' .. qworker .. '}]'
   local stamp = format('%.20f', now)
   -- qless reads each job before popping it (failing on a jid without data)
   -- and again for the reply. Popping changes only worker, expires, state
-  -- and history, so the reply reuses the first read with those updated.
+  -- and history, so the reply reuses the first read with those updated and
+  -- the history entry appended, unless the append trimmed the history.
   local jobs = {}
-  for i, jid in ipairs(jids) do
+  for i = 1, n do
+    local jid = jids[i]
     local key = 'ql:j:' .. jid
-    local job, time = job_table(jid)
+    local job = job_read(jid)
     if not job then
       error("bad argument #1 to 'unpack' (table expected, got nil)", 0)
     end
     jobs[i] = job
-    history_add(now, jid, 'popped', item)
-    time = tonumber(time or now)
+    job[19] = history_add(now, jid, 'popped', nil, tail)
+    local time = tonumber(job[14] or now)
     stat(now, qname, 'wait', now - time)
     if expires ~= expires then
       -- A NaN lock expiry (heartbeat set to nan): ZADD refuses it after
@@ -256,27 +268,43 @@ local function queue_pop(now, qname, worker, count)
       call('hset', key, 'time', stamp)
     end
     call('zadd', wkey, expires, jid)
-    call('hmset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
+    call('hset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
     call('zadd', lkey, expires, jid)
-    if job.tracked then
+    if job[15] then
       publish('popped', jid)
     end
   end
   call('zrem', 'ql:q:' .. qname .. '-work', unpack(jids))
-  -- A jid listed twice gets its final state in both places.
-  local final = {}
-  for i = #jids, 1, -1 do
-    local jid = jids[i]
-    local job = final[jid]
-    if not job then
-      job = jobs[i]
-      job.worker, job.expires, job.state = worker, expires, 'running'
-      job.history = history_list(jid)
-      final[jid] = job
+  -- A jid handed out twice (a lost lock also waiting as work) is replied
+  -- in its final state in both places, from its last read.
+  local last
+  if relocked > 0 and n > relocked then
+    last = {}
+    for i = 1, n do
+      last[jids[i]] = i
     end
-    jobs[i] = job
   end
-  return jobs
+  local extra = '{"worker":' .. qworker .. ',"when":' .. floor(now) .. ',"what":"popped"}'
+  local out, texts = {}, last and {}
+  for i = 1, n do
+    local k = last and last[jids[i]] or i
+    local text = texts and texts[k]
+    if not text then
+      local job = jobs[k]
+      job[3], job[5], job[7] = 'running', worker, expires
+      if job[19] then
+        text = job_json(job, extra, jids[k])
+      else
+        job[16] = history_list(jids[k])
+        text = job_json(job)
+      end
+      if texts then
+        texts[k] = text
+      end
+    end
+    out[i] = text
+  end
+  return '[' .. concat(out, ',') .. ']'
 end
 
 -- Removes a failed job from its failure group and fixes the counters.
@@ -321,28 +349,37 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     old[1], old[2], old[3], old[4], old[5], old[6], old[7]
 
   -- The old tags go first, even when an option below turns out bad.
-  if tags then
+  if tags and tags ~= '{}' then
     tags_remove(jid, decode(tags))
-    if tags ~= '{}' then
-      call('hset', key, 'tags', '{}')
-    end
+    call('hset', key, 'tags', '{}')
   end
 
   retries = tonumber(o_retries or retries or 5)
   if not retries then
     error('Put(): Arg "retries" not a number: ' .. tostring(o_retries), 0)
   end
-  tags = decode(o_tags or tags or '[]')
-  if not tags then
-    error('Put(): Arg "tags" not JSON' .. tostring(o_tags), 0)
+  -- No tags (none given, none kept) need no decoding: they store as '{}'.
+  local tags_json = '{}'
+  tags = o_tags or tags
+  if tags and tags ~= '{}' then
+    tags = decode(tags)
+    if not tags then
+      error('Put(): Arg "tags" not JSON' .. tostring(o_tags), 0)
+    end
+    tags_json = nil
+  else
+    tags = EMPTY
   end
   priority = tonumber(o_priority or priority or 0)
   if not priority then
     error('Put(): Arg "priority" not a number' .. tostring(o_priority), 0)
   end
-  local depends = decode(o_depends or '[]')
-  if not depends then
-    error('Put(): Arg "depends" not JSON: ' .. tostring(o_depends), 0)
+  local depends = EMPTY
+  if o_depends then
+    depends = decode(o_depends)
+    if not depends then
+      error('Put(): Arg "depends" not JSON: ' .. tostring(o_depends), 0)
+    end
   end
 
   if #depends > 0 then
@@ -356,8 +393,9 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     end
   end
 
-  publish('log', encode({jid = jid, event = 'put', queue = qname}))
-  history_add(now, jid, 'put', {q = qname})
+  local qqueue = qstr(qname)
+  publish('log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qqueue .. '}')
+  history_add(now, jid, 'put', nil, ',"put",{"q":' .. qqueue .. '}]')
 
   if oldqueue then
     local prefix = 'ql:q:' .. oldqueue
@@ -370,7 +408,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   if oldworker and oldworker ~= '' then
     call('zrem', 'ql:w:' .. oldworker .. ':jobs', jid)
     if oldworker ~= worker then
-      local encoded = encode({jid = jid, event = 'lock_lost', worker = oldworker})
+      local encoded = lock_lost_json(jid, oldworker)
       publish('w:' .. oldworker, encoded)
       publish('log', encoded)
     end
@@ -387,9 +425,9 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     call('hincrby', 'ql:s:stats:' .. bin .. ':' .. qname, 'failed', -1)
   end
 
-  call('hmset', key,
+  call('hset', key,
     'jid', jid, 'klass', klass, 'data', raw_data, 'priority', priority,
-    'tags', encode(tags), 'state', ((delay > 0) and 'scheduled') or 'waiting',
+    'tags', tags_json or encode(tags), 'state', ((delay > 0) and 'scheduled') or 'waiting',
     'worker', '', 'expires', 0, 'queue', qname, 'retries', retries,
     'remaining', retries, 'time', format('%.20f', now))
 
@@ -405,7 +443,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   if delay > 0 then
     if waits then
       call('zadd', 'ql:q:' .. qname .. '-depends', now, jid)
-      call('hmset', key, 'state', 'depends', 'scheduled', now + delay)
+      call('hset', key, 'state', 'depends', 'scheduled', now + delay)
     else
       call('zadd', 'ql:q:' .. qname .. '-scheduled', now + delay, jid)
     end
@@ -439,7 +477,7 @@ local function queue_unfail(now, qname, group, count)
       error("attempt to index local 'data' (a nil value)", 0)
     end
     history_add(now, jid, 'put', item)
-    call('hmset', 'ql:j:' .. data.jid, 'state', 'waiting', 'worker', '', 'expires', 0,
+    call('hset', 'ql:j:' .. data.jid, 'state', 'waiting', 'worker', '', 'expires', 0,
       'queue', qname, 'remaining', data.retries or 5)
     work_add(qname, now, data.priority, data.jid)
   end

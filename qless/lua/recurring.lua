@@ -61,7 +61,7 @@ local function recur(now, qname, jid, klass, raw_data, spec, ...)
   if old[2] then
     call('zrem', 'ql:q:' .. old[2] .. '-recur', jid)
   end
-  call('hmset', rkey, 'jid', jid, 'klass', klass, 'data', raw_data,
+  call('hset', rkey, 'jid', jid, 'klass', klass, 'data', raw_data,
     'priority', priority, 'tags', encode(tags), 'state', 'recur',
     'queue', qname, 'type', 'interval', 'count', old[1] or 0,
     'interval', interval, 'retries', retries, 'backlog', backlog)
