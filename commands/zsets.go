@@ -131,6 +131,7 @@ pairs:
 	if !ok {
 		return
 	}
+	defer z.Release()
 	var added, updated, processed int64
 	var last float64
 	for j, score := range scores {
@@ -185,6 +186,7 @@ func cmdZRem(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
+	defer z.Release()
 	var n int64
 	for _, m := range args[2:] {
 		if z.Remove(string(m)) {
@@ -200,6 +202,7 @@ func cmdZScore(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
+	defer z.Release()
 	if s, ok := z.Score(string(args[2])); ok {
 		writeScore(c, s)
 		return
@@ -212,6 +215,7 @@ func cmdZMScore(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
+	defer z.Release()
 	c.W.WriteArray(len(args) - 2)
 	for _, m := range args[2:] {
 		if s, ok := z.Score(string(m)); ok {
@@ -227,6 +231,7 @@ func cmdZCard(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
+	defer z.Release()
 	c.W.WriteInt(z.Len())
 }
 
@@ -237,6 +242,7 @@ func cmdZRank(c *Ctx, args [][]byte) {
 	if !ok {
 		return
 	}
+	defer z.Release()
 	if r, ok := z.Rank(string(args[2]), c.Name == "zrevrank"); ok {
 		c.W.WriteInt(r)
 		return

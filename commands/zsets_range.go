@@ -254,6 +254,7 @@ func zrangeCmd(kind rangeKind, reverse, fixedDir bool) func(*Ctx, [][]byte) {
 		if !ok {
 			return
 		}
+		defer z.Release()
 		writeEntries(c, r.collect(z), r.withScores)
 	}
 }

@@ -67,6 +67,13 @@ type list struct {
 	size    int      // encoded size of vals
 }
 
+// releaseList hands l back for the transaction's next loadList to reuse
+// with its element array; l must not be used afterwards.
+func (tx *Tx) releaseList(l *list) {
+	*l = list{vals: l.vals[:0]}
+	tx.freeList = l
+}
+
 // loadList finds key as a list. A missing key gives an empty list that
 // exists == false; another type gives ErrWrongType.
 func (tx *Tx) loadList(key string) (*list, error) {
@@ -74,14 +81,20 @@ func (tx *Tx) loadList(key string) (*list, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &list{tx: tx, key: key, db: tx.sel, meta: m, existed: ok}
+	l := tx.freeList
+	if l != nil {
+		tx.freeList = nil
+		*l = list{tx: tx, key: key, db: tx.sel, meta: m, existed: ok, vals: l.vals[:0]}
+	} else {
+		l = &list{tx: tx, key: key, db: tx.sel, meta: m, existed: ok}
+	}
 	switch {
 	case !ok:
 		l.h = listHeader{head: listStart}
 		l.inline = true
 	case len(m.Payload) != listItemHeaderLen && len(m.Payload) > 0 && m.Payload[0] == listInlineMark:
 		l.inline = true
-		l.vals, l.size = decodeListInline(m.Payload)
+		l.vals, l.size = decodeListInline(l.vals, m.Payload)
 		l.h = listHeader{head: listStart, n: int64(len(l.vals))}
 	default:
 		l.h = decodeListHeader(m.Payload)
@@ -245,6 +258,7 @@ func (tx *Tx) ListPush(key string, vals []string, left, onlyExisting bool) (int6
 	if err != nil {
 		return 0, err
 	}
+	defer tx.releaseList(l)
 	if !l.existed && onlyExisting {
 		return 0, nil
 	}
@@ -262,6 +276,7 @@ func (tx *Tx) ListPop(key string, left bool, count int64) (vals []string, exists
 	if err != nil || !l.existed {
 		return nil, false, err
 	}
+	defer tx.releaseList(l)
 	if count > l.h.n {
 		count = l.h.n
 	}
@@ -313,6 +328,7 @@ func (tx *Tx) ListRange(key string, start, stop int64) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer tx.releaseList(l)
 	start, stop, ok := ClampRange(start, stop, l.h.n)
 	if !ok {
 		return []string{}, nil
@@ -335,6 +351,7 @@ func (tx *Tx) ListIndex(key string, i int64) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
+	defer tx.releaseList(l)
 	i, ok := normIndex(i, l.h.n)
 	if !ok {
 		return "", false, nil
@@ -367,6 +384,7 @@ func (tx *Tx) ListTrim(key string, start, stop int64) error {
 	if err != nil || !l.existed {
 		return err
 	}
+	defer tx.releaseList(l)
 	start, stop, ok := ClampRange(start, stop, l.h.n)
 	if !ok {
 		start, stop = l.h.n, l.h.n-1

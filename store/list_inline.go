@@ -29,12 +29,15 @@ const (
 )
 
 // decodeListInline parses an inline payload; a damaged tail is ignored.
-func decodeListInline(p string) (vals []string, size int) {
+func decodeListInline(buf []string, p string) (vals []string, size int) {
 	n, i, ok := readUvarint(p, 1)
 	if !ok {
-		return nil, 0
+		return buf[:0], 0
 	}
-	vals = make([]string, 0, min(n, uint64(len(p))))
+	vals = buf[:0]
+	if want := int(min(n, uint64(len(p)))); cap(vals) < want {
+		vals = make([]string, 0, want)
+	}
 	for uint64(len(vals)) < n {
 		v, next, ok := readPacked(p, i)
 		if !ok {

@@ -21,6 +21,8 @@ type Tx struct {
 	metas    []metaEnt
 	metaBuf  [8]metaEnt  // first entries of metas, saving an allocation
 	freeHash *hashWriter // see borrowHash
+	freeZSet *ZSet       // see ZSet.Release
+	freeList *list       // see releaseList
 
 	// Backing arrays for the first entries of keyBuf and touched: a
 	// command's transaction then allocates nothing for them.

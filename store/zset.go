@@ -48,7 +48,13 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	z := &ZSet{tx: tx, key: key, meta: m, existed: ok, db: tx.sel}
+	z := tx.freeZSet
+	if z != nil {
+		tx.freeZSet = nil
+		*z = ZSet{tx: tx, key: key, meta: m, existed: ok, db: tx.sel, list: z.list[:0]}
+	} else {
+		z = &ZSet{tx: tx, key: key, meta: m, existed: ok, db: tx.sel}
+	}
 	switch {
 	case !ok:
 		z.inline, z.loaded = true, true
@@ -60,6 +66,15 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 	}
 	z.stored = z.card
 	return z, nil
+}
+
+// Release hands z back to its transaction, for the next OpenZSet to reuse
+// with its entry array: a qless script opens a dozen sorted sets. z must
+// not be used afterwards; a set never released is simply not reused.
+func (z *ZSet) Release() {
+	tx := z.tx
+	*z = ZSet{list: z.list[:0]}
+	tx.freeZSet = z
 }
 
 func (z *ZSet) dataPrefix() string {

@@ -29,12 +29,15 @@ const (
 
 // decodeZInline parses an inline payload into entries; a damaged tail is
 // ignored.
-func decodeZInline(p string) []Entry {
+func decodeZInline(buf []Entry, p string) []Entry {
 	n, i, ok := readUvarint(p, 1)
 	if !ok {
-		return nil
+		return buf[:0]
 	}
-	out := make([]Entry, 0, min(n, uint64(len(p)/9+1)))
+	out := buf[:0]
+	if want := int(min(n, uint64(len(p)/9+1))); cap(out) < want {
+		out = make([]Entry, 0, want)
+	}
 	for i+8 <= len(p) {
 		score := decodeScore(p[i : i+8])
 		m, next, ok := readPacked(p, i+8)
@@ -88,7 +91,7 @@ func entryCompare(a Entry, score float64, member string) int {
 // ents returns the inline entries, decoding the payload on first use.
 func (z *ZSet) ents() []Entry {
 	if !z.loaded {
-		z.list = decodeZInline(z.meta.Payload)
+		z.list = decodeZInline(z.list, z.meta.Payload)
 		z.loaded = true
 		// A damaged payload may hold fewer members than its count says.
 		if n := int64(len(z.list)); n != z.card {
