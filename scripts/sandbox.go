@@ -230,6 +230,10 @@ func (s *state) takeSnapshot() {
 		}
 	}
 	add(s.realG)
+	// Strings' metatable is reachable too: getmetatable('').
+	if smt, ok := s.L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		add(smt)
+	}
 }
 
 // maxAddedKeys bounds the keys scripts may add to library tables over a
