@@ -68,6 +68,8 @@ func (e *loadError) Error() string { return e.msg }
 type library struct {
 	name  string
 	proto *lua.FunctionProto
+	// keepsLibs: the chunk cannot change the library tables (libsafe.go)
+	keepsLibs bool
 }
 
 // NewEngine returns an engine with an empty cache.

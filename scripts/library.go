@@ -18,8 +18,12 @@ func (e *Engine) RegisterLibrary(name, src string) error {
 	if err != nil {
 		return fmt.Errorf("library %s: %w", name, err)
 	}
+	keeps := false
+	if chunk, err := parseChunk(src, chunkName); err == nil {
+		keeps = libraryKeepsLibs(chunk)
+	}
 	e.mu.Lock()
-	e.libs[name] = &library{name: name, proto: proto}
+	e.libs[name] = &library{name: name, proto: proto, keepsLibs: keeps}
 	e.libGen++
 	e.mu.Unlock()
 	// Drop idle states so every state runs the new chunk before its next use.
@@ -59,6 +63,7 @@ func (s *state) loadLibraries(e *Engine) error {
 			return fmt.Errorf("ERR library %s did not return a function", lib.name)
 		}
 		s.libs[lib.name] = f
+		s.libKeeps[lib.name] = lib.keepsLibs
 	}
 	s.libGen = gen
 	s.takeSnapshot()
@@ -77,6 +82,7 @@ func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Write
 		if !ok {
 			return nil, 0, fmt.Errorf("ERR unknown library '%s'", name)
 		}
+		s.keepsLibs = s.libKeeps[name]
 		pushStrings(s.L, args)
 		return fn, len(args), nil
 	}

@@ -35,3 +35,13 @@ func TestPairsKeepsRealGlobalsHidden(t *testing.T) {
 		t.Errorf("after: %s", got)
 	}
 }
+
+// Strings' metatable is put back after a script changes it.
+func TestRestoreStringMetatable(t *testing.T) {
+	e := NewEngine(Options{MaxIdleStates: 1})
+	h := &fakeHost{data: map[string]string{}}
+	eval(t, e, h, "getmetatable('').__index = {len = function() return 'changed' end} return 1")
+	if got := show(eval(t, e, h, "return ('abc'):len()")); got != "3" {
+		t.Errorf("after the change: %s", got)
+	}
+}

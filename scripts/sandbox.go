@@ -230,6 +230,10 @@ func (s *state) takeSnapshot() {
 		}
 	}
 	add(s.realG)
+	// Strings' metatable is reachable too: getmetatable('').
+	if smt, ok := s.L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		add(smt)
+	}
 }
 
 // maxAddedKeys bounds the keys scripts may add to library tables over a
@@ -244,7 +248,14 @@ func (s *state) restore() bool {
 	if len(s.chunkSources) > 0 {
 		clear(s.chunkSources)
 	}
-	ok := s.restoreSnaps(s.snaps)
+	ok := true
+	if s.keepsLibs {
+		// Only keys added for the call (none for a library) to remove.
+		ok = s.restoreAdded(s.snaps)
+		s.keepsLibs = false
+	} else {
+		ok = s.restoreSnaps(s.snaps)
+	}
 	if k, _ := s.proxy.Next(lua.LNil); k != lua.LNil {
 		var keys []lua.LValue
 		s.proxy.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
@@ -258,13 +269,19 @@ func (s *state) restore() bool {
 // restoreSnaps puts each table back as its snapshot saw it: string keys'
 // values, keys added since removed, the array part emptied and, where the
 // snapshot holds one, the metatable. False when the tables should go.
-func (s *state) restoreSnaps(snaps []tableSnap) bool {
+func (s *state) restoreSnaps(snaps []tableSnap) bool { return s.restoreTables(snaps, true) }
+
+// restoreAdded is restoreSnaps for tables whose fields cannot have changed
+// value: only added keys, the array part and the metatable are checked.
+func (s *state) restoreAdded(snaps []tableSnap) bool { return s.restoreTables(snaps, false) }
+
+func (s *state) restoreTables(snaps []tableSnap, values bool) bool {
 	ok := true
 	for i := range snaps {
 		snap := &snaps[i]
 		t := snap.t
 		for j, k := range snap.keys {
-			if snap.sealed {
+			if snap.sealed || !values {
 				break
 			}
 			if t.RawGetString(k) != snap.vals[j] {

@@ -29,8 +29,12 @@ type state struct {
 	callArgs [][]byte // redis.call's argument list, reused between calls
 	callNums []byte   // the text of its numeric arguments
 
-	libs   map[string]*lua.LFunction
-	libGen int
+	libs     map[string]*lua.LFunction
+	libKeeps map[string]bool // library name -> keepsLibs
+	libGen   int
+	// keepsLibs: the running call cannot have changed the library tables,
+	// so restore need not compare their fields
+	keepsLibs bool
 
 	chunkSources map[string]string // loadstring chunks: display name -> source
 
@@ -58,7 +62,7 @@ func newState(e *Engine) *state {
 		RegistryMaxSize:  registryMaxSize,
 		RegistryGrowStep: 256,
 	})
-	s := &state{L: L, logger: e.opts.Logger, rng: e.rng, readonly: map[*lua.LTable]bool{}, libs: map[string]*lua.LFunction{}, chunkSources: map[string]string{}}
+	s := &state{L: L, logger: e.opts.Logger, rng: e.rng, readonly: map[*lua.LTable]bool{}, libs: map[string]*lua.LFunction{}, libKeeps: map[string]bool{}, chunkSources: map[string]string{}}
 	s.buildSandbox(e.opts.ReadonlyTables)
 	s.onErr = L.NewFunction(s.errorHandler)
 	s.takeSnapshot()
