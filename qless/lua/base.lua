@@ -101,12 +101,18 @@ local history_limit
 -- when given, is the entry's text after when (',"what",{...}]'), built by a
 -- caller that knows its item; otherwise the entry is encoded. A NaN or
 -- infinite when raises cjson's error either way.
+local last_when, last_tail, last_entry
 local function history_entry(when, what, item, tail)
   if tail then
+    -- pop appends the same entry to each job's history.
+    if tail == last_tail and when == last_when and when ~= 0 then
+      return last_entry
+    end
     if when ~= when or when == HUGE or when == -HUGE then
       encode(when)
     end
-    return '[' .. when .. tail
+    last_when, last_tail, last_entry = when, tail, '[' .. when .. tail
+    return last_entry
   end
   return encode({when, what, item})
 end
