@@ -14,7 +14,8 @@ import (
 var allowedGlobals = map[string]bool{
 	"redis": true, "cjson": true, "math": true, "string": true, "table": true,
 	"tonumber": true, "tostring": true, "ipairs": true, "pairs": true,
-	"unpack": true, "error": true, "select": true, "KEYS": true, "ARGV": true,
+	"unpack": true, "error": true, "select": true, "xpcall": true, "KEYS": true,
+	"ARGV": true,
 }
 
 // globalsOf compiles src and returns the globals it reads and writes. A read

@@ -6,7 +6,8 @@
 local call = redis.call
 local cjson = cjson
 local decode, encode = cjson.decode, cjson.encode
-local tonumber, tostring, ipairs, pairs, unpack, error, select = tonumber, tostring, ipairs, pairs, unpack, error, select
+local tonumber, tostring, ipairs, pairs, unpack, error, select, xpcall =
+  tonumber, tostring, ipairs, pairs, unpack, error, select, xpcall
 local floor, ceil, sqrt, max, min = math.floor, math.ceil, math.sqrt, math.max, math.min
 local HUGE = math.huge
 local format, lower, sub = string.format, string.lower, string.sub
@@ -27,35 +28,55 @@ local function config(key, default)
   return call('hget', 'ql:config', key) or CONFIG_DEFAULTS[key] or default
 end
 
+-- Returns make(name), remembered by this Lua state for names that recur
+-- from call to call (queue, worker, class and group names), so hot paths
+-- do not build the same key names and JSON strings again. The memo starts
+-- over when it grows large. make raises for names it cannot take.
+local function memoize(make)
+  local memo, n = {}, 0
+  return function(name)
+    local v = memo[name]
+    if v == nil then
+      v = make(name)
+      if name ~= nil then
+        if n >= 1000 then
+          memo, n = {}, 0
+        end
+        n = n + 1
+        memo[name] = v
+      end
+    end
+    return v
+  end
+end
+
+-- cjson's text of a name (a string, or false for a missing field).
+local qstr = memoize(encode)
+
+-- A queue's key names: 1 work, 2 locks, 3 scheduled, 4 recur, 5 depends,
+-- and its 6 heartbeat and 7 max-concurrency settings' names.
+local qkeys = memoize(function(qname)
+  local prefix = 'ql:q:' .. qname
+  return {prefix .. '-work', prefix .. '-locks', prefix .. '-scheduled',
+    prefix .. '-recur', prefix .. '-depends', qname .. '-heartbeat',
+    qname .. '-max-concurrency'}
+end)
+
+-- A worker's set of jobs.
+local wkey = memoize(function(worker)
+  return 'ql:w:' .. worker .. ':jobs'
+end)
+
 -- Lock duration for jobs of a queue: the queue's own heartbeat setting wins
 -- over the global one. One HMGET instead of two HGETs.
 local function heartbeat_of(qname)
-  local v = call('hmget', 'ql:config', qname .. '-heartbeat', 'heartbeat')
+  local v = call('hmget', 'ql:config', qkeys(qname)[6], 'heartbeat')
   return tonumber(v[1] or v[2] or 60)
 end
 
--- cjson's text of short strings that recur from call to call (queue,
--- worker, class and state names), remembered by this Lua state; the memo
--- starts over when it grows large. s is a string or false.
-local quoted, nquoted = {}, 0
-local function qstr(s)
-  local q = quoted[s]
-  if q then
-    return q
-  end
-  q = encode(s)
-  if s and #s <= 64 then
-    if nquoted >= 1000 then
-      quoted, nquoted = {}, 0
-    end
-    nquoted = nquoted + 1
-    quoted[s] = q
-  end
-  return q
-end
-
+-- channel is the full name, ql: included.
 local function publish(channel, message)
-  call('publish', 'ql:' .. channel, message)
+  call('publish', channel, message)
 end
 
 -- The lock_lost event, as cjson encodes {jid=, event=, worker=}.
@@ -80,12 +101,18 @@ local history_limit
 -- when given, is the entry's text after when (',"what",{...}]'), built by a
 -- caller that knows its item; otherwise the entry is encoded. A NaN or
 -- infinite when raises cjson's error either way.
+local last_when, last_tail, last_entry
 local function history_entry(when, what, item, tail)
   if tail then
+    -- pop appends the same entry to each job's history.
+    if tail == last_tail and when == last_when and when ~= 0 then
+      return last_entry
+    end
     if when ~= when or when == HUGE or when == -HUGE then
       encode(when)
     end
-    return '[' .. when .. tail
+    last_when, last_tail, last_entry = when, tail, '[' .. when .. tail
+    return last_entry
   end
   return encode({when, what, item})
 end
@@ -95,9 +122,10 @@ end
 -- same list results from appending first and, only when the list outgrew
 -- the limit, dropping the entries after the first: one RPUSH in the usual
 -- case. Other limits take qless's own LPOP/LTRIM/LPUSH path, errors included.
--- Returns true when the entry was appended and nothing else changed.
-local function history_add(now, jid, what, item, tail)
-  local key = 'ql:j:' .. jid .. '-history'
+-- Returns true when the entry was appended and nothing else changed. key,
+-- when given, is the history list's name.
+local function history_add(now, jid, what, item, tail, key)
+  key = key or 'ql:j:' .. jid .. '-history'
   if history_limit == nil then
     history_limit = tonumber(config('max-job-history', 100))
   end
@@ -125,8 +153,8 @@ local function history_add(now, jid, what, item, tail)
   return true
 end
 
-local function history_list(jid)
-  local items = call('lrange', 'ql:j:' .. jid .. '-history', 0, -1)
+local function history_list(jid, key)
+  local items = call('lrange', key or 'ql:j:' .. jid .. '-history', 0, -1)
   for i = 1, #items do
     local value = decode(items[i])
     local dict = value[3] or {}
@@ -143,7 +171,8 @@ local EMPTY = {}
 -- Reads a job as qless's job object needs it, or returns nil: the HMGET
 -- reply with its slots converted in place (5 worker, 6 priority, 7 expires,
 -- 8 retries, 9 remaining, 11 tags and 12 failure decoded or EMPTY, 14 the
--- raw time) and 15 tracked, 16 history, 17 dependents, 18 dependencies.
+-- raw time) and 15 tracked, 16 history, 17 dependents, 18 dependencies,
+-- 20 the job's key and 21 its history's.
 -- The reads and their errors (a history entry whose details are not an
 -- object, say) come in the order of qless's job object constructor.
 local function job_read(jid)
@@ -166,23 +195,32 @@ local function job_read(jid)
   else
     job[11] = decode(tags)
   end
-  job[16] = history_list(jid)
+  local hkey = key .. '-history'
+  job[16] = history_list(jid, hkey)
   local failure = job[12]
   if failure == false or failure == '{}' then
     job[12] = EMPTY
   else
     job[12] = decode(failure)
   end
-  job[17] = call('smembers', key .. '-dependents')
-  job[18] = call('smembers', key .. '-dependencies')
+  local dkey, depkey = key .. '-dependents', key .. '-dependencies'
+  if call('exists', dkey, depkey) == 0 then
+    job[17], job[18] = EMPTY, EMPTY
+  else
+    job[17] = call('smembers', dkey)
+    job[18] = call('smembers', depkey)
+  end
+  job[20], job[21] = key, hkey
   return job
 end
 
 -- The job object of job_read's parts, the table qless encodes.
 local function job_object(j)
-  local tags, failure = j[11], j[12]
+  local tags, failure, dependents, dependencies = j[11], j[12], j[17], j[18]
   if tags == EMPTY then tags = {} end
   if failure == EMPTY then failure = {} end
+  if dependents == EMPTY then dependents = {} end
+  if dependencies == EMPTY then dependencies = {} end
   return {
     jid              = j[1],
     klass            = j[2],
@@ -199,8 +237,8 @@ local function job_object(j)
     history          = j[16],
     failure          = failure,
     spawned_from_jid = j[13],
-    dependents       = j[17],
-    dependencies     = j[18],
+    dependents       = dependents,
+    dependencies     = dependencies,
   }
 end
 
@@ -251,7 +289,7 @@ local function job_json(j, extra, jid)
   local sum = (priority or HUGE) + expires + (retries or HUGE) + remaining
   if sum ~= sum or sum == HUGE or sum == -HUGE then
     if extra then
-      j[16] = history_list(jid)
+      j[16] = history_list(jid, j[21])
     end
     return encode(job_object(j))
   end
@@ -297,15 +335,15 @@ local function work_add(qname, now, priority, jid)
   if priority ~= '+inf' then
     priority = priority - (now / 10000000000)
   end
-  return call('zadd', 'ql:q:' .. qname .. '-work', priority, jid)
+  return call('zadd', qkeys(qname)[1], priority, jid)
 end
 
 -- Removes jid from the work, locks and scheduled sets of a queue.
 local function unqueue(qname, jid)
-  local prefix = 'ql:q:' .. qname
-  call('zrem', prefix .. '-work', jid)
-  call('zrem', prefix .. '-locks', jid)
-  call('zrem', prefix .. '-scheduled', jid)
+  local keys = qkeys(qname)
+  call('zrem', keys[1], jid)
+  call('zrem', keys[2], jid)
+  call('zrem', keys[3], jid)
 end
 
 local function remember_queue(now, qname)

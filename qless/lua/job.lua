@@ -100,16 +100,16 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
   history_add(now, jid, 'done', nil, ',"done"]')
   unqueue(qname, jid)
   local time = tonumber(j[6] or now)
-  stat(now, qname, 'run', now - time)
+  stat(stat_key(now, qname, 'run'), now - time)
   local stamp = format('%.20f', now)
-  call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+  call('zrem', wkey(worker), jid)
   if is_tracked(jid) then
-    publish('completed', jid)
+    publish('ql:completed', jid)
   end
 
   if nextq then
     local qnext = qstr(nextq)
-    publish('log', '{"jid":' .. encode(jid) .. ',"to":' .. qnext ..
+    publish('ql:log', '{"jid":' .. encode(jid) .. ',"to":' .. qnext ..
       ',"event":"advanced","queue":' .. qstr(qname) .. '}')
     history_add(now, jid, 'put', nil, ',"put",{"q":' .. qnext .. '}]')
     remember_queue(now, nextq)
@@ -117,7 +117,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
       'worker', '', 'failure', '{}', 'queue', nextq, 'expires', 0,
       'remaining', tonumber(retries))
     if (delay > 0) and (#depends == 0) then
-      call('zadd', 'ql:q:' .. nextq .. '-scheduled', now + delay, jid)
+      call('zadd', qkeys(nextq)[3], now + delay, jid)
       return 'scheduled'
     end
     local count = 0
@@ -130,7 +130,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
       end
     end
     if count > 0 then
-      call('zadd', 'ql:q:' .. nextq .. '-depends', now, jid)
+      call('zadd', qkeys(nextq)[5], now, jid)
       if delay > 0 then
         call('hset', key, 'state', 'depends', 'scheduled', now + delay)
       else
@@ -142,7 +142,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
     return 'waiting'
   end
 
-  publish('log', '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. qstr(qname) .. '}')
+  publish('ql:log', '{"jid":' .. encode(jid) .. ',"event":"completed","queue":' .. qstr(qname) .. '}')
   call('hset', key, 'data', raw_data, 'time', stamp, 'state', 'complete',
     'worker', '', 'failure', '{}', 'queue', '', 'expires', 0,
     'remaining', tonumber(retries))
@@ -179,12 +179,12 @@ local function job_fail(now, jid, worker, group, message, data)
     error('Fail(): Job ' .. jid .. ' running with another worker: ' .. oldworker, 0)
   end
   local qworker, qgroup, qmessage = qstr(worker), qstr(group), encode(message)
-  publish('log', '{"message":' .. qmessage .. ',"jid":' .. encode(jid) ..
+  publish('ql:log', '{"message":' .. qmessage .. ',"jid":' .. encode(jid) ..
     ',"group":' .. qgroup .. ',"event":"failed","worker":' .. qworker .. '}')
   if is_tracked(jid) then
-    publish('failed', jid)
+    publish('ql:failed', jid)
   end
-  call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+  call('zrem', wkey(worker), jid)
   history_add(now, jid, 'failed', nil,
     ',"failed",{"worker":' .. qworker .. ',"group":' .. qgroup .. '}]')
   local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
@@ -226,8 +226,8 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
   end
   local remaining = tonumber(call('hincrby', key, 'remaining', -1))
   call('hdel', key, 'grace')
-  call('zrem', 'ql:q:' .. oldqueue .. '-locks', jid)
-  call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+  call('zrem', qkeys(oldqueue)[2], jid)
+  call('zrem', wkey(worker), jid)
 
   if remaining < 0 then
     group = group or 'failed-retries-' .. qname
@@ -249,13 +249,13 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
       call('hset', key, 'failure', encode(failure))
     end
     if is_tracked(jid) then
-      publish('failed', jid)
+      publish('ql:failed', jid)
     end
     add_failure(now, qname, jid, group)
   else
     local newstate
     if delay > 0 then
-      call('zadd', 'ql:q:' .. qname .. '-scheduled', now + delay, jid)
+      call('zadd', qkeys(qname)[3], now + delay, jid)
       newstate = 'scheduled'
     else
       work_add(qname, now, priority, jid)
@@ -348,9 +348,9 @@ local function job_heartbeat(now, jid, worker, data)
   else
     call('hset', key, 'expires', expires)
   end
-  call('zadd', 'ql:w:' .. worker .. ':jobs', expires, jid)
+  call('zadd', wkey(worker), expires, jid)
   call('zadd', 'ql:workers', now, worker)
-  call('zadd', 'ql:q:' .. j[1] .. '-locks', expires, jid)
+  call('zadd', qkeys(j[1])[2], expires, jid)
   return expires
 end
 
@@ -385,8 +385,8 @@ local function job_timeout(now, jid)
   work_add(qname, now, '+inf', jid)
   call('hset', key, 'state', 'stalled', 'expires', 0)
   local encoded = lock_lost_json(jid, worker)
-  publish('w:' .. worker, encoded)
-  publish('log', encoded)
+  publish('ql:w:' .. worker, encoded)
+  publish('ql:log', encoded)
 end
 
 local function cancel_one(jid)
@@ -397,10 +397,10 @@ local function cancel_one(jid)
     return
   end
   local encoded = encode({jid = jid, queue = qname, event = 'canceled', worker = worker})
-  publish('log', encoded)
+  publish('ql:log', encoded)
   if worker and (worker ~= '') then
     call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
-    publish('w:' .. worker, encoded)
+    publish('ql:w:' .. worker, encoded)
   end
   if qname then
     local prefix = 'ql:q:' .. qname
@@ -421,7 +421,7 @@ local function cancel_one(jid)
   end
   tags_remove(jid, decode(j[5] or '{}'))
   if is_tracked(jid) then
-    publish('canceled', jid)
+    publish('ql:canceled', jid)
   end
   call('del', key, key .. '-history')
 end
@@ -471,10 +471,10 @@ local function track(now, command, jid)
     end
     local action = lower(command)
     if action == 'track' then
-      publish('track', jid)
+      publish('ql:track', jid)
       return call('zadd', 'ql:tracked', now, jid)
     elseif action == 'untrack' then
-      publish('untrack', jid)
+      publish('ql:untrack', jid)
       return call('zrem', 'ql:tracked', jid)
     end
     error('Track(): Unknown action "' .. command .. '"', 0)

@@ -2,41 +2,138 @@
 -- work (lost locks, due scheduled jobs, recurring jobs to spawn), plus
 -- statistics and counts.
 
--- Folds one wait or run time into the day's running mean, variance and
--- histogram (seconds, minutes, hours, days buckets).
-local function stat(now, qname, name, val)
-  local key = 'ql:s:' .. name .. ':' .. day_bin(now) .. ':' .. qname
-  local v = call('hmget', key, 'total', 'mean', 'vk')
-  local count, mean, vk = v[1] or 0, v[2], v[3]
-  if count == 0 then
-    mean  = val
-    vk    = 0
-    count = 1
-  else
-    count = count + 1
-    local oldmean = mean
-    mean  = mean + (val - mean) / count
-    vk    = vk + (val - mean) * (val - oldmean)
+-- The fields of a day's wait or run statistics: count, mean, variance
+-- term, then the histogram's buckets s0-s59, m1-m59, h1-h23 and d1-d6.
+local STAT_FIELDS = {'total', 'mean', 'vk'}
+do
+  local n = 3
+  local function add(prefix, from, to)
+    for i = from, to do
+      n = n + 1
+      STAT_FIELDS[n] = prefix .. i
+    end
   end
+  add('s', 0, 59)
+  add('m', 1, 59)
+  add('h', 1, 23)
+  add('d', 1, 6)
+end
+
+-- The histogram bucket of a whole number of seconds, or nil for a time
+-- outside STAT_FIELDS (negative, -0, a week or more, NaN).
+local function stat_bucket(val)
+  if val >= 1 then
+    if val < 60 then
+      return STAT_FIELDS[4 + val]
+    elseif val < 3600 then
+      return STAT_FIELDS[63 + floor(val / 60)]
+    elseif val < 86400 then
+      return STAT_FIELDS[122 + floor(val / 3600)]
+    elseif val < 604800 then
+      return STAT_FIELDS[145 + floor(val / 86400)]
+    end
+  elseif val == 0 and 1 / val > 0 then
+    return 's0'
+  end
+  return nil
+end
+
+-- The key of a day's wait or run statistics of a queue.
+local function stat_key(now, qname, name)
+  return 'ql:s:' .. name .. ':' .. day_bin(now) .. ':' .. qname
+end
+
+-- One step of the day's running mean and variance term. When stored,
+-- count, mean and vk are as read (text, or false when missing); otherwise
+-- they are the numbers of the step before.
+local function stat_step(count, mean, vk, val, stored)
+  if stored then
+    count = count or 0
+    if count == 0 then
+      return 1, val, 0
+    end
+    local c, m, k = tonumber(count), tonumber(mean), tonumber(vk)
+    if not (c and m and k) then
+      -- Not numbers: Lua's own arithmetic on the stored text, errors and all.
+      count = count + 1
+      local oldmean = mean
+      mean  = mean + (val - mean) / count
+      return count, mean, vk + (val - mean) * (val - oldmean)
+    end
+    count, mean, vk = c, m, k
+  end
+  count = count + 1
+  local oldmean = mean
+  mean = mean + (val - mean) / count
+  return count, mean, vk + (val - mean) * (val - oldmean)
+end
+
+-- The histogram bucket (seconds, minutes, hours, days) of a time.
+local function stat_field(val)
   val = floor(val)
-  local field
-  if val < 60 then
-    field = 's' .. val
+  local field = stat_bucket(val)
+  if field then
+    return field
+  elseif val < 60 then
+    return 's' .. val
   elseif val < 3600 then
-    field = 'm' .. floor(val / 60)
+    return 'm' .. floor(val / 60)
   elseif val < 86400 then
-    field = 'h' .. floor(val / 3600)
-  else
-    field = 'd' .. floor(val / 86400)
+    return 'h' .. floor(val / 3600)
   end
-  call('hincrby', key, field, 1)
+  return 'd' .. floor(val / 86400)
+end
+
+-- Folds one wait or run time into the day's statistics kept under key.
+local function stat(key, val)
+  local v = call('hmget', key, 'total', 'mean', 'vk')
+  local count, mean, vk = stat_step(v[1], v[2], v[3], val, true)
+  call('hincrby', key, stat_field(val), 1)
   call('hset', key, 'total', count, 'mean', mean, 'vk', vk)
+end
+
+-- stat for several times in a row: qless reads and writes the statistics
+-- for each time; stat_fold does the same arithmetic (the numbers written
+-- would read back unchanged) on what stat_flush then writes once. s[1] is
+-- the key; s[2], s[3], s[4] hold count, mean and variance term, s[5] and
+-- s[6] the buckets hit and how often.
+local function stat_fold(s, val)
+  if s[2] == nil then
+    local v = call('hmget', s[1], 'total', 'mean', 'vk')
+    s[2], s[3], s[4] = stat_step(v[1], v[2], v[3], val, true)
+    s[5], s[6] = {stat_field(val)}, {1}
+    return
+  end
+  s[2], s[3], s[4] = stat_step(s[2], s[3], s[4], val, false)
+  local field, fields, hits = stat_field(val), s[5], s[6]
+  for i = 1, #fields do
+    if fields[i] == field then
+      hits[i] = hits[i] + 1
+      return
+    end
+  end
+  fields[#fields + 1] = field
+  hits[#fields] = 1
+end
+
+-- Writes what stat_fold gathered, fields created in qless's order.
+local function stat_flush(s)
+  local fields, hits = s[5], s[6]
+  if not fields then
+    return
+  end
+  local key = s[1]
+  call('hincrby', key, fields[1], hits[1])
+  call('hset', key, 'total', s[2], 'mean', s[3], 'vk', s[4])
+  for i = 2, #fields do
+    call('hincrby', key, fields[i], hits[i])
+  end
 end
 
 -- Moves up to count due scheduled jobs into the work queue.
 local function check_scheduled(now, qname, count)
   if count == 0 then return end
-  local skey = 'ql:q:' .. qname .. '-scheduled'
+  local skey = qkeys(qname)[3]
   local due
   if count then
     due = call('zrangebyscore', skey, 0, now, 'LIMIT', 0, count)
@@ -55,7 +152,7 @@ end
 -- Spawns the jobs that recurring jobs of this queue owe, at most count.
 local function check_recurring(now, qname, count)
   if count <= 0 then return end
-  local rkey = 'ql:q:' .. qname .. '-recur'
+  local rkey = qkeys(qname)[4]
   local due = call('zrangebyscore', rkey, 0, now, 'WITHSCORES', 'LIMIT', 0, count)
   local moved = 0
   for i = 1, #due, 2 do
@@ -111,9 +208,9 @@ local function exhaust_by_stall(now, qname, jid, worker)
   call('sadd', 'ql:failures', group)
   call('lpush', 'ql:f:' .. group, jid)
   if is_tracked(jid) then
-    publish('failed', jid)
+    publish('ql:failed', jid)
   end
-  publish('log', encode({message = message, jid = jid, group = group,
+  publish('ql:log', encode({message = message, jid = jid, group = group,
     event = 'failed', worker = worker}))
   local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
   call('hincrby', skey, 'failures', 1)
@@ -125,7 +222,8 @@ end
 -- retries are used up). Returns the jids to hand out again.
 local function invalidate_locks(now, qname, count)
   local jids, n = {}, 0
-  local expired = call('zrangebyscore', 'ql:q:' .. qname .. '-locks', '-inf', now, 'LIMIT', 0, count)
+  local lkey = qkeys(qname)[2]
+  local expired = call('zrangebyscore', lkey, '-inf', now, 'LIMIT', 0, count)
   local grace_period
   for _, jid in ipairs(expired) do
     local key = 'ql:j:' .. jid
@@ -136,7 +234,7 @@ local function invalidate_locks(now, qname, count)
       -- concatenation error; say it in Lua 5.1's words on every engine.
       error("attempt to concatenate local 'worker' (a boolean value)")
     end
-    call('zrem', 'ql:w:' .. worker .. ':jobs', jid)
+    call('zrem', wkey(worker), jid)
     if grace_period == nil then
       grace_period = tonumber(config('grace-period'))
     end
@@ -148,16 +246,16 @@ local function invalidate_locks(now, qname, count)
     end
     if send_message then
       if is_tracked(jid) then
-        publish('stalled', jid)
+        publish('ql:stalled', jid)
       end
       history_add(now, jid, 'timed-out')
       if not invalidate then
         call('hset', key, 'grace', 1)
       end
       local encoded = lock_lost_json(jid, worker)
-      publish('w:' .. worker, encoded)
-      publish('log', encoded)
-      call('zadd', 'ql:q:' .. qname .. '-locks', now + grace_period, jid)
+      publish('ql:w:' .. worker, encoded)
+      publish('ql:log', encoded)
+      call('zadd', lkey, now + grace_period, jid)
       call('hincrby', 'ql:s:stats:' .. day_bin(now) .. ':' .. qname, 'retries', 1)
     end
     if invalidate then
@@ -179,7 +277,7 @@ end
 -- Appends up to count jids from the top of the work queue to jids.
 local function take_work(qname, jids, count)
   if count == 0 then return jids end
-  local work = call('zrevrange', 'ql:q:' .. qname .. '-work', 0, count - 1)
+  local work = call('zrevrange', qkeys(qname)[1], 0, count - 1)
   local n = #jids
   for i = 1, #work do
     jids[n + i] = work[i]
@@ -203,6 +301,53 @@ local function queue_peek(now, qname, count)
   return take_work(qname, jids, count - #jids)
 end
 
+-- Pops jids[1..n] in order, keeping each job's first read in jobs. Given
+-- stats and locks, the statistics are folded into stats and the lock
+-- entries (expires, jid) appended to locks for the caller to write; one
+-- ZADD would refuse a NaN expires, which must fail at the first job.
+local function pop_jobs(now, jids, n, jobs, worker, expires, tail, stamp,
+    skey, wjobs, lkey, stats, locks)
+  -- qless reads each job before popping it (failing on a jid without data)
+  -- and again for the reply. Popping changes only worker, expires, state
+  -- and history, so the reply reuses the first read with those updated and
+  -- the history entry appended, unless the append trimmed the history.
+  for i = 1, n do
+    local jid = jids[i]
+    local job = job_read(jid)
+    if not job then
+      error("bad argument #1 to 'unpack' (table expected, got nil)", 0)
+    end
+    local key = job[20]
+    jobs[i] = job
+    job[19] = history_add(now, jid, 'popped', nil, tail, job[21])
+    local time = tonumber(job[14] or now)
+    if stats then
+      stat_fold(stats, now - time)
+      call('hset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
+      locks[2 * i - 1], locks[2 * i] = expires, jid
+    else
+      stat(skey, now - time)
+      if expires ~= expires then
+        -- A NaN lock expiry (heartbeat set to nan): ZADD refuses it after
+        -- qless has already stamped the job's time.
+        call('hset', key, 'time', stamp)
+      end
+      call('zadd', wjobs, expires, jid)
+      call('hset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
+      call('zadd', lkey, expires, jid)
+    end
+    if job[15] then
+      publish('ql:popped', jid)
+    end
+  end
+end
+
+-- xpcall's handler that keeps the error as raised: pcall would turn the
+-- error of a redis.call into its text.
+local function raw_error(err)
+  return err
+end
+
 -- Hands out up to count jobs and returns them as pop's JSON reply.
 local function queue_pop(now, qname, worker, count)
   need(worker, 'Pop(): Arg "worker" missing')
@@ -211,8 +356,8 @@ local function queue_pop(now, qname, worker, count)
     error('Pop(): Arg "count" missing or not a number: ' .. tostring(count), 0)
   end
   count = c
-  local cfg = call('hmget', 'ql:config', qname .. '-heartbeat', 'heartbeat',
-    qname .. '-max-concurrency', 'max-job-history')
+  local keys = qkeys(qname)
+  local cfg = call('hmget', 'ql:config', keys[6], 'heartbeat', keys[7], 'max-job-history')
   local expires = now + tonumber(cfg[1] or cfg[2] or 60)
   history_limit = tonumber(cfg[4] or 100)
   if queue_paused(qname) then
@@ -221,7 +366,7 @@ local function queue_pop(now, qname, worker, count)
   call('zadd', 'ql:workers', now, worker)
   local max_concurrency = tonumber(cfg[3] or 0)
   if max_concurrency > 0 then
-    local running = call('zcount', 'ql:q:' .. qname .. '-locks', now, '+inf')
+    local running = call('zcount', keys[2], now, '+inf')
     count = min(max(0, max_concurrency - running), count)
     if count == 0 then
       return '{}'
@@ -231,8 +376,7 @@ local function queue_pop(now, qname, worker, count)
   local relocked = #jids
   -- Neither check does anything when the queue has no recurring and no
   -- scheduled jobs: one EXISTS instead of two range reads.
-  if count ~= relocked and call('exists', 'ql:q:' .. qname .. '-recur',
-      'ql:q:' .. qname .. '-scheduled') > 0 then
+  if count ~= relocked and call('exists', keys[4], keys[3]) > 0 then
     check_recurring(now, qname, count - #jids)
     check_scheduled(now, qname, count - #jids)
   end
@@ -241,40 +385,33 @@ local function queue_pop(now, qname, worker, count)
   if n == 0 then
     return '{}'
   end
-  local wkey = 'ql:w:' .. worker .. ':jobs'
-  local lkey = 'ql:q:' .. qname .. '-locks'
+  local wjobs, lkey = wkey(worker), keys[2]
   local qworker = encode(worker)
   local tail = ',"popped",{"worker":' .. qworker .. '}]'
   local stamp = format('%.20f', now)
-  -- qless reads each job before popping it (failing on a jid without data)
-  -- and again for the reply. Popping changes only worker, expires, state
-  -- and history, so the reply reuses the first read with those updated and
-  -- the history entry appended, unless the append trimmed the history.
+  local skey = stat_key(now, qname, 'wait')
   local jobs = {}
-  for i = 1, n do
-    local jid = jids[i]
-    local key = 'ql:j:' .. jid
-    local job = job_read(jid)
-    if not job then
-      error("bad argument #1 to 'unpack' (table expected, got nil)", 0)
+  if n > 1 and n <= 1000 and expires == expires then
+    -- The lock and statistics writes of the jobs go out together after the
+    -- loop (nothing in it reads them); when a job fails, those of the jobs
+    -- before it still go out, as qless had written them job by job.
+    local stats, locks = {skey}, {}
+    local ok, err = xpcall(function()
+      pop_jobs(now, jids, n, jobs, worker, expires, tail, stamp, skey, wjobs,
+        lkey, stats, locks)
+    end, raw_error)
+    if #locks > 0 then
+      call('zadd', wjobs, unpack(locks))
+      call('zadd', lkey, unpack(locks))
     end
-    jobs[i] = job
-    job[19] = history_add(now, jid, 'popped', nil, tail)
-    local time = tonumber(job[14] or now)
-    stat(now, qname, 'wait', now - time)
-    if expires ~= expires then
-      -- A NaN lock expiry (heartbeat set to nan): ZADD refuses it after
-      -- qless has already stamped the job's time.
-      call('hset', key, 'time', stamp)
+    stat_flush(stats)
+    if not ok then
+      error(err, 0)
     end
-    call('zadd', wkey, expires, jid)
-    call('hset', key, 'time', stamp, 'worker', worker, 'expires', expires, 'state', 'running')
-    call('zadd', lkey, expires, jid)
-    if job[15] then
-      publish('popped', jid)
-    end
+  else
+    pop_jobs(now, jids, n, jobs, worker, expires, tail, stamp, skey, wjobs, lkey)
   end
-  call('zrem', 'ql:q:' .. qname .. '-work', unpack(jids))
+  call('zrem', keys[1], unpack(jids))
   -- A jid handed out twice (a lost lock also waiting as work) is replied
   -- in its final state in both places, from its last read.
   local last
@@ -295,7 +432,7 @@ local function queue_pop(now, qname, worker, count)
       if job[19] then
         text = job_json(job, extra, jids[k])
       else
-        job[16] = history_list(jids[k])
+        job[16] = history_list(jids[k], job[21])
         text = job_json(job)
       end
       if texts then
@@ -394,23 +531,23 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   end
 
   local qqueue = qstr(qname)
-  publish('log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qqueue .. '}')
+  publish('ql:log', '{"jid":' .. encode(jid) .. ',"event":"put","queue":' .. qqueue .. '}')
   history_add(now, jid, 'put', nil, ',"put",{"q":' .. qqueue .. '}]')
 
   if oldqueue then
-    local prefix = 'ql:q:' .. oldqueue
-    call('zrem', prefix .. '-work', jid)
-    call('zrem', prefix .. '-locks', jid)
-    call('zrem', prefix .. '-depends', jid)
-    call('zrem', prefix .. '-scheduled', jid)
+    local keys = qkeys(oldqueue)
+    call('zrem', keys[1], jid)
+    call('zrem', keys[2], jid)
+    call('zrem', keys[5], jid)
+    call('zrem', keys[3], jid)
   end
 
   if oldworker and oldworker ~= '' then
-    call('zrem', 'ql:w:' .. oldworker .. ':jobs', jid)
+    call('zrem', wkey(oldworker), jid)
     if oldworker ~= worker then
       local encoded = lock_lost_json(jid, oldworker)
-      publish('w:' .. oldworker, encoded)
-      publish('log', encoded)
+      publish('ql:w:' .. oldworker, encoded)
+      publish('ql:log', encoded)
     end
   end
 
@@ -442,13 +579,13 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   local waits = call('scard', key .. '-dependencies') > 0
   if delay > 0 then
     if waits then
-      call('zadd', 'ql:q:' .. qname .. '-depends', now, jid)
+      call('zadd', qkeys(qname)[5], now, jid)
       call('hset', key, 'state', 'depends', 'scheduled', now + delay)
     else
-      call('zadd', 'ql:q:' .. qname .. '-scheduled', now + delay, jid)
+      call('zadd', qkeys(qname)[3], now + delay, jid)
     end
   elseif waits then
-    call('zadd', 'ql:q:' .. qname .. '-depends', now, jid)
+    call('zadd', qkeys(qname)[5], now, jid)
     call('hset', key, 'state', 'depends')
   else
     work_add(qname, now, priority, jid)
@@ -456,7 +593,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
 
   remember_queue(now, qname)
   if is_tracked(jid) then
-    publish('put', jid)
+    publish('ql:put', jid)
   end
   return jid
 end
@@ -486,21 +623,6 @@ local function queue_unfail(now, qname, group, count)
     call('srem', 'ql:failures', group)
   end
   return #jids
-end
-
-local STAT_FIELDS = {'total', 'mean', 'vk'}
-do
-  local n = 3
-  local function add(prefix, from, to)
-    for i = from, to do
-      n = n + 1
-      STAT_FIELDS[n] = prefix .. i
-    end
-  end
-  add('s', 0, 59)
-  add('m', 1, 59)
-  add('h', 1, 23)
-  add('d', 1, 6)
 end
 
 local function stats_of(key)
