@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/buntdb"
@@ -71,8 +72,8 @@ type DB struct {
 	dirtyMu   sync.Mutex
 	dirty     int64 // writes since the last save, for INFO
 	startTime time.Time
-	syncer    *syncer // nil for ":memory:"
-	group     bool    // appendfsync always: Update waits for a shared fsync
+	syncer    *syncer      // nil for ":memory:"
+	policy    atomic.Int32 // a Sync: appendfsync, changed by CONFIG SET
 }
 
 // KeyRef names a key in one database.
@@ -126,16 +127,12 @@ func Open(opts Options) (*DB, error) {
 	// it off), so every avoided rewrite is CPU returned to clients.
 	cfg.AutoShrinkMinSize = 64 << 20
 	cfg.AutoShrinkPercentage = 100
-	switch opts.Sync {
-	case SyncAlways:
-		// Update waits for a shared fsync instead (groupcommit.go).
-		cfg.SyncPolicy = buntdb.Never
-		db.group = path != ":memory:"
-	case SyncNo:
-		cfg.SyncPolicy = buntdb.Never
-	default:
-		cfg.SyncPolicy = buntdb.EverySecond
-	}
+	// buntdb never fsyncs itself: its EverySecond policy fsyncs while
+	// holding the store lock, stalling every client for the length of the
+	// fsync once a second, and its Always policy fsyncs once per commit.
+	// The syncer does both outside the lock (groupcommit.go, everysec.go).
+	cfg.SyncPolicy = buntdb.Never
+	db.policy.Store(int32(opts.Sync))
 	if err := bdb.SetConfig(cfg); err != nil {
 		bdb.Close()
 		return nil, err
@@ -144,7 +141,7 @@ func Open(opts Options) (*DB, error) {
 	db.lastSave = time.Now()
 	if path != ":memory:" {
 		db.syncer = newSyncer(path, db.log)
-		if db.group {
+		if opts.Sync == SyncAlways {
 			// The file may have just been created: make it and its
 			// directory entry durable before the first reply.
 			if err := db.syncer.syncFile(0); err != nil {
@@ -155,6 +152,10 @@ func Open(opts Options) (*DB, error) {
 	}
 	db.wg.Add(1)
 	go db.sweepLoop()
+	if db.syncer != nil {
+		db.wg.Add(1)
+		go db.everysecLoop()
+	}
 	return db, nil
 }
 
@@ -166,9 +167,7 @@ func (db *DB) Path() string { return db.path }
 
 // SyncPolicy returns the configured appendfsync mode.
 func (db *DB) SyncPolicy() Sync {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	return db.opts.Sync
+	return Sync(db.policy.Load())
 }
 
 // OnCommit registers a function called after every write transaction that
@@ -200,7 +199,7 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 			db.onCommit(touched)
 		}
 	}
-	if db.group {
+	if db.syncer != nil && db.SyncPolicy() == SyncAlways {
 		// The caller replies once we return: not before the commit
 		// is on disk.
 		if err := db.syncer.wait(); err != nil {
@@ -232,7 +231,7 @@ func (db *DB) Save() error {
 	}
 	err := db.bdb.Shrink()
 	if err == nil || errors.Is(err, buntdb.ErrShrinkInProcess) {
-		if err == nil && db.group {
+		if err == nil && db.syncer != nil && db.SyncPolicy() == SyncAlways {
 			// buntdb renamed an unsynced file over the data file.
 			if err := db.syncer.wait(); err != nil {
 				return err
