@@ -9,7 +9,10 @@ import (
 )
 
 // libName is the library our scripts are registered under in the engine.
-const libName = "qless"
+const (
+	libName       = "qless"
+	scriptLibName = "qless-script" // the library behind EVALSHA of Script()
+)
 
 // Register loads our qless library into the engine (once per pooled Lua
 // state, not per call) and adds the native QLESS command to the table:
@@ -22,6 +25,13 @@ func Register(t *commands.Table, e *scripts.Engine) error {
 	if err := e.RegisterLibrary(libName, Library()); err != nil {
 		return err
 	}
+	// EVALSHA of the printed script runs the same code, loaded once per Lua
+	// state; the two lines Script() puts before the library keep its line
+	// numbers in errors.
+	if err := e.RegisterLibrary(scriptLibName, "\n\n"+Library()); err != nil {
+		return err
+	}
+	e.AliasScript(SHA(), scriptLibName)
 	commands.MarkScriptCommand("qless")
 	t.Add(&commands.Cmd{
 		Name:  "qless",

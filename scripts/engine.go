@@ -37,11 +37,12 @@ type Options struct {
 type Engine struct {
 	opts Options
 
-	mu     sync.RWMutex
-	cache  map[string]*script
-	order  []string
-	libs   map[string]*library
-	libGen int
+	mu      sync.RWMutex
+	cache   map[string]*script
+	order   []string
+	libs    map[string]*library
+	libGen  int
+	aliases map[string]string // script SHA -> library that runs it (alias.go)
 
 	poolMu sync.Mutex
 	idle   []*state
@@ -86,7 +87,7 @@ func NewEngine(opts Options) *Engine {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
+	return &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, aliases: map[string]string{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
 }
 
 // SHA1 returns the hex SHA1 by which a script body is known.
@@ -272,6 +273,10 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 		w.WriteError("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
+	if lib := e.aliasOf(sc.sha); lib != "" && len(keys) == 0 {
+		e.runAlias(host, sc, lib, argv, w)
+		return
+	}
 	prep := func(s *state) (*lua.LFunction, int, error) {
 		s.noWrites = sc.flags.noWrites
 		s.realG.RawSetString("KEYS", strTable(s.L, keys))
@@ -283,7 +288,12 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 		fn.Env = s.proxy
 		return fn, 0, nil
 	}
-	e.call(host, false, prep, w, func(s *state, obj lua.LValue, killed bool) string {
+	e.call(host, false, prep, w, scriptErrText(sc))
+}
+
+// scriptErrText shapes a failed script's error reply as Redis does.
+func scriptErrText(sc *script) func(s *state, obj lua.LValue, killed bool) string {
+	return func(s *state, obj lua.LValue, killed bool) string {
 		msg := errMessage(obj)
 		if msg == "ERR lua callstack overflow" {
 			msg = "ERR " + strings.TrimPrefix(s.errSource, "@") + ":" + strconv.Itoa(s.errLine) + ": stack overflow"
@@ -295,7 +305,7 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 			msg += fmt.Sprintf(" script: %s, on %s:%d.", sc.sha, s.errSource, s.errLine)
 		}
 		return msg
-	})
+	}
 }
 
 // errMessage is the text of a raised Lua value as Redis's error handler

@@ -74,7 +74,17 @@ func (s *state) loadLibraries(e *Engine) error {
 // strings and converts its result as EVAL does. Errors reply "ERR <message>"
 // (or the {err=...} text) without script framing.
 func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Writer) {
-	prep := func(s *state) (*lua.LFunction, int, error) {
+	e.call(host, true, e.libraryCall(name, args), w, func(s *state, obj lua.LValue, killed bool) string {
+		if killed {
+			return "ERR " + errScriptKilled
+		}
+		return errMessage(obj)
+	})
+}
+
+// libraryCall prepares a call of library name with args.
+func (e *Engine) libraryCall(name string, args [][]byte) func(s *state) (*lua.LFunction, int, error) {
+	return func(s *state) (*lua.LFunction, int, error) {
 		if err := s.loadLibraries(e); err != nil {
 			return nil, 0, err
 		}
@@ -86,12 +96,6 @@ func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Write
 		pushStrings(s.L, args)
 		return fn, len(args), nil
 	}
-	e.call(host, true, prep, w, func(s *state, obj lua.LValue, killed bool) string {
-		if killed {
-			return "ERR " + errScriptKilled
-		}
-		return errMessage(obj)
-	})
 }
 
 // pushStrings pushes args as Lua strings.
