@@ -123,12 +123,7 @@ func cmdHVals(c *Ctx, args [][]byte)   { writeHash(c, args[1], false, true) }
 
 func cmdHDel(c *Ctx, args [][]byte) {
 	var buf [16]string
-	n, err := c.Tx.HDel(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...)
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(int64(n))
+	c.IntReply(c.Tx.HDel(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...))
 }
 
 func cmdHExists(c *Ctx, args [][]byte) {

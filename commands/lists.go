@@ -34,12 +34,7 @@ func registerLists(t *Table) {
 func cmdPush(left, onlyExisting bool) func(*Ctx, [][]byte) {
 	return func(c *Ctx, args [][]byte) {
 		var buf [8]string
-		n, err := c.Tx.ListPush(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:]), left, onlyExisting)
-		if err != nil {
-			c.StoreErr(err)
-			return
-		}
-		c.W.WriteInt(n)
+		c.IntReply(c.Tx.ListPush(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:]), left, onlyExisting))
 	}
 }
 

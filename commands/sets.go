@@ -68,22 +68,12 @@ func hsBuiltSetOrder(members []string) []string {
 
 func cmdSAdd(c *Ctx, args [][]byte) {
 	var buf [16]string
-	n, err := c.Tx.SAdd(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...)
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(int64(n))
+	c.IntReply(c.Tx.SAdd(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...))
 }
 
 func cmdSRem(c *Ctx, args [][]byte) {
 	var buf [16]string
-	n, err := c.Tx.SRem(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...)
-	if err != nil {
-		c.StoreErr(err)
-		return
-	}
-	c.W.WriteInt(int64(n))
+	c.IntReply(c.Tx.SRem(c.Tx.KeyString(args[1]), argViews(buf[:0], args[2:])...))
 }
 
 // hsSetMembers returns a key's members in Redis's reply order where it is

@@ -320,14 +320,14 @@ func (tx *Tx) HLen(key string) (int64, error) {
 }
 
 // HDel removes fields and returns how many existed. It keeps none of them.
-func (tx *Tx) HDel(key string, fields ...string) (int, error) {
+func (tx *Tx) HDel(key string, fields ...string) (int64, error) {
 	w := tx.borrowHash()
 	defer tx.releaseHash(w)
 	err := tx.initHash(w, key)
 	if err != nil || !w.existed {
 		return 0, err
 	}
-	n := 0
+	var n int64
 	for _, f := range fields {
 		if w.del(f) {
 			n++

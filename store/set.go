@@ -155,12 +155,12 @@ func (w *setWriter) commit() {
 
 // SAdd adds members and returns how many were new. It copies what it
 // keeps, so members may share the bytes of a buffer the caller reuses.
-func (tx *Tx) SAdd(key string, members ...string) (int, error) {
+func (tx *Tx) SAdd(key string, members ...string) (int64, error) {
 	w, err := tx.openSet(key)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	var n int64
 	for _, m := range members {
 		if w.add(m) {
 			n++
@@ -173,12 +173,12 @@ func (tx *Tx) SAdd(key string, members ...string) (int, error) {
 }
 
 // SRem removes members and returns how many were there.
-func (tx *Tx) SRem(key string, members ...string) (int, error) {
+func (tx *Tx) SRem(key string, members ...string) (int64, error) {
 	w, err := tx.openSet(key)
 	if err != nil || !w.existed {
 		return 0, err
 	}
-	n := 0
+	var n int64
 	for _, m := range members {
 		if w.rem(m) {
 			n++
