@@ -9,10 +9,7 @@ import (
 )
 
 // libName is the library our scripts are registered under in the engine.
-const (
-	libName       = "qless"
-	scriptLibName = "qless-script" // the library behind EVALSHA of Script()
-)
+const libName = "qless"
 
 // Register loads our qless library into the engine (once per pooled Lua
 // state, not per call) and adds the native QLESS command to the table:
@@ -22,16 +19,13 @@ const (
 // The arguments after now are those of qless.lua's API and the reply is what
 // qless.lua returns. now may be the word "now" for the server's clock.
 func Register(t *commands.Table, e *scripts.Engine) error {
-	if err := e.RegisterLibrary(libName, Library()); err != nil {
+	// One library serves QLESS and EVALSHA of the printed script. It is
+	// registered two lines down, where Script() puts it, so both report
+	// the line numbers the script has on Redis.
+	if err := e.RegisterLibrary(libName, "\n\n"+Library()); err != nil {
 		return err
 	}
-	// EVALSHA of the printed script runs the same code, loaded once per Lua
-	// state; the two lines Script() puts before the library keep its line
-	// numbers in errors.
-	if err := e.RegisterLibrary(scriptLibName, "\n\n"+Library()); err != nil {
-		return err
-	}
-	e.AliasScript(SHA(), scriptLibName)
+	e.AliasScript(SHA(), libName)
 	commands.MarkScriptCommand("qless")
 	t.Add(&commands.Cmd{
 		Name:  "qless",
