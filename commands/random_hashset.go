@@ -102,6 +102,21 @@ func cmdHRandField(c *Ctx, args [][]byte) {
 	}
 }
 
+// oneRandomMember picks a member of set key for the count-less SRANDMEMBER
+// and SPOP; when there is none it has already replied (nil or the error).
+func oneRandomMember(c *Ctx, key string) (string, bool) {
+	members, _, err := c.Tx.SMembers(key)
+	switch {
+	case err != nil:
+		c.StoreErr(err)
+	case len(members) == 0:
+		c.W.WriteNull()
+	default:
+		return members[rand.IntN(len(members))], true
+	}
+	return "", false
+}
+
 func cmdSRandMember(c *Ctx, args [][]byte) {
 	key := string(args[1])
 	if len(args) > 3 {
@@ -109,14 +124,8 @@ func cmdSRandMember(c *Ctx, args [][]byte) {
 		return
 	}
 	if len(args) == 2 {
-		members, _, err := c.Tx.SMembers(key)
-		switch {
-		case err != nil:
-			c.StoreErr(err)
-		case len(members) == 0:
-			c.W.WriteNull()
-		default:
-			c.W.WriteBulkString(members[rand.IntN(len(members))])
+		if m, ok := oneRandomMember(c, key); ok {
+			c.W.WriteBulkString(m)
 		}
 		return
 	}
@@ -156,14 +165,7 @@ func cmdSPop(c *Ctx, args [][]byte) {
 		return
 	}
 	if len(args) == 2 {
-		members, _, err := c.Tx.SMembers(key)
-		switch {
-		case err != nil:
-			c.StoreErr(err)
-		case len(members) == 0:
-			c.W.WriteNull()
-		default:
-			m := members[rand.IntN(len(members))]
+		if m, ok := oneRandomMember(c, key); ok {
 			c.Tx.SRem(key, m)
 			c.W.WriteBulkString(m)
 		}
