@@ -11,15 +11,10 @@ import (
 // 65-byte member for a sorted set) and checks the replies against Redis
 // before and after a restart.
 func TestCompactListZSetRestart(t *testing.T) {
-	dir := t.TempDir()
-	q := StartQlessd(t, dir)
-	r := StartRedis(t)
-	qc, rc := DialRaw(t, q.Addr), DialRaw(t, r.Addr)
+	p := StartPair(t)
 	both := func(args ...string) {
 		t.Helper()
-		if a, b := qc.Do(t, args...), rc.Do(t, args...); a != b {
-			t.Fatalf("%s: qlessd %q, redis %q", quoteArgs(args), a, b)
-		}
+		p.Same(t, args...)
 	}
 	both("RPUSH", "ls", "b", "c")
 	both("LPUSH", "ls", "a")
@@ -43,7 +38,7 @@ func TestCompactListZSetRestart(t *testing.T) {
 	both("ZRANGESTORE", "zcopy", "zb", "0", "9")
 	both("ZUNIONSTORE", "zu", "2", "zs", "zcopy", "WEIGHTS", "1", "2")
 
-	check := func(c *Raw) {
+	check := func() {
 		t.Helper()
 		cmds := [][]string{
 			{"DBSIZE"}, {"LRANGE", "ls", "0", "-1"}, {"LRANGE", "lb", "0", "-1"}, {"LINDEX", "lb", "150"},
@@ -53,17 +48,11 @@ func TestCompactListZSetRestart(t *testing.T) {
 			{"ZRANGE", "zlong", "0", "-1", "WITHSCORES"}, {"ZRANGE", "zu", "0", "-1", "WITHSCORES"},
 			{"ZSCAN", "zs", "0"}, {"ZSCAN", "zu", "0"}, {"ZCOUNT", "zu", "1", "4"}, {"ZRANGEBYLEX", "zs", "[b", "+"},
 		}
-		for _, cmd := range cmds {
-			if a, b := c.Do(t, cmd...), rc.Do(t, cmd...); a != b {
-				t.Errorf("%s: qlessd %q, redis %q", quoteArgs(cmd), a, b)
-			}
-		}
+		sameAll(t, p, cmds)
 	}
-	check(qc)
-	q.Stop()
-	q = StartQlessd(t, dir)
-	qc = DialRaw(t, q.Addr)
-	check(qc)
+	check()
+	p.RestartQlessd(t)
+	check()
 	// Writes after the restart, then pops that empty the keys.
 	both("RPUSH", "ls", "d")
 	both("LMPOP", "1", "ls", "LEFT", "COUNT", "10")

@@ -11,15 +11,10 @@ import (
 // replies against Redis before and after a restart. RENAME and expiry of
 // each layout are covered by the store's tests.
 func TestCompactLayoutsRestart(t *testing.T) {
-	dir := t.TempDir()
-	q := StartQlessd(t, dir)
-	r := StartRedis(t)
-	qc, rc := DialRaw(t, q.Addr), DialRaw(t, r.Addr)
+	p := StartPair(t)
 	both := func(args ...string) {
 		t.Helper()
-		if a, b := qc.Do(t, args...), rc.Do(t, args...); a != b {
-			t.Fatalf("%s: qlessd %q, redis %q", quoteArgs(args), a, b)
-		}
+		p.Same(t, args...)
 	}
 	long := strings.Repeat("L", 100)
 	both("HSET", "lp", "zeta", "1", "alpha", "2", "mid", "3")
@@ -45,39 +40,22 @@ func TestCompactLayoutsRestart(t *testing.T) {
 	both("SMOVE", "ss2", "ss3", "b")
 	both("SMOVE", "ss3", "ss2", "b")
 
-	check := func(c *Raw) {
+	check := func() {
 		t.Helper()
-		for _, k := range []string{"lp", "is2"} { // listpack and intset: exact order
-			cmd := "HGETALL"
-			if k == "is2" {
-				cmd = "SMEMBERS"
-			}
-			if a, b := c.Do(t, cmd, k), rc.Do(t, cmd, k); a != b {
-				t.Errorf("%s %s: qlessd %q, redis %q", cmd, k, a, b)
-			}
-		}
+		p.Same(t, "HGETALL", "lp") // listpack and intset: exact order
+		p.Same(t, "SMEMBERS", "is2")
 		for _, k := range []string{"ht", "hi"} {
-			if a, b := SortedReply(c.Do(t, "HKEYS", k)), SortedReply(rc.Do(t, "HKEYS", k)); a != b {
-				t.Errorf("HKEYS %s differs", k)
-			}
-			if a, b := c.Do(t, "HGET", k, "f7"), rc.Do(t, "HGET", k, "f7"); a != b {
-				t.Errorf("HGET %s f7: qlessd %q, redis %q", k, a, b)
-			}
+			p.SameSorted(t, "HKEYS", k)
+			p.Same(t, "HGET", k, "f7")
 		}
 		for _, k := range []string{"ss2", "si2"} {
-			if a, b := SortedReply(c.Do(t, "SMEMBERS", k)), SortedReply(rc.Do(t, "SMEMBERS", k)); a != b {
-				t.Errorf("SMEMBERS %s differs", k)
-			}
+			p.SameSorted(t, "SMEMBERS", k)
 		}
-		if a, b := c.Do(t, "DBSIZE"), rc.Do(t, "DBSIZE"); a != b {
-			t.Errorf("DBSIZE: qlessd %q, redis %q", a, b)
-		}
+		p.Same(t, "DBSIZE")
 	}
-	check(qc)
-	q.Stop()
-	q = StartQlessd(t, dir)
-	qc = DialRaw(t, q.Addr)
-	check(qc)
+	check()
+	p.RestartQlessd(t)
+	check()
 	// Writes after the restart keep the order rules.
 	both("HSET", "lp", "new", "4", "zeta", "one")
 	both("HDEL", "lp", "mid")

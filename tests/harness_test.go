@@ -210,6 +210,15 @@ func StartPair(t testing.TB) *Pair {
 	return &Pair{Q: DialRaw(t, qp.Addr), R: DialRaw(t, rp.Addr), QP: qp, RP: rp}
 }
 
+// RestartQlessd stops qlessd and starts it again on the same data
+// directory, for tests of what survives a restart.
+func (p *Pair) RestartQlessd(t testing.TB) {
+	t.Helper()
+	p.QP.Stop()
+	p.QP = StartQlessd(t, p.QP.Dir)
+	p.Q = DialRaw(t, p.QP.Addr)
+}
+
 // Same sends one command to both servers and fails the test unless the raw
 // replies are identical. It returns the reply.
 func (p *Pair) Same(t testing.TB, args ...string) string {
