@@ -12,18 +12,18 @@ import "github.com/qlessd/qlessd/resp"
 // has dropped it (EVALSHA then answers NOSCRIPT as usual).
 func (e *Engine) AliasScript(sha, library string) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.aliases[sha] = library
-	e.mu.Unlock()
+	if sc, ok := e.cache[sha]; ok {
+		// Running calls may hold sc: give the cache a new copy instead.
+		c := *sc
+		c.alias = library
+		e.cache[sha] = &c
+	}
 }
 
-func (e *Engine) aliasOf(sha string) string {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.aliases[sha]
-}
-
-// runAlias runs script sc by calling library lib with argv, replying as the
-// script would, error framing included.
-func (e *Engine) runAlias(host Host, sc *script, lib string, argv [][]byte, w resp.Writer) {
-	e.call(host, true, e.libraryCall(lib, argv), w, scriptErrText(sc))
+// runAlias runs script sc by calling its library with argv, replying as
+// the script would, error framing included.
+func (e *Engine) runAlias(host Host, sc *script, argv [][]byte, w resp.Writer) {
+	e.call(host, true, e.libraryCall(sc.alias, argv), w, scriptErrText(sc))
 }

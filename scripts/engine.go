@@ -59,6 +59,7 @@ type script struct {
 	proto   *lua.FunctionProto
 	factory *lua.FunctionProto // see prefix.go; nil when the chunk has none
 	flags   scriptFlags
+	alias   string // library that runs this script (alias.go), or ""
 }
 
 // loadError is a Load failure whose text is the whole reply.
@@ -120,6 +121,7 @@ func (e *Engine) Load(body []byte) (string, error) {
 			delete(e.cache, e.order[0])
 			e.order = e.order[1:]
 		}
+		sc.alias = e.aliases[sha]
 		e.cache[sha] = sc
 		e.order = append(e.order, sha)
 	}
@@ -273,8 +275,8 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 		w.WriteError("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
-	if lib := e.aliasOf(sc.sha); lib != "" && len(keys) == 0 {
-		e.runAlias(host, sc, lib, argv, w)
+	if sc.alias != "" && len(keys) == 0 {
+		e.runAlias(host, sc, argv, w)
 		return
 	}
 	prep := func(s *state) (*lua.LFunction, int, error) {
