@@ -37,6 +37,9 @@ func Register(t *commands.Table, e *scripts.Engine) error {
 			if len(call) >= 2 && commands.EqualFold(call[1], "now") {
 				call = append([][]byte{call[0], clockNow()}, call[2:]...)
 			}
+			if runFast(c, call) {
+				return
+			}
 			e.CallLibrary(commands.ScriptHost(c, false), libName, call, c.W)
 		},
 	})

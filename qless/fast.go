@@ -1,0 +1,180 @@
+package qless
+
+import (
+	"math"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/scripts"
+	"github.com/qlessd/qlessd/store"
+)
+
+// The hottest API calls (put, pop, complete, heartbeat) run in Go when the
+// call is an ordinary one: no Lua VM, no redis.call conversions, inside the
+// serialized write transaction where every microsecond is paid by every
+// client. The Lua library stays the definition: a fast path does the same
+// store operations in the same order, replies and publishes the same bytes,
+// and hands anything else (an error to raise, a rare option, an odd stored
+// value) to the Lua before it has written anything. TestFastPathsMatchLua
+// runs random call sequences both ways and compares replies, events and the
+// whole keyspace.
+
+// fastPath runs one API call. It returns false, having written nothing to
+// the store or the reply, when the Lua must run the call instead.
+type fastPath func(f *fastCall, args [][]byte) bool
+
+// fastPaths maps API function names to their Go paths; set in init so the
+// paths may refer to this table's users without an initialization cycle.
+var fastPaths map[string]fastPath
+
+// fastOff turns the fast paths off, for tests that compare them with Lua.
+var fastOff atomic.Bool
+
+// fastTaken, when set (by tests), hears of each call a fast path ran.
+var fastTaken func(fn string)
+
+// fastCall is one API call on its way through a fast path.
+type fastCall struct {
+	c   *commands.Ctx
+	tx  *store.Tx
+	now float64
+	// historyLimit is max-job-history once read (0: not yet).
+	historyLimit float64
+	num          []byte // scratch for number arguments
+}
+
+// runFast runs call (function, now, args...) through its fast path and
+// reports whether it did.
+func runFast(c *commands.Ctx, call [][]byte) bool {
+	if len(call) < 2 || fastOff.Load() {
+		return false
+	}
+	fn := fastPaths[string(call[0])]
+	if fn == nil {
+		return false
+	}
+	now, ok := plainNumber(call[1])
+	if !ok {
+		return false
+	}
+	f := fastCall{c: c, tx: c.Tx, now: now}
+	if !fn(&f, call[2:]) {
+		return false
+	}
+	if fastTaken != nil {
+		fastTaken(string(call[0]))
+	}
+	return true
+}
+
+// plainNumber parses text Lua's tonumber reads as the same float64 that
+// strconv does: optional '-', digits, optional '.' and digits, optional
+// exponent (what %.17g writes). Anything else (spaces, hex, inf, a leading
+// '.') is left to the Lua.
+func plainNumber(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 40 {
+		return 0, false
+	}
+	i := 0
+	if b[0] == '-' {
+		i++
+	}
+	digits := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		digits++
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		frac := 0
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			frac++
+		}
+		if frac == 0 {
+			return 0, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '-' || b[i] == '+') {
+			i++
+		}
+		exp := 0
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			exp++
+		}
+		if exp == 0 || exp > 3 {
+			return 0, false
+		}
+	}
+	if i != len(b) {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsInf(v, 0) || (v == 0 && hasNonZeroDigit(b)) {
+		return 0, false
+	}
+	return v, true
+}
+
+// hasNonZeroDigit tells an underflow (1e-400) from a written zero.
+func hasNonZeroDigit(b []byte) bool {
+	for _, c := range b {
+		if c == 'e' || c == 'E' {
+			return false
+		}
+		if c >= '1' && c <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// plainString is plainNumber for a stored value.
+func plainString(s string) (float64, bool) {
+	if len(s) == 0 || len(s) > 40 {
+		return 0, false
+	}
+	var buf [40]byte
+	return plainNumber(append(buf[:0], s...))
+}
+
+// arg is the string of an optional argument: ok false when absent.
+func arg(args [][]byte, i int) (string, bool) {
+	if i >= len(args) {
+		return "", false
+	}
+	return string(args[i]), true
+}
+
+// number renders f as redis.call passes a Lua number: the returned string
+// is a copy the store may keep.
+func (f *fastCall) number(v float64) string {
+	f.num = scripts.AppendArgNumber(f.num[:0], v)
+	return string(f.num)
+}
+
+// integral reports whether v is a whole number Lua and Go render alike.
+func integral(v float64) bool {
+	return v == math.Trunc(v) && math.Abs(v) < 1e15
+}
+
+// reply writes a bulk string reply.
+func (f *fastCall) reply(s string) { f.c.W.WriteBulkString(s) }
+
+// luaNumber is a number as Lua's .. operator writes it.
+func luaNumber(v float64) string { return scripts.FormatNumber(v) }
+
+// dayBin is day_bin(t) written as a key part: t - t % 86400.
+func dayBin(t float64) string {
+	return luaNumber(t - (t - math.Floor(t/86400)*86400))
+}
+
+func init() {
+	fastPaths = map[string]fastPath{
+		"heartbeat": fastHeartbeat,
+	}
+}

@@ -1,0 +1,332 @@
+package qless
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/resp"
+	"github.com/qlessd/qlessd/scripts"
+	"github.com/qlessd/qlessd/store"
+)
+
+// diffEnv is the little of the server qless reaches.
+type diffEnv struct {
+	commands.Env
+	db *store.DB
+}
+
+func (e *diffEnv) Store() *store.DB              { return e.db }
+func (e *diffEnv) CountSubscribers(string) int64 { return 0 }
+
+type diffSess struct{ db int }
+
+func (s *diffSess) ID() int64   { return 1 }
+func (s *diffSess) DB() int     { return s.db }
+func (s *diffSess) SetDB(i int) { s.db = i }
+
+// diffSide is one in-process qless: a store, the command table with QLESS,
+// and whether its QLESS calls may take the fast paths.
+type diffSide struct {
+	db    *store.DB
+	table *commands.Table
+	env   *diffEnv
+	sess  diffSess
+	fast  bool
+}
+
+func newDiffSide(t *testing.T, fast bool) *diffSide {
+	db, err := store.Open(store.Options{Dir: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	table := commands.Default()
+	e := scripts.NewEngine(scripts.Options{})
+	commands.RegisterScripting(table, e)
+	if err := Register(table, e); err != nil {
+		t.Fatal(err)
+	}
+	return &diffSide{db: db, table: table, env: &diffEnv{db: db}, fast: fast}
+}
+
+// do runs one command in its own write transaction and returns its reply
+// and what it published.
+func (s *diffSide) do(t *testing.T, args ...string) (resp.Value, []commands.Message) {
+	t.Helper()
+	argv := make([][]byte, len(args))
+	for i, a := range args {
+		argv[i] = []byte(a)
+	}
+	cmd := s.table.Lookup(argv[0])
+	if cmd == nil {
+		t.Fatalf("no command %q", args[0])
+	}
+	fastOff.Store(!s.fast)
+	defer fastOff.Store(false)
+	var rec resp.Recorder
+	ctx := &commands.Ctx{Sess: &s.sess, Env: s.env, Table: s.table, W: &rec}
+	var published []commands.Message
+	if err := s.db.Update(func(tx *store.Tx) error {
+		tx.Tick()
+		ctx.Tx = tx
+		s.table.Dispatch(ctx, cmd, argv)
+		published = ctx.TakePublished()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return rec.Value(), published
+}
+
+// dump is the whole keyspace as text, one line per key, sorted.
+func (s *diffSide) dump(t *testing.T) string {
+	t.Helper()
+	keys, _ := s.do(t, "keys", "*")
+	var lines []string
+	for _, k := range keys.Array {
+		typ, _ := s.do(t, "type", k.Str)
+		var v resp.Value
+		switch typ.Str {
+		case "hash":
+			v, _ = s.do(t, "hgetall", k.Str)
+			v = sortedPairs(v)
+		case "list":
+			v, _ = s.do(t, "lrange", k.Str, "0", "-1")
+		case "set":
+			v, _ = s.do(t, "smembers", k.Str)
+			sort.Slice(v.Array, func(i, j int) bool { return v.Array[i].Str < v.Array[j].Str })
+		case "zset":
+			v, _ = s.do(t, "zrange", k.Str, "0", "-1", "withscores")
+		case "string":
+			v, _ = s.do(t, "get", k.Str)
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %s", k.Str, typ.Str, valueText(v)))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func sortedPairs(v resp.Value) resp.Value {
+	type pair struct{ f, v resp.Value }
+	var ps []pair
+	for i := 0; i+1 < len(v.Array); i += 2 {
+		ps = append(ps, pair{v.Array[i], v.Array[i+1]})
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].f.Str < ps[j].f.Str })
+	out := resp.Value{Kind: resp.Array}
+	for _, p := range ps {
+		out.Array = append(out.Array, p.f, p.v)
+	}
+	return out
+}
+
+func valueText(v resp.Value) string {
+	switch v.Kind {
+	case resp.Array:
+		parts := make([]string, len(v.Array))
+		for i, e := range v.Array {
+			parts[i] = valueText(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case resp.Int:
+		return strconv.FormatInt(v.Int, 10)
+	case resp.Null, resp.NullArray:
+		return "nil"
+	case resp.Error:
+		return "ERR(" + v.Str + ")"
+	}
+	return strconv.Quote(v.Str)
+}
+
+// diffRun drives two sides with the same random qless calls.
+type diffRun struct {
+	t          *testing.T
+	rng        *rand.Rand
+	fast, slow *diffSide
+	now        float64
+	jids       []string
+	steps      int
+	// running holds jobs a pop handed out: jid -> worker and queue, so
+	// most heartbeats and completions are ones that succeed.
+	running map[string][2]string
+}
+
+func (r *diffRun) call(args ...string) {
+	r.t.Helper()
+	r.steps++
+	full := append([]string{"qless"}, args...)
+	got, gotPub := r.fast.do(r.t, full...)
+	want, wantPub := r.slow.do(r.t, full...)
+	if !reflect.DeepEqual(got, want) {
+		r.t.Fatalf("step %d %q:\nfast: %s\nlua:  %s", r.steps, args, valueText(got), valueText(want))
+	}
+	if !reflect.DeepEqual(gotPub, wantPub) {
+		r.t.Fatalf("step %d %q: published\nfast: %v\nlua:  %v", r.steps, args, gotPub, wantPub)
+	}
+	if args[0] == "pop" && got.Kind == resp.Bulk && strings.HasPrefix(got.Str, "[") {
+		var jobs []struct{ Jid, Worker, Queue string }
+		if err := json.Unmarshal([]byte(got.Str), &jobs); err != nil {
+			r.t.Fatalf("pop reply %s: %v", got.Str, err)
+		}
+		for _, j := range jobs {
+			r.running[j.Jid] = [2]string{j.Worker, j.Queue}
+		}
+	}
+}
+
+// runningJob picks a job some pop handed out, with its worker and queue.
+func (r *diffRun) runningJob() (jid, worker, queue string, ok bool) {
+	if len(r.running) == 0 || r.rng.Intn(4) == 0 {
+		return "", "", "", false
+	}
+	keys := make([]string, 0, len(r.running))
+	for k := range r.running {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	jid = keys[r.rng.Intn(len(keys))]
+	wq := r.running[jid]
+	if r.rng.Intn(3) == 0 {
+		delete(r.running, jid)
+	}
+	return jid, wq[0], wq[1], true
+}
+
+func (r *diffRun) pick(xs ...string) string { return xs[r.rng.Intn(len(xs))] }
+
+func (r *diffRun) nowArg() string {
+	// Mostly small steps, now and then past heartbeats and grace periods.
+	switch r.rng.Intn(10) {
+	case 0:
+		r.now += float64(r.rng.Intn(200))
+	case 1:
+		r.now += r.rng.Float64() * 5
+	default:
+		r.now += float64(r.rng.Intn(1000)) / 1000
+	}
+	if r.rng.Intn(4) == 0 {
+		return strconv.FormatFloat(r.now, 'f', 6, 64)
+	}
+	return strconv.FormatFloat(r.now, 'f', -1, 64)
+}
+
+var (
+	diffQueues  = []string{"q1", "q2", "q/3"}
+	diffWorkers = []string{"w1", "w2", "w\"3"}
+	diffData    = []string{`{}`, `{"a":1}`, `{"t":1763790000000000000,"pad":"xx/yy"}`, `[1,2,{"b":null}]`, `{"a":[],"b":{}}`, `{"x":"\u00e9"}`, `not json`, `false`}
+)
+
+func (r *diffRun) jid() string {
+	if len(r.jids) == 0 || r.rng.Intn(4) == 0 {
+		j := "j" + strconv.Itoa(len(r.jids))
+		r.jids = append(r.jids, j)
+		return j
+	}
+	return r.jids[r.rng.Intn(len(r.jids))]
+}
+
+func (r *diffRun) step() {
+	q, w := r.pick(diffQueues...), r.pick(diffWorkers...)
+	switch n := r.rng.Intn(100); {
+	case n < 25:
+		args := []string{"put", r.nowArg(), w, q, r.jid(), "K", r.pick(diffData...), r.pick("0", "0", "0", "5", "x")}
+		for r.rng.Intn(3) == 0 {
+			switch r.rng.Intn(5) {
+			case 0:
+				args = append(args, "priority", r.pick("0", "5", "-1", "x", "1.5"))
+			case 1:
+				args = append(args, "retries", r.pick("0", "1", "3", "x"))
+			case 2:
+				args = append(args, "tags", r.pick(`["a"]`, `["a","b"]`, `[]`, `{}`, `x`))
+			case 3:
+				args = append(args, "depends", `["`+r.jid()+`"]`)
+			case 4:
+				args = append(args, "other", "v")
+			}
+		}
+		r.call(args...)
+	case n < 45:
+		r.call("pop", r.nowArg(), q, w, r.pick("1", "1", "2", "3", "10", "0", "x"))
+	case n < 60:
+		jid := r.jid()
+		if j, jw, jq, ok := r.runningJob(); ok {
+			jid, w, q = j, jw, jq
+		}
+		args := []string{"complete", r.nowArg(), jid, w, q, r.pick(diffData...)}
+		if r.rng.Intn(5) == 0 {
+			args = append(args, "next", r.pick(diffQueues...))
+			if r.rng.Intn(2) == 0 {
+				args = append(args, "delay", r.pick("0", "10"))
+			}
+		}
+		r.call(args...)
+	case n < 75:
+		jid := r.jid()
+		if j, jw, _, ok := r.runningJob(); ok {
+			jid, w = j, jw
+		}
+		args := []string{"heartbeat", r.nowArg(), jid, w}
+		if r.rng.Intn(3) > 0 {
+			args = append(args, r.pick(diffData...))
+		}
+		r.call(args...)
+	case n < 80:
+		r.call("fail", r.nowArg(), r.jid(), w, "grp", "msg", r.pick(diffData...))
+	case n < 84:
+		r.call("retry", r.nowArg(), r.jid(), q, w, r.pick("0", "5"))
+	case n < 88:
+		opt := r.pick("heartbeat", q+"-heartbeat", "max-job-history", "grace-period", "jobs-history-count", q+"-max-concurrency")
+		if r.rng.Intn(4) == 0 {
+			r.call("config.unset", r.nowArg(), opt)
+		} else {
+			r.call("config.set", r.nowArg(), opt, r.pick("1", "3", "4", "10", "60", "0", "2.5", "x"))
+		}
+	case n < 91:
+		r.call("track", r.nowArg(), r.pick("track", "untrack"), r.jid())
+	case n < 93:
+		r.call("cancel", r.nowArg(), r.jid())
+	case n < 95:
+		r.call("pause", r.nowArg(), q)
+	case n < 97:
+		r.call("unpause", r.nowArg(), q)
+	default:
+		r.call("get", r.nowArg(), r.jid())
+	}
+}
+
+// TestFastPathsMatchLua runs random qless calls through the fast paths on
+// one store and through the Lua library alone on another: every reply, every
+// published event and, after each run, the whole keyspace must be the same.
+func TestFastPathsMatchLua(t *testing.T) {
+	runs, steps := 30, 400
+	if testing.Short() {
+		runs = 5
+	}
+	taken := map[string]int{}
+	fastTaken = func(fn string) { taken[fn]++ }
+	defer func() { fastTaken = nil }()
+	for seed := 1; seed <= runs; seed++ {
+		r := &diffRun{t: t, rng: rand.New(rand.NewSource(int64(seed))),
+			fast: newDiffSide(t, true), slow: newDiffSide(t, false), now: 1763790000,
+			running: map[string][2]string{}}
+		for i := 0; i < steps; i++ {
+			r.step()
+		}
+		if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
+			t.Fatalf("seed %d: keyspaces differ\nfast:\n%s\nlua:\n%s", seed, a, b)
+		}
+	}
+	t.Logf("fast-path calls taken: %v", taken)
+	for fn := range fastPaths {
+		if taken[fn] == 0 {
+			t.Errorf("no %s call took its fast path", fn)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package qless
+
+import (
+	"github.com/qlessd/qlessd/scripts"
+	"github.com/qlessd/qlessd/store"
+)
+
+var (
+	fieldsHeartbeatJob = [][]byte{[]byte("queue"), []byte("worker"), []byte("state")}
+)
+
+// fastHeartbeat is job_heartbeat for a job running with the calling worker:
+// the lock moves to now plus the queue's heartbeat, data (when given) is
+// stored as cjson re-encodes it. Errors are the Lua's to raise.
+func fastHeartbeat(f *fastCall, args [][]byte) bool {
+	if len(args) < 2 || len(args) > 3 {
+		return false
+	}
+	jid, worker := string(args[0]), string(args[1])
+	key := "ql:j:" + jid
+	var j [3]string
+	var has [3]bool
+	if !f.hmget(key, fieldsHeartbeatJob, j[:], has[:]) {
+		return false
+	}
+	if !has[0] || !has[1] || !has[2] || j[2] != "running" || j[1] != worker || worker == "" {
+		return false
+	}
+	qname := j[0]
+	hb, ok := f.heartbeatOf(qname)
+	if !ok {
+		return false
+	}
+	expires := f.now + hb
+	var data []byte
+	if len(args) == 3 {
+		data, ok = normalizeJSON(string(args[2]))
+		if !ok {
+			return false
+		}
+	}
+	wjobs, lkey := workerJobsKey(worker), "ql:q:"+qname+"-locks"
+	if !f.holds(wjobs, store.TypeZSet) || !f.holds("ql:workers", store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
+		return false
+	}
+	if data != nil {
+		f.hset(key, "expires", f.number(expires), "data", string(data))
+	} else {
+		f.hset(key, "expires", f.number(expires))
+	}
+	f.zadd(wjobs, expires, jid)
+	f.zadd("ql:workers", f.now, worker)
+	f.zadd(lkey, expires, jid)
+	f.c.W.WriteInt(scripts.NumberReply(expires))
+	return true
+}
+
+// heartbeatOf is heartbeat_of: the queue's heartbeat setting, else the
+// global one, else 60 seconds; false when a setting is not a plain number.
+func (f *fastCall) heartbeatOf(qname string) (float64, bool) {
+	fields := [][]byte{[]byte(qname + "-heartbeat"), []byte("heartbeat")}
+	var v [2]string
+	var has [2]bool
+	if !f.hmget("ql:config", fields, v[:], has[:]) {
+		return 0, false
+	}
+	switch {
+	case has[0]:
+		return plainString(v[0])
+	case has[1]:
+		return plainString(v[1])
+	}
+	return 60, true
+}
+
+func workerJobsKey(worker string) string { return "ql:w:" + worker + ":jobs" }

@@ -1,0 +1,215 @@
+package qless
+
+import (
+	"math"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
+)
+
+// Store access for the fast paths. Reads and checks come first, so that a
+// call the Lua must run has written nothing; the writes after them are the
+// commands the Lua issues, in its order, on keys already known to hold the
+// right type.
+
+// holds reports whether key is absent or of type t, so a write to it cannot
+// fail as WRONGTYPE.
+func (f *fastCall) holds(key string, t store.Type) bool {
+	got := f.tx.TypeOf(key)
+	return got == store.TypeNone || got == t
+}
+
+// hmget reads fields of a hash into vals (has[i] false for a missing
+// field, as Lua's false). It fails only on a key of another type.
+func (f *fastCall) hmget(key string, fields [][]byte, vals []string, has []bool) bool {
+	i := 0
+	err := f.tx.HMGet(key, fields, func(v string, ok bool) {
+		vals[i], has[i] = v, ok
+		i++
+	})
+	return err == nil
+}
+
+func (f *fastCall) hset(key string, pairs ...string) {
+	f.tx.HSet(key, pairs...)
+}
+
+// zadd sets member's score as ZADD does; the key holds a sorted set or
+// nothing (checked before).
+func (f *fastCall) zadd(key string, score float64, member string) {
+	z, err := f.tx.OpenZSet(key)
+	if err != nil {
+		return
+	}
+	if cur, ok := z.Score(member); !ok {
+		z.PutScored(member, score, 0, false)
+	} else if cur != score {
+		z.PutScored(member, score, cur, true)
+	}
+	z.Flush()
+	z.Release()
+}
+
+// zrem removes members as ZREM does.
+func (f *fastCall) zrem(key string, members ...string) {
+	z, err := f.tx.OpenZSet(key)
+	if err != nil {
+		return
+	}
+	for _, m := range members {
+		z.Remove(m)
+	}
+	z.Flush()
+	z.Release()
+}
+
+// zscoreOK reads member's score; false on a key of another type.
+func (f *fastCall) zscore(key, member string) (score float64, found, ok bool) {
+	z, err := f.tx.OpenZSet(key)
+	if err != nil {
+		return 0, false, false
+	}
+	score, found = z.Score(member)
+	z.Release()
+	return score, found, true
+}
+
+// tracked is is_tracked: whether jid is in ql:tracked.
+func (f *fastCall) tracked(jid string) (bool, bool) {
+	_, found, ok := f.zscore("ql:tracked", jid)
+	return found, ok
+}
+
+func (f *fastCall) publish(channel, message string) {
+	f.c.Publish(channel, message)
+}
+
+var fieldsLimit = [][]byte{[]byte("max-job-history")}
+
+// historyReady reads max-job-history (unless the caller did) and reports
+// whether history_add's one-RPUSH case holds: a whole limit of 3 or more
+// and a finite time.
+func (f *fastCall) historyReady() bool {
+	if f.historyLimit == 0 {
+		var v [1]string
+		var has [1]bool
+		if !f.hmget("ql:config", fieldsLimit, v[:], has[:]) {
+			return false
+		}
+		if !f.setHistoryLimit(v[0], has[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// setHistoryLimit takes max-job-history as read (has false: missing).
+func (f *fastCall) setHistoryLimit(v string, has bool) bool {
+	limit := 100.0
+	if has {
+		n, ok := plainString(v)
+		if !ok {
+			return false
+		}
+		limit = n
+	}
+	if limit < 3 || limit >= 1e15 || limit != math.Floor(limit) {
+		return false
+	}
+	f.historyLimit = limit
+	return !math.IsNaN(f.now) && !math.IsInf(f.now, 0)
+}
+
+// historyAppend is history_add's usual case: one RPUSH, and when the list
+// outgrew the limit, the first entry kept and the oldest others dropped.
+// entry is the whole entry's text. Reports whether nothing but the append
+// happened. The list key holds a list or nothing (checked before).
+func (f *fastCall) historyAppend(key, entry string) bool {
+	n, err := f.tx.ListPush(key, []string{entry}, false, false)
+	if err != nil || float64(n) <= f.historyLimit {
+		return true
+	}
+	drop := n - int64(f.historyLimit)
+	first, _, _ := f.tx.ListIndex(key, 0)
+	f.tx.ListSet(key, drop, first)
+	f.tx.ListTrim(key, drop, -1)
+	return false
+}
+
+// historyWhen is the text of floor(now) as history entries write it.
+func (f *fastCall) historyWhen() string {
+	return luaNumber(math.Floor(f.now))
+}
+
+// statPlan is one stat(key, val) call worked out before any write.
+type statPlan struct {
+	key              string
+	count, mean, vk  float64
+	field            string
+	fieldHits        int64 // the bucket's count before the increment
+	statsFieldsBytes [4][]byte
+}
+
+// planStat reads what stat(key, val) needs and computes what it writes;
+// false when the Lua must do it (stored values that are not plain numbers,
+// a bucket that HINCRBY would refuse, a time outside the histogram).
+func (f *fastCall) planStat(key string, val float64) (statPlan, bool) {
+	p := statPlan{key: key}
+	field, ok := statField(val)
+	if !ok {
+		return p, false
+	}
+	p.field = field
+	p.statsFieldsBytes = [4][]byte{[]byte("total"), []byte("mean"), []byte("vk"), []byte(field)}
+	var v [4]string
+	var has [4]bool
+	if !f.hmget(key, p.statsFieldsBytes[:], v[:], has[:]) {
+		return p, false
+	}
+	if has[3] {
+		n, ok := commands.ParseInt([]byte(v[3]))
+		if !ok || n == math.MaxInt64 {
+			return p, false
+		}
+		p.fieldHits = n
+	}
+	if !has[0] {
+		p.count, p.mean, p.vk = 1, val, 0
+		return p, true
+	}
+	c, ok1 := plainString(v[0])
+	m, ok2 := plainString(v[1])
+	k, ok3 := plainString(v[2])
+	if !(ok1 && ok2 && ok3 && has[1] && has[2]) {
+		return p, false
+	}
+	c++
+	mean := m + (val-m)/c
+	p.count, p.mean, p.vk = c, mean, k+(val-mean)*(val-m)
+	return p, true
+}
+
+// apply writes a planned stat: HINCRBY of the bucket, then HSET of the
+// running figures, as stat does.
+func (f *fastCall) applyStat(p *statPlan) {
+	f.tx.HIncrBy(p.key, p.field, 1)
+	f.tx.HSet(p.key, "total", f.number(p.count), "mean", f.number(p.mean), "vk", f.number(p.vk))
+}
+
+// statField is stat_field for the times the fast paths take: 0 up to a
+// week, positive zero (a -0 or negative time goes to the Lua).
+func statField(val float64) (string, bool) {
+	v := math.Floor(val)
+	if !(v >= 0 && v < 604800) || math.Signbit(v) {
+		return "", false
+	}
+	switch {
+	case v < 60:
+		return "s" + luaNumber(v), true
+	case v < 3600:
+		return "m" + luaNumber(math.Floor(v/60)), true
+	case v < 86400:
+		return "h" + luaNumber(math.Floor(v/3600)), true
+	}
+	return "d" + luaNumber(math.Floor(v/86400)), true
+}
