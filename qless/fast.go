@@ -176,5 +176,6 @@ func dayBin(t float64) string {
 func init() {
 	fastPaths = map[string]fastPath{
 		"heartbeat": fastHeartbeat,
+		"put":       fastPut,
 	}
 }

@@ -213,3 +213,16 @@ func statField(val float64) (string, bool) {
 	}
 	return "d" + luaNumber(math.Floor(v/86400)), true
 }
+
+// zaddNX adds member unless present, as ZADD NX does.
+func (f *fastCall) zaddNX(key string, score float64, member string) {
+	z, err := f.tx.OpenZSet(key)
+	if err != nil {
+		return
+	}
+	if _, ok := z.Score(member); !ok {
+		z.PutScored(member, score, 0, false)
+	}
+	z.Flush()
+	z.Release()
+}

@@ -127,19 +127,7 @@ func (e *encoder) number(n lua.LNumber) {
 	e.buf = clua.AppendG(e.buf, f, int(e.cfg.precision))
 }
 
-func (e *encoder) str(s string) {
-	e.buf = append(e.buf, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if esc := escapes[s[i]]; esc != "" {
-			e.buf = append(e.buf, s[start:i]...)
-			e.buf = append(e.buf, esc...)
-			start = i + 1
-		}
-	}
-	e.buf = append(e.buf, s[start:]...)
-	e.buf = append(e.buf, '"')
-}
+func (e *encoder) str(s string) { e.buf = AppendString(e.buf, s) }
 
 // arrayLength mirrors lua_array_length: the largest key when every key is
 // a positive integer and the table is not excessively sparse, else -1 (or

@@ -1,0 +1,159 @@
+package qless
+
+import (
+	"strconv"
+
+	"github.com/qlessd/qlessd/store"
+)
+
+var fieldsPutJob = [][]byte{[]byte("priority"), []byte("tags"), []byte("queue"),
+	[]byte("state"), []byte("failure"), []byte("retries"), []byte("worker")}
+
+// putOptions are put's recognised options; the last of a repeated one wins.
+type putOptions struct {
+	retries, tags, priority, depends             string
+	hasRetries, hasTags, hasPriority, hasDepends bool
+}
+
+// fastPut is queue_put (API put: worker, queue, jid, klass, data, delay,
+// options) for a job that is new or not failed, without tags or
+// dependencies, old or new.
+func fastPut(f *fastCall, args [][]byte) bool {
+	if len(args) < 6 || len(args)%2 != 0 {
+		return false
+	}
+	worker, qname, jid, klass := string(args[0]), string(args[1]), string(args[2]), string(args[3])
+	data := args[4]
+	if !decodesTruthy(data) {
+		return false
+	}
+	delay, ok := plainNumber(args[5])
+	if !ok {
+		return false
+	}
+	var o putOptions
+	for i := 6; i+1 < len(args); i += 2 {
+		v := string(args[i+1])
+		switch string(args[i]) {
+		case "retries":
+			o.retries, o.hasRetries = v, true
+		case "tags":
+			o.tags, o.hasTags = v, true
+		case "priority":
+			o.priority, o.hasPriority = v, true
+		case "depends":
+			o.depends, o.hasDepends = v, true
+		}
+	}
+	if o.hasDepends || (o.hasTags && o.tags != "{}") {
+		return false
+	}
+
+	key := "ql:j:" + jid
+	var old [7]string
+	var has [7]bool
+	if !f.hmget(key, fieldsPutJob, old[:], has[:]) {
+		return false
+	}
+	oldTags, oldQueue, state, oldWorker := old[1], old[2], old[3], old[6]
+	if has[1] && oldTags != "{}" || state == "failed" && has[3] {
+		return false
+	}
+	retries, ok := putNumber(o.retries, o.hasRetries, old[5], has[5], 5)
+	if !ok {
+		return false
+	}
+	priority, ok := putNumber(o.priority, o.hasPriority, old[0], has[0], 0)
+	if !ok || !f.historyReady() {
+		return false
+	}
+	deps, err := f.tx.SCard(key + "-dependencies")
+	if err != nil || deps > 0 {
+		return false
+	}
+	hkey := key + "-history"
+	var oldKeys [4]string
+	if has[2] {
+		prefix := "ql:q:" + oldQueue
+		oldKeys = [4]string{prefix + "-work", prefix + "-locks", prefix + "-depends", prefix + "-scheduled"}
+	}
+	prefix := "ql:q:" + qname
+	target := prefix + "-work"
+	if delay > 0 {
+		target = prefix + "-scheduled"
+	}
+	if !f.holds(key, store.TypeHash) || !f.holds(hkey, store.TypeList) ||
+		!f.holds(target, store.TypeZSet) || !f.holds("ql:queues", store.TypeZSet) ||
+		(state == "complete" && !f.holds("ql:completed", store.TypeZSet)) ||
+		(has[6] && oldWorker != "" && !f.holds(workerJobsKey(oldWorker), store.TypeZSet)) {
+		return false
+	}
+	if has[2] {
+		for _, k := range oldKeys {
+			if !f.holds(k, store.TypeZSet) {
+				return false
+			}
+		}
+	}
+	isTracked, ok := f.tracked(jid)
+	if !ok {
+		return false
+	}
+
+	// Checked: from here on the Lua's writes, in its order.
+	qjson := jsonString(qname)
+	f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"put","queue":`+qjson+`}`)
+	f.historyAppend(hkey, "["+f.historyWhen()+`,"put",{"q":`+qjson+"}]")
+	if has[2] {
+		for _, k := range oldKeys {
+			f.zrem(k, jid)
+		}
+	}
+	if has[6] && oldWorker != "" {
+		f.zrem(workerJobsKey(oldWorker), jid)
+		if oldWorker != worker {
+			lost := lockLostJSON(jid, oldWorker)
+			f.publish("ql:w:"+oldWorker, lost)
+			f.publish("ql:log", lost)
+		}
+	}
+	if state == "complete" {
+		f.zrem("ql:completed", jid)
+	}
+	newState := "waiting"
+	if delay > 0 {
+		newState = "scheduled"
+	}
+	f.hset(key, "jid", jid, "klass", klass, "data", string(data), "priority", f.number(priority),
+		"tags", "{}", "state", newState, "worker", "", "expires", "0", "queue", qname,
+		"retries", f.number(retries), "remaining", f.number(retries),
+		"time", strconv.FormatFloat(f.now, 'f', 20, 64))
+	if delay > 0 {
+		f.zadd(target, f.now+delay, jid)
+	} else {
+		f.zadd(target, priority-f.now/10000000000, jid)
+	}
+	f.zaddNX("ql:queues", f.now, qname)
+	if isTracked {
+		f.publish("ql:put", jid)
+	}
+	f.reply(jid)
+	return true
+}
+
+// putNumber is tonumber(option or stored or default) for plain numbers.
+func putNumber(opt string, hasOpt bool, stored string, hasStored bool, def float64) (float64, bool) {
+	switch {
+	case hasOpt:
+		return plainString(opt)
+	case hasStored:
+		return plainString(stored)
+	}
+	return def, true
+}
+
+// lockLostJSON is lock_lost_json: the event cjson writes for {jid, event,
+// worker}.
+func lockLostJSON(jid, worker string) string {
+	return `{"jid":` + jsonString(jid) + `,"event":"lock_lost","worker":` + jsonString(worker) + `}`
+}
