@@ -177,5 +177,6 @@ func init() {
 	fastPaths = map[string]fastPath{
 		"heartbeat": fastHeartbeat,
 		"put":       fastPut,
+		"complete":  fastComplete,
 	}
 }

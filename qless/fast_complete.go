@@ -1,0 +1,160 @@
+package qless
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/qlessd/qlessd/store"
+)
+
+var (
+	fieldsCompleteJob = [][]byte{[]byte("worker"), []byte("state"), []byte("priority"),
+		[]byte("retries"), []byte("queue"), []byte("time")}
+	fieldsCompleteConfig = [][]byte{[]byte("max-job-history"), []byte("jobs-history-count"), []byte("jobs-history")}
+	fieldsTags           = [][]byte{[]byte("tags")}
+)
+
+// fastComplete is job_complete (API complete: jid, worker, queue, data)
+// without options, for the running job of that worker and queue, with no
+// jobs depending on it; the oldest completed jobs beyond
+// jobs-history-count are deleted when they carry no tags.
+func fastComplete(f *fastCall, args [][]byte) bool {
+	if len(args) != 4 || !decodesTruthy(args[3]) {
+		return false
+	}
+	jid, worker, qname := string(args[0]), string(args[1]), string(args[2])
+	key := "ql:j:" + jid
+	var j [6]string
+	var has [6]bool
+	if !f.hmget(key, fieldsCompleteJob, j[:], has[:]) {
+		return false
+	}
+	if !has[0] || j[0] != worker || j[1] != "running" || !has[4] || j[4] != qname || !has[3] {
+		return false
+	}
+	retries, ok := plainString(j[3])
+	if !ok {
+		return false
+	}
+	var cfg [3]string
+	var cfgHas [3]bool
+	if !f.hmget("ql:config", fieldsCompleteConfig, cfg[:], cfgHas[:]) ||
+		!f.setHistoryLimit(cfg[0], cfgHas[0]) {
+		return false
+	}
+	started := f.now
+	if has[5] {
+		if started, ok = plainString(j[5]); !ok {
+			return false
+		}
+	}
+	prefix := "ql:q:" + qname
+	hkey, wjobs := key+"-history", workerJobsKey(worker)
+	skey := "ql:s:run:" + dayBin(f.now) + ":" + qname
+	if !f.holds(hkey, store.TypeList) || !f.holds(prefix+"-work", store.TypeZSet) ||
+		!f.holds(prefix+"-locks", store.TypeZSet) || !f.holds(prefix+"-scheduled", store.TypeZSet) ||
+		!f.holds(wjobs, store.TypeZSet) || !f.holds("ql:completed", store.TypeZSet) ||
+		f.tx.Exists(key+"-dependents") {
+		return false
+	}
+	stat, ok := f.planStat(skey, f.now-started)
+	if !ok {
+		return false
+	}
+	isTracked, ok := f.tracked(jid)
+	if !ok {
+		return false
+	}
+	expired, ok := f.planExpiry(jid, cfg[1], cfgHas[1], cfg[2], cfgHas[2])
+	if !ok {
+		return false
+	}
+
+	// Checked: from here on the Lua's writes, in its order.
+	f.historyAppend(hkey, "["+f.historyWhen()+`,"done"]`)
+	f.zrem(prefix+"-work", jid)
+	f.zrem(prefix+"-locks", jid)
+	f.zrem(prefix+"-scheduled", jid)
+	f.applyStat(&stat)
+	f.zrem(wjobs, jid)
+	if isTracked {
+		f.publish("ql:completed", jid)
+	}
+	f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
+	f.hset(key, "data", string(args[3]), "time", strconv.FormatFloat(f.now, 'f', 20, 64),
+		"state", "complete", "worker", "", "failure", "{}", "queue", "", "expires", "0",
+		"remaining", f.number(retries))
+	f.zadd("ql:completed", f.now, jid)
+	if len(expired) > 0 {
+		for _, old := range expired {
+			f.tx.Delete("ql:j:" + old)
+			f.tx.Delete("ql:j:" + old + "-history")
+		}
+		f.zrem("ql:completed", expired...)
+	}
+	f.reply("complete")
+	return true
+}
+
+// planExpiry is expire_completed's work once jid joins ql:completed at
+// now: nothing may be past jobs-history (those go to the Lua), and the
+// oldest beyond jobs-history-count are returned when they carry no tags
+// and jid itself is not among them.
+func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText string, hasAge bool) ([]string, bool) {
+	count, age := 50000.0, 604800.0
+	var ok bool
+	if hasCount {
+		if count, ok = plainString(countText); !ok {
+			return nil, false
+		}
+	}
+	if hasAge {
+		if age, ok = plainString(ageText); !ok {
+			return nil, false
+		}
+	}
+	if count < 1 || count != math.Floor(count) || count > 1e15 || !(age > 0) {
+		return nil, false
+	}
+	z, err := f.tx.OpenZSet("ql:completed")
+	if err != nil {
+		return nil, false
+	}
+	defer z.Release()
+	if _, in := z.Score(jid); in {
+		return nil, false
+	}
+	aged := false
+	z.RangeByScore(store.ScoreBound{Value: 0}, store.ScoreBound{Value: f.now - age}, false, func(store.Entry) bool {
+		aged = true
+		return false
+	})
+	if aged {
+		return nil, false
+	}
+	over := z.Len() + 1 - int64(count)
+	if over <= 0 {
+		return nil, true
+	}
+	var drop []string
+	fine := true
+	z.RangeByRank(0, over-1, false, func(e store.Entry) bool {
+		if !(e.Score < f.now || e.Score == f.now && e.Member < jid) {
+			fine = false
+			return false
+		}
+		drop = append(drop, e.Member)
+		return true
+	})
+	if !fine || int64(len(drop)) != over {
+		return nil, false
+	}
+	for _, old := range drop {
+		var tags [1]string
+		var has [1]bool
+		if !f.hmget("ql:j:"+old, fieldsTags, tags[:], has[:]) || has[0] && tags[0] != "{}" {
+			return nil, false
+		}
+	}
+	return drop, true
+}
