@@ -178,5 +178,6 @@ func init() {
 		"heartbeat": fastHeartbeat,
 		"put":       fastPut,
 		"complete":  fastComplete,
+		"pop":       fastPop,
 	}
 }

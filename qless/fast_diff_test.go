@@ -234,7 +234,7 @@ func (r *diffRun) jid() string {
 
 func (r *diffRun) step() {
 	q, w := r.pick(diffQueues...), r.pick(diffWorkers...)
-	switch n := r.rng.Intn(100); {
+	switch n := r.rng.Intn(101); {
 	case n < 25:
 		args := []string{"put", r.nowArg(), w, q, r.jid(), "K", r.pick(diffData...), r.pick("0", "0", "0", "5", "x")}
 		for r.rng.Intn(3) == 0 {
@@ -253,7 +253,7 @@ func (r *diffRun) step() {
 		}
 		r.call(args...)
 	case n < 45:
-		r.call("pop", r.nowArg(), q, w, r.pick("1", "1", "2", "3", "10", "0", "x"))
+		r.call("pop", r.nowArg(), q, w, r.pick("1", "1", "2", "3", "5", "10", "0", "x"))
 	case n < 60:
 		jid := r.jid()
 		if j, jw, jq, ok := r.runningJob(); ok {
@@ -296,6 +296,13 @@ func (r *diffRun) step() {
 		r.call("pause", r.nowArg(), q)
 	case n < 97:
 		r.call("unpause", r.nowArg(), q)
+	case n < 98:
+		// A burst: several fresh jobs, then one pop for most of them.
+		k := 2 + r.rng.Intn(6)
+		for i := 0; i < k; i++ {
+			r.call("put", r.nowArg(), w, q, r.jid(), "K", r.pick(diffData[:4]...), "0")
+		}
+		r.call("pop", r.nowArg(), q, w, strconv.Itoa(k-r.rng.Intn(2)))
 	default:
 		r.call("get", r.nowArg(), r.jid())
 	}
@@ -328,5 +335,35 @@ func TestFastPathsMatchLua(t *testing.T) {
 		if taken[fn] == 0 {
 			t.Errorf("no %s call took its fast path", fn)
 		}
+	}
+}
+
+// TestFastPopBatches covers what random runs reach rarely: pops of several
+// jobs (batched lock and statistics writes) and histories trimmed by
+// max-job-history, each step compared with the Lua.
+func TestFastPopBatches(t *testing.T) {
+	taken := map[string]int{}
+	fastTaken = func(fn string) { taken[fn]++ }
+	defer func() { fastTaken = nil }()
+	r := &diffRun{t: t, rng: rand.New(rand.NewSource(7)), fast: newDiffSide(t, true),
+		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}}
+	at := func(d float64) string { r.now += d; return strconv.FormatFloat(r.now, 'f', 6, 64) }
+	r.call("config.set", at(0), "max-job-history", "4")
+	for round := 0; round < 6; round++ {
+		for i := 0; i < 8; i++ {
+			r.call("put", at(0.3), "w", "qa", "b"+strconv.Itoa(i), "K", `{"n":1}`, "0", "priority", strconv.Itoa(i%3))
+		}
+		r.call("track", at(0), "track", "b3")
+		r.call("pop", at(1.5), "qa", "w1", "3")
+		r.call("pop", at(5), "qa", "w2", "10")
+		for i := 0; i < 8; i++ {
+			r.call("heartbeat", at(0.1), "b"+strconv.Itoa(i), "w2")
+		}
+	}
+	if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
+		t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
+	}
+	if taken["pop"] < 12 || taken["put"] < 48 {
+		t.Fatalf("fast paths taken: %v", taken)
 	}
 }

@@ -141,59 +141,91 @@ func (f *fastCall) historyWhen() string {
 	return luaNumber(math.Floor(f.now))
 }
 
-// statPlan is one stat(key, val) call worked out before any write.
+// statPlan is the statistics writes of stat(key, val), or of stat_fold
+// over several times then stat_flush, worked out before any write.
 type statPlan struct {
-	key              string
-	count, mean, vk  float64
-	field            string
-	fieldHits        int64 // the bucket's count before the increment
-	statsFieldsBytes [4][]byte
+	key             string
+	count, mean, vk float64
+	fields          []string // buckets in the order first hit
+	hits            []int64
 }
 
 // planStat reads what stat(key, val) needs and computes what it writes;
 // false when the Lua must do it (stored values that are not plain numbers,
 // a bucket that HINCRBY would refuse, a time outside the histogram).
 func (f *fastCall) planStat(key string, val float64) (statPlan, bool) {
+	return f.planStatFold(key, []float64{val})
+}
+
+// planStatFold is planStat for stat_fold over vals.
+func (f *fastCall) planStatFold(key string, vals []float64) (statPlan, bool) {
 	p := statPlan{key: key}
-	field, ok := statField(val)
-	if !ok {
-		return p, false
-	}
-	p.field = field
-	p.statsFieldsBytes = [4][]byte{[]byte("total"), []byte("mean"), []byte("vk"), []byte(field)}
-	var v [4]string
-	var has [4]bool
-	if !f.hmget(key, p.statsFieldsBytes[:], v[:], has[:]) {
-		return p, false
-	}
-	if has[3] {
-		n, ok := commands.ParseInt([]byte(v[3]))
-		if !ok || n == math.MaxInt64 {
+	for _, val := range vals {
+		field, ok := statField(val)
+		if !ok {
 			return p, false
 		}
-		p.fieldHits = n
+		found := false
+		for i, have := range p.fields {
+			if have == field {
+				p.hits[i]++
+				found = true
+				break
+			}
+		}
+		if !found {
+			p.fields = append(p.fields, field)
+			p.hits = append(p.hits, 1)
+		}
 	}
-	if !has[0] {
-		p.count, p.mean, p.vk = 1, val, 0
-		return p, true
+	names := make([][]byte, 3+len(p.fields))
+	names[0], names[1], names[2] = []byte("total"), []byte("mean"), []byte("vk")
+	for i, field := range p.fields {
+		names[3+i] = []byte(field)
 	}
-	c, ok1 := plainString(v[0])
-	m, ok2 := plainString(v[1])
-	k, ok3 := plainString(v[2])
-	if !(ok1 && ok2 && ok3 && has[1] && has[2]) {
+	v := make([]string, len(names))
+	has := make([]bool, len(names))
+	if !f.hmget(key, names, v, has) {
 		return p, false
 	}
-	c++
-	mean := m + (val-m)/c
-	p.count, p.mean, p.vk = c, mean, k+(val-mean)*(val-m)
+	for i := range p.fields {
+		if has[3+i] {
+			n, ok := commands.ParseInt([]byte(v[3+i]))
+			if !ok || n > math.MaxInt64-p.hits[i] {
+				return p, false
+			}
+		}
+	}
+	if has[0] {
+		c, ok1 := plainString(v[0])
+		m, ok2 := plainString(v[1])
+		k, ok3 := plainString(v[2])
+		if !(ok1 && ok2 && ok3 && has[1] && has[2]) {
+			return p, false
+		}
+		p.count, p.mean, p.vk = c, m, k
+	}
+	for i, val := range vals {
+		if i == 0 && !has[0] {
+			p.count, p.mean, p.vk = 1, val, 0
+			continue
+		}
+		p.count++
+		old := p.mean
+		p.mean = old + (val-old)/p.count
+		p.vk += (val - p.mean) * (val - old)
+	}
 	return p, true
 }
 
-// apply writes a planned stat: HINCRBY of the bucket, then HSET of the
-// running figures, as stat does.
+// applyStat writes a planned stat as stat and stat_flush do: the first
+// bucket's HINCRBY, the running figures, then the other buckets.
 func (f *fastCall) applyStat(p *statPlan) {
-	f.tx.HIncrBy(p.key, p.field, 1)
+	f.tx.HIncrBy(p.key, p.fields[0], p.hits[0])
 	f.tx.HSet(p.key, "total", f.number(p.count), "mean", f.number(p.mean), "vk", f.number(p.vk))
+	for i := 1; i < len(p.fields); i++ {
+		f.tx.HIncrBy(p.key, p.fields[i], p.hits[i])
+	}
 }
 
 // statField is stat_field for the times the fast paths take: 0 up to a

@@ -1,0 +1,394 @@
+package qless
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/qlessd/qlessd/store"
+)
+
+var (
+	fieldsPopConfig = func(qname string) [][]byte {
+		return [][]byte{[]byte(qname + "-heartbeat"), []byte("heartbeat"),
+			[]byte(qname + "-max-concurrency"), []byte("max-job-history")}
+	}
+	fieldsJobRead = [][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
+		[]byte("worker"), []byte("priority"), []byte("expires"), []byte("retries"),
+		[]byte("remaining"), []byte("data"), []byte("tags"), []byte("failure"),
+		[]byte("spawned_from_jid"), []byte("time")}
+)
+
+// popJob is one job as pop read it, before its writes.
+type popJob struct {
+	jid, klass, queue, data string
+	spawned                 string
+	hasSpawned              bool
+	priority, retries       float64
+	remaining               float64
+	started                 float64 // the time the wait statistic counts from
+	tracked                 bool
+	history                 []string // each entry's object text, as job_json writes it
+}
+
+// fastPop is queue_pop (API pop: queue, worker, count) when nothing but
+// waiting work is due: no lost locks, no recurring jobs, no scheduled job
+// due, no concurrency limit, and jobs whose stored fields job_json's text
+// path writes (no tags, failure or dependencies; history qless wrote).
+func fastPop(f *fastCall, args [][]byte) bool {
+	if len(args) != 3 {
+		return false
+	}
+	qname, worker := string(args[0]), string(args[1])
+	count, ok := plainNumber(args[2])
+	if !ok || count < 1 || count > 1000 || count != math.Floor(count) {
+		return false
+	}
+	prefix := "ql:q:" + qname
+	work, lkey, skeyd, rkey := prefix+"-work", prefix+"-locks", prefix+"-scheduled", prefix+"-recur"
+	var cfg [4]string
+	var has [4]bool
+	if !f.hmget("ql:config", fieldsPopConfig(qname), cfg[:], has[:]) {
+		return false
+	}
+	hb := 60.0
+	switch {
+	case has[0]:
+		hb, ok = plainString(cfg[0])
+	case has[1]:
+		hb, ok = plainString(cfg[1])
+	}
+	if !ok || !f.setHistoryLimit(cfg[3], has[3]) {
+		return false
+	}
+	expires := f.now + hb
+	if math.IsNaN(expires) || math.IsInf(expires, 0) {
+		return false
+	}
+	if has[2] {
+		if mc, ok := plainString(cfg[2]); !ok || mc > 0 {
+			return false
+		}
+	}
+	paused, err := f.tx.SIsMember("ql:paused_queues", qname)
+	if err != nil || paused {
+		return false
+	}
+	if !f.holds("ql:workers", store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
+		f.anyDue(skeyd, 0) || !f.holds(work, store.TypeZSet) {
+		return false
+	}
+	var jids []string
+	z, _ := f.tx.OpenZSet(work)
+	z.RangeByRank(0, min(int64(count), z.Len())-1, true, func(e store.Entry) bool {
+		jids = append(jids, e.Member)
+		return true
+	})
+	z.Release()
+	wjobs := workerJobsKey(worker)
+	skey := "ql:s:wait:" + dayBin(f.now) + ":" + qname
+	jobs := make([]popJob, len(jids))
+	vals := make([]float64, len(jids))
+	for i, jid := range jids {
+		if !f.readPopJob(jid, &jobs[i]) {
+			return false
+		}
+		vals[i] = f.now - jobs[i].started
+	}
+	var stat statPlan
+	if len(jids) > 0 {
+		if !f.holds(wjobs, store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
+			return false
+		}
+		if stat, ok = f.planStatFold(skey, vals); !ok {
+			return false
+		}
+	}
+
+	// Checked: from here on the Lua's writes, in its order.
+	f.zadd("ql:workers", f.now, worker)
+	if len(jids) == 0 {
+		f.reply("{}")
+		return true
+	}
+	qworker := jsonString(worker)
+	when := f.historyWhen()
+	entry := "[" + when + `,"popped",{"worker":` + qworker + "}]"
+	stamp := strconv.FormatFloat(f.now, 'f', 20, 64)
+	expText := f.number(expires)
+	trimmed := make([]bool, len(jids))
+	for i := range jobs {
+		j := &jobs[i]
+		key := "ql:j:" + j.jid
+		trimmed[i] = !f.historyAppend(key+"-history", entry)
+		if len(jids) == 1 {
+			f.applyStat(&stat)
+			f.zadd(wjobs, expires, j.jid)
+			f.hset(key, "time", stamp, "worker", worker, "expires", expText, "state", "running")
+			f.zadd(lkey, expires, j.jid)
+		} else {
+			f.hset(key, "time", stamp, "worker", worker, "expires", expText, "state", "running")
+		}
+		if j.tracked {
+			f.publish("ql:popped", j.jid)
+		}
+	}
+	if len(jids) > 1 {
+		f.zaddAll(wjobs, expires, jids)
+		f.zaddAll(lkey, expires, jids)
+		f.applyStat(&stat)
+	}
+	f.zrem(work, jids...)
+
+	extra := `{"worker":` + qworker + `,"when":` + when + `,"what":"popped"}`
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range jobs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		j := &jobs[i]
+		history := append(j.history, extra)
+		if trimmed[i] {
+			// history_add kept the first entry and the newest others.
+			keep := int(f.historyLimit) - 1
+			history = append([]string{history[0]}, history[len(history)-keep:]...)
+		}
+		writePopJob(&b, j, worker, expires, history)
+	}
+	b.WriteByte(']')
+	f.reply(b.String())
+	return true
+}
+
+// anyDue reports whether key holds members scored from min up to now; a
+// key of another type counts as due (the Lua then raises its error).
+func (f *fastCall) anyDue(key string, min float64) bool {
+	z, err := f.tx.OpenZSet(key)
+	if err != nil {
+		return true
+	}
+	defer z.Release()
+	due := false
+	z.RangeByScore(store.ScoreBound{Value: min}, store.ScoreBound{Value: f.now}, false, func(store.Entry) bool {
+		due = true
+		return false
+	})
+	return due
+}
+
+// zaddAll is one ZADD of every member at score.
+func (f *fastCall) zaddAll(key string, score float64, members []string) {
+	z, err := f.tx.OpenZSet(key)
+	if err != nil {
+		return
+	}
+	for _, m := range members {
+		if cur, ok := z.Score(m); !ok {
+			z.PutScored(m, score, 0, false)
+		} else if cur != score {
+			z.PutScored(m, score, cur, true)
+		}
+	}
+	z.Flush()
+	z.Release()
+}
+
+// readPopJob is job_read for the jobs fastPop takes.
+func (f *fastCall) readPopJob(jid string, j *popJob) bool {
+	key := "ql:j:" + jid
+	var v [14]string
+	var has [14]bool
+	if !f.hmget(key, fieldsJobRead, v[:], has[:]) {
+		return false
+	}
+	if !has[0] || !has[1] || !has[3] || !has[5] || !has[7] || !has[8] || !has[9] ||
+		(has[10] && v[10] != "{}") || !has[10] || (has[11] && v[11] != "{}") {
+		return false
+	}
+	var ok1, ok2, ok3 bool
+	j.jid, j.klass, j.queue, j.data = v[0], v[1], v[3], v[9]
+	j.spawned, j.hasSpawned = v[12], has[12]
+	j.priority, ok1 = plainString(v[5])
+	j.retries, ok2 = plainString(v[7])
+	j.remaining, ok3 = plainString(v[8])
+	if !(ok1 && ok2 && ok3) {
+		return false
+	}
+	j.remaining = math.Floor(j.remaining)
+	// job_json writes other numbers through the job table.
+	if sum := j.priority + j.retries + j.remaining + f.now; math.IsInf(sum, 0) || math.IsNaN(sum) {
+		return false
+	}
+	j.started = f.now
+	if has[13] {
+		var ok bool
+		if j.started, ok = plainString(v[13]); !ok {
+			return false
+		}
+	}
+	tracked, ok := f.tracked(jid)
+	if !ok {
+		return false
+	}
+	j.tracked = tracked
+	hkey := key + "-history"
+	if !f.holds(hkey, store.TypeList) || !f.holds(key, store.TypeHash) {
+		return false
+	}
+	if j.history, ok = f.readHistory(hkey); !ok {
+		return false
+	}
+	return !f.tx.Exists(key+"-dependents") && !f.tx.Exists(key+"-dependencies")
+}
+
+// readHistory is history_list re-encoded: each entry's object text.
+func (f *fastCall) readHistory(key string) ([]string, bool) {
+	items, err := f.tx.ListRange(key, 0, -1)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		s, ok := historyObject(it)
+		if !ok {
+			return nil, false
+		}
+		out[i] = s
+	}
+	return out, true
+}
+
+// historyObject turns the entry text [when, what, {item}] qless writes
+// into the object history_list makes of it, as cjson encodes it: the
+// item's fields in order, then when and what. Entries with escapes,
+// nested values or fields named when or what go to the Lua.
+func historyObject(s string) (string, bool) {
+	if strings.IndexByte(s, '\\') >= 0 || len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return "", false
+	}
+	body := s[1 : len(s)-1]
+	comma := strings.IndexByte(body, ',')
+	if comma < 0 {
+		return "", false
+	}
+	when, ok := plainString(body[:comma])
+	if !ok {
+		return "", false
+	}
+	rest := body[comma+1:]
+	what, rest, ok := cutJSONString(rest)
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	if rest != "" {
+		if len(rest) < 3 || rest[0] != ',' || rest[1] != '{' || rest[len(rest)-1] != '}' {
+			return "", false
+		}
+		fields := rest[2 : len(rest)-1]
+		first := true
+		for fields != "" {
+			var k, val string
+			if k, fields, ok = cutJSONString(fields); !ok || k == "when" || k == "what" ||
+				len(fields) == 0 || fields[0] != ':' {
+				return "", false
+			}
+			fields = fields[1:]
+			if len(fields) > 0 && fields[0] == '"' {
+				var sv string
+				if sv, fields, ok = cutJSONString(fields); !ok {
+					return "", false
+				}
+				val = jsonString(sv)
+			} else {
+				end := strings.IndexByte(fields, ',')
+				if end < 0 {
+					end = len(fields)
+				}
+				n, ok := plainString(fields[:end])
+				if !ok {
+					return "", false
+				}
+				val, fields = luaNumber(n), fields[end:]
+			}
+			if len(fields) > 0 {
+				if fields[0] != ',' || len(fields) == 1 {
+					return "", false
+				}
+				fields = fields[1:]
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			b.WriteString(jsonString(k))
+			b.WriteByte(':')
+			b.WriteString(val)
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+	}
+	b.WriteString(`"when":`)
+	b.WriteString(luaNumber(when))
+	b.WriteString(`,"what":`)
+	b.WriteString(jsonString(what))
+	b.WriteByte('}')
+	return b.String(), true
+}
+
+// cutJSONString reads a string without escapes at the start of s.
+func cutJSONString(s string) (str, rest string, ok bool) {
+	if len(s) < 2 || s[0] != '"' {
+		return "", "", false
+	}
+	end := strings.IndexByte(s[1:], '"')
+	if end < 0 {
+		return "", "", false
+	}
+	return s[1 : 1+end], s[2+end:], true
+}
+
+// writePopJob is job_json's text for a job pop just handed to worker.
+func writePopJob(b *strings.Builder, j *popJob, worker string, expires float64, history []string) {
+	b.WriteString(`{"jid":`)
+	b.WriteString(jsonString(j.jid))
+	b.WriteString(`,"klass":`)
+	b.WriteString(jsonString(j.klass))
+	b.WriteString(`,"state":"running","queue":`)
+	b.WriteString(jsonString(j.queue))
+	b.WriteString(`,"worker":`)
+	b.WriteString(jsonString(worker))
+	if j.tracked {
+		b.WriteString(`,"tracked":true`)
+	} else {
+		b.WriteString(`,"tracked":false`)
+	}
+	b.WriteString(`,"priority":`)
+	b.WriteString(luaNumber(j.priority))
+	b.WriteString(`,"expires":`)
+	b.WriteString(luaNumber(expires))
+	b.WriteString(`,"retries":`)
+	b.WriteString(luaNumber(j.retries))
+	b.WriteString(`,"remaining":`)
+	b.WriteString(luaNumber(j.remaining))
+	b.WriteString(`,"data":`)
+	b.WriteString(jsonString(j.data))
+	b.WriteString(`,"tags":{},"history":`)
+	if len(history) == 0 {
+		b.WriteString("{}")
+	} else {
+		b.WriteByte('[')
+		b.WriteString(strings.Join(history, ","))
+		b.WriteByte(']')
+	}
+	b.WriteString(`,"failure":{},"spawned_from_jid":`)
+	if j.hasSpawned {
+		b.WriteString(jsonString(j.spawned))
+	} else {
+		b.WriteString("false")
+	}
+	b.WriteString(`,"dependents":{},"dependencies":{}}`)
+}
