@@ -3,12 +3,192 @@ package qless
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/qlessd/qlessd/scripts/luacjson"
 )
 
-// normalizeJSON is cjson.encode(cjson.decode(s)), false when unsure.
-func normalizeJSON(s string) ([]byte, bool) { return nil, false }
+// normalizeJSON is cjson.encode(cjson.decode(s)) for an object or array
+// (what job data is), false when unsure: strings with escapes, numbers
+// cjson would refuse, deep nesting, anything but strict JSON.
+func normalizeJSON(s string) ([]byte, bool) {
+	if len(s) == 0 || (s[0] != '{' && s[0] != '[') {
+		return nil, false
+	}
+	n := jsonNormalizer{src: s}
+	out, ok := n.value(make([]byte, 0, len(s)+16), 0)
+	if !ok {
+		return nil, false
+	}
+	n.space()
+	return out, n.pos == len(s)
+}
+
+// jsonNormalizer reads JSON and writes it as cjson re-encodes what it
+// decoded: objects keep their keys' first positions (a repeated key takes
+// its last value), empty arrays become {}, numbers are written "%.14g",
+// '/' is escaped.
+type jsonNormalizer struct {
+	src string
+	pos int
+}
+
+func (n *jsonNormalizer) space() {
+	for n.pos < len(n.src) && isJSONSpace(n.src[n.pos]) {
+		n.pos++
+	}
+}
+
+func (n *jsonNormalizer) value(out []byte, depth int) ([]byte, bool) {
+	if depth > 100 {
+		return nil, false
+	}
+	n.space()
+	if n.pos >= len(n.src) {
+		return nil, false
+	}
+	switch c := n.src[n.pos]; {
+	case c == '{':
+		return n.object(out, depth)
+	case c == '[':
+		return n.array(out, depth)
+	case c == '"':
+		str, ok := n.str()
+		if !ok {
+			return nil, false
+		}
+		return luacjson.AppendString(out, str), true
+	case c == 't', c == 'f', c == 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if len(n.src)-n.pos >= len(lit) && n.src[n.pos:n.pos+len(lit)] == lit {
+				n.pos += len(lit)
+				return append(out, lit...), true
+			}
+		}
+		return nil, false
+	}
+	start := n.pos
+	for n.pos < len(n.src) && strings.IndexByte("+-.0123456789eE", n.src[n.pos]) >= 0 {
+		n.pos++
+	}
+	v, ok := plainString(n.src[start:n.pos])
+	if !ok {
+		return nil, false
+	}
+	return append(out, luaNumber(v)...), true
+}
+
+// str reads a string without escapes.
+func (n *jsonNormalizer) str() (string, bool) {
+	n.pos++
+	start := n.pos
+	for n.pos < len(n.src) {
+		c := n.src[n.pos]
+		if c == '"' {
+			n.pos++
+			return n.src[start : n.pos-1], true
+		}
+		if c == '\\' || c < 0x20 {
+			return "", false
+		}
+		n.pos++
+	}
+	return "", false
+}
+
+func (n *jsonNormalizer) array(out []byte, depth int) ([]byte, bool) {
+	n.pos++
+	n.space()
+	if n.pos < len(n.src) && n.src[n.pos] == ']' {
+		n.pos++
+		return append(out, "{}"...), true
+	}
+	out = append(out, '[')
+	for {
+		var ok bool
+		if out, ok = n.value(out, depth+1); !ok {
+			return nil, false
+		}
+		n.space()
+		if n.pos >= len(n.src) {
+			return nil, false
+		}
+		switch n.src[n.pos] {
+		case ',':
+			n.pos++
+			out = append(out, ',')
+		case ']':
+			n.pos++
+			return append(out, ']'), true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (n *jsonNormalizer) object(out []byte, depth int) ([]byte, bool) {
+	n.pos++
+	n.space()
+	if n.pos < len(n.src) && n.src[n.pos] == '}' {
+		n.pos++
+		return append(out, "{}"...), true
+	}
+	type member struct{ key, val []byte }
+	var members []member
+	for {
+		n.space()
+		if n.pos >= len(n.src) || n.src[n.pos] != '"' {
+			return nil, false
+		}
+		key, ok := n.str()
+		if !ok {
+			return nil, false
+		}
+		n.space()
+		if n.pos >= len(n.src) || n.src[n.pos] != ':' {
+			return nil, false
+		}
+		n.pos++
+		val, ok := n.value(nil, depth+1)
+		if !ok {
+			return nil, false
+		}
+		k := luacjson.AppendString(nil, key)
+		replaced := false
+		for i := range members {
+			if string(members[i].key) == string(k) {
+				members[i].val, replaced = val, true
+				break
+			}
+		}
+		if !replaced {
+			members = append(members, member{k, val})
+		}
+		n.space()
+		if n.pos >= len(n.src) {
+			return nil, false
+		}
+		if n.src[n.pos] == ',' {
+			n.pos++
+			continue
+		}
+		if n.src[n.pos] != '}' {
+			return nil, false
+		}
+		n.pos++
+		break
+	}
+	out = append(out, '{')
+	for i, m := range members {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m.key...)
+		out = append(out, ':')
+		out = append(out, m.val...)
+	}
+	return append(out, '}'), true
+}
 
 // decodesTruthy reports that cjson.decode(s) surely succeeds with a true
 // value (not false): strict JSON cjson reads the same way. Whitespace
