@@ -99,3 +99,14 @@ func (s *scriptSession) SetDB(i int) {
 		s.c.Tx.Select(i)
 	}
 }
+
+// WritableHostCtx is the context of the command running a script through
+// h, for Go code that stands in for a script's writes; false for read-only
+// scripts (EVAL_RO and friends) and hosts of other kinds.
+func WritableHostCtx(h scripts.Host) (*Ctx, bool) {
+	sh, ok := h.(*scriptHost)
+	if !ok || sh.readOnly || sh.c.Tx == nil || !sh.c.Tx.Writable() {
+		return nil, false
+	}
+	return sh.c, true
+}

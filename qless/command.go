@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/scripts"
 )
 
@@ -25,7 +26,10 @@ func Register(t *commands.Table, e *scripts.Engine) error {
 	if err := e.RegisterLibrary(libName, "\n\n"+Library()); err != nil {
 		return err
 	}
-	e.AliasScript(SHA(), libName)
+	e.AliasScript(SHA(), libName, func(h scripts.Host, argv [][]byte, w resp.Writer) bool {
+		c, ok := commands.WritableHostCtx(h)
+		return ok && runFast(c, w, argv)
+	})
 	commands.MarkScriptCommand("qless")
 	t.Add(&commands.Cmd{
 		Name:  "qless",
@@ -37,7 +41,7 @@ func Register(t *commands.Table, e *scripts.Engine) error {
 			if len(call) >= 2 && commands.EqualFold(call[1], "now") {
 				call = append([][]byte{call[0], clockNow()}, call[2:]...)
 			}
-			if runFast(c, call) {
+			if runFast(c, c.W, call) {
 				return
 			}
 			e.CallLibrary(commands.ScriptHost(c, false), libName, call, c.W)

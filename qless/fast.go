@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/scripts"
 	"github.com/qlessd/qlessd/store"
 )
@@ -37,6 +38,7 @@ var fastTaken func(fn string)
 // fastCall is one API call on its way through a fast path.
 type fastCall struct {
 	c   *commands.Ctx
+	w   resp.Writer // where the reply goes
 	tx  *store.Tx
 	now float64
 	// historyLimit is max-job-history once read (0: not yet).
@@ -46,7 +48,7 @@ type fastCall struct {
 
 // runFast runs call (function, now, args...) through its fast path and
 // reports whether it did.
-func runFast(c *commands.Ctx, call [][]byte) bool {
+func runFast(c *commands.Ctx, w resp.Writer, call [][]byte) bool {
 	if len(call) < 2 || fastOff.Load() {
 		return false
 	}
@@ -58,7 +60,7 @@ func runFast(c *commands.Ctx, call [][]byte) bool {
 	if !ok {
 		return false
 	}
-	f := fastCall{c: c, tx: c.Tx, now: now}
+	f := fastCall{c: c, w: w, tx: c.Tx, now: now}
 	if !fn(&f, call[2:]) {
 		return false
 	}
@@ -163,7 +165,7 @@ func integral(v float64) bool {
 }
 
 // reply writes a bulk string reply.
-func (f *fastCall) reply(s string) { f.c.W.WriteBulkString(s) }
+func (f *fastCall) reply(s string) { f.w.WriteBulkString(s) }
 
 // luaNumber is a number as Lua's .. operator writes it.
 func luaNumber(v float64) string { return scripts.FormatNumber(v) }

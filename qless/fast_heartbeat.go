@@ -51,7 +51,7 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	f.zadd(wjobs, expires, jid)
 	f.zadd("ql:workers", f.now, worker)
 	f.zadd(lkey, expires, jid)
-	f.c.W.WriteInt(scripts.NumberReply(expires))
+	f.w.WriteInt(scripts.NumberReply(expires))
 	return true
 }
 

@@ -10,20 +10,35 @@ import "github.com/qlessd/qlessd/resp"
 // numbers, so errors name the same lines; the script still runs as written
 // when KEYS are given (its preamble raises the error) or once SCRIPT FLUSH
 // has dropped it (EVALSHA then answers NOSCRIPT as usual).
-func (e *Engine) AliasScript(sha, library string) {
+// fast, when not nil, is offered each aliased call first (see AliasFast).
+func (e *Engine) AliasScript(sha, library string, fast AliasFast) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.aliases[sha] = library
+	e.aliases[sha] = aliasOf{library, fast}
 	if sc, ok := e.cache[sha]; ok {
 		// Running calls may hold sc: give the cache a new copy instead.
 		c := *sc
-		c.alias = library
+		c.alias, c.aliasFast = library, fast
 		e.cache[sha] = &c
 	}
+}
+
+// AliasFast answers an aliased script's call without Lua when it can: it
+// replies to w exactly as the library would and returns true, or returns
+// false having written nothing, and the library runs.
+type AliasFast func(host Host, argv [][]byte, w resp.Writer) bool
+
+// aliasOf is what runs an aliased script.
+type aliasOf struct {
+	library string
+	fast    AliasFast
 }
 
 // runAlias runs script sc by calling its library with argv, replying as
 // the script would, error framing included.
 func (e *Engine) runAlias(host Host, sc *script, argv [][]byte, w resp.Writer) {
+	if sc.aliasFast != nil && sc.aliasFast(host, argv, w) {
+		return
+	}
 	e.call(host, true, e.libraryCall(sc.alias, argv), w, scriptErrText(sc))
 }

@@ -42,7 +42,7 @@ type Engine struct {
 	order   []string
 	libs    map[string]*library
 	libGen  int
-	aliases map[string]string // script SHA -> library that runs it (alias.go)
+	aliases map[string]aliasOf // script SHA -> library that runs it (alias.go)
 
 	poolMu sync.Mutex
 	idle   []*state
@@ -60,6 +60,8 @@ type script struct {
 	factory *lua.FunctionProto // see prefix.go; nil when the chunk has none
 	flags   scriptFlags
 	alias   string // library that runs this script (alias.go), or ""
+	// aliasFast may answer an aliased call without Lua (alias.go).
+	aliasFast AliasFast
 }
 
 // loadError is a Load failure whose text is the whole reply.
@@ -88,7 +90,7 @@ func NewEngine(opts Options) *Engine {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, aliases: map[string]string{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
+	return &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, aliases: map[string]aliasOf{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
 }
 
 // SHA1 returns the hex SHA1 by which a script body is known.
@@ -121,7 +123,8 @@ func (e *Engine) Load(body []byte) (string, error) {
 			delete(e.cache, e.order[0])
 			e.order = e.order[1:]
 		}
-		sc.alias = e.aliases[sha]
+		a := e.aliases[sha]
+		sc.alias, sc.aliasFast = a.library, a.fast
 		e.cache[sha] = sc
 		e.order = append(e.order, sha)
 	}
