@@ -12,29 +12,14 @@ import (
 	"github.com/qlessd/qlessd/store"
 )
 
-// benchEnv is the little of the server the qless scripts reach.
-type benchEnv struct {
-	commands.Env // INFO, CONFIG and the like: never called by qless
-	db           *store.DB
-}
-
-func (e *benchEnv) Store() *store.DB              { return e.db }
-func (e *benchEnv) CountSubscribers(string) int64 { return 0 }
-
-type benchSess struct{ db int }
-
-func (s *benchSess) ID() int64   { return 1 }
-func (s *benchSess) DB() int     { return s.db }
-func (s *benchSess) SetDB(i int) { s.db = i }
-
 // benchQless runs QLESS commands in-process the way the server does: one
 // write transaction per command, the reply to a buffer.
 type benchQless struct {
 	db    *store.DB
 	table *commands.Table
 	cmd   *commands.Cmd
-	env   *benchEnv
-	sess  benchSess
+	env   commands.Env
+	sess  commands.Session
 	rec   resp.Recorder
 }
 
@@ -50,7 +35,7 @@ func newBenchQless(b *testing.B) *benchQless {
 	if err := qless.Register(table, e); err != nil {
 		b.Fatal(err)
 	}
-	return &benchQless{db: db, table: table, cmd: table.Lookup([]byte("qless")), env: &benchEnv{db: db}}
+	return &benchQless{db: db, table: table, cmd: table.Lookup([]byte("qless")), env: qless.NewTestEnv(db), sess: qless.NewTestSession()}
 }
 
 func (q *benchQless) do(b *testing.B, args ...string) resp.Value {
@@ -60,7 +45,7 @@ func (q *benchQless) do(b *testing.B, args ...string) resp.Value {
 		argv = append(argv, []byte(a))
 	}
 	q.rec.Reset()
-	ctx := &commands.Ctx{Sess: &q.sess, Env: q.env, Table: q.table, W: &q.rec}
+	ctx := &commands.Ctx{Sess: q.sess, Env: q.env, Table: q.table, W: &q.rec}
 	if err := q.db.Update(func(tx *store.Tx) error {
 		ctx.Tx = tx
 		q.table.Dispatch(ctx, q.cmd, argv)

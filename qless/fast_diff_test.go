@@ -404,3 +404,9 @@ func popBatches(t *testing.T, r *diffRun) {
 		t.Fatalf("fast paths taken: %v", taken)
 	}
 }
+
+// NewTestEnv and NewTestSession give the in-process benchmarks (package
+// qless_test) the little of a server qless reaches.
+func NewTestEnv(db *store.DB) commands.Env { return &diffEnv{db: db} }
+
+func NewTestSession() commands.Session { return &diffSess{} }

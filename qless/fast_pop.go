@@ -177,7 +177,8 @@ func (f *fastCall) anyDue(key string, min float64) bool {
 	return due
 }
 
-// zaddAll is one ZADD of every member at score.
+// zaddAll is one ZADD of every member at score; the key holds a sorted set
+// or nothing (checked before).
 func (f *fastCall) zaddAll(key string, score float64, members []string) {
 	z, err := f.tx.OpenZSet(key)
 	if err != nil {

@@ -37,17 +37,7 @@ func (f *fastCall) hset(key string, pairs ...string) {
 // zadd sets member's score as ZADD does; the key holds a sorted set or
 // nothing (checked before).
 func (f *fastCall) zadd(key string, score float64, member string) {
-	z, err := f.tx.OpenZSet(key)
-	if err != nil {
-		return
-	}
-	if cur, ok := z.Score(member); !ok {
-		z.PutScored(member, score, 0, false)
-	} else if cur != score {
-		z.PutScored(member, score, cur, true)
-	}
-	z.Flush()
-	z.Release()
+	f.zaddAll(key, score, []string{member})
 }
 
 // zrem removes members as ZREM does.

@@ -42,7 +42,7 @@ func (q *stockQless) run(b *testing.B, args ...string) resp.Value {
 	}
 	cmd := q.table.Lookup(argv[0])
 	q.rec.Reset()
-	c := &commands.Ctx{Sess: &q.sess, Env: q.env, Table: q.table, W: &q.rec}
+	c := &commands.Ctx{Sess: q.sess, Env: q.env, Table: q.table, W: &q.rec}
 	if err := q.db.Update(func(tx *store.Tx) error {
 		c.Tx = tx
 		q.table.Dispatch(c, cmd, argv)
