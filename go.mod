@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/tidwall/btree v1.4.2
 	github.com/tidwall/buntdb v1.3.2
 	github.com/tidwall/redcon v1.6.2
 	github.com/yuin/gopher-lua v1.1.1
@@ -11,7 +12,6 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/tidwall/btree v1.4.2 // indirect
 	github.com/tidwall/gjson v1.14.3 // indirect
 	github.com/tidwall/grect v0.1.4 // indirect
 	github.com/tidwall/match v1.1.1 // indirect

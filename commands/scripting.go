@@ -151,14 +151,18 @@ func cmdScript(c *Ctx, args [][]byte, e *scripts.Engine) {
 
 var scriptCmds = map[string]bool{"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true}
 
-// MarkScriptCommand declares that a command runs Lua (as qless's native
-// commands do through Engine.CallLibrary), so the server announces it to
-// the engine before it takes the store lock; see RunsScript.
-func MarkScriptCommand(name string) { scriptCmds[name] = true }
-
-// RunsScript reports whether cmd runs Lua. Call MarkScriptCommand only
-// while building the table, before the server starts.
+// RunsScript reports whether cmd runs a client's script, which the server
+// announces to the engine before it takes the store lock. QLESS is not
+// one: it runs our own library, which always ends.
 func RunsScript(cmd *Cmd) bool { return scriptCmds[cmd.Name] }
+
+// ScriptSHA is the script an EVALSHA or EVALSHA_RO names (nil for EVAL).
+func ScriptSHA(cmd *Cmd, args [][]byte) []byte {
+	if (cmd.Name == "evalsha" || cmd.Name == "evalsha_ro") && len(args) > 1 {
+		return args[1]
+	}
+	return nil
+}
 
 // AllowedWhileBusy reports whether a command may run while a script is
 // past its time limit: SCRIPT KILL, SHUTDOWN NOSAVE and commands flagged

@@ -30,7 +30,6 @@ func Register(t *commands.Table, e *scripts.Engine) error {
 		c, ok := commands.WritableHostCtx(h)
 		return ok && runFast(c, w, argv)
 	})
-	commands.MarkScriptCommand("qless")
 	t.Add(&commands.Cmd{
 		Name:  "qless",
 		Arity: -2,

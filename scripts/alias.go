@@ -42,3 +42,21 @@ func (e *Engine) runAlias(host Host, sc *script, argv [][]byte, w resp.Writer) {
 	}
 	e.call(host, true, e.libraryCall(sc.alias, argv), w, scriptErrText(sc))
 }
+
+// isAlias reports whether sha (any case) names an aliased script.
+func (e *Engine) isAlias(sha []byte) bool {
+	if len(sha) != 40 {
+		return false
+	}
+	var b [40]byte
+	for i, c := range sha {
+		if 'A' <= c && c <= 'F' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	e.mu.RLock()
+	_, ok := e.aliases[string(b[:])]
+	e.mu.RUnlock()
+	return ok
+}

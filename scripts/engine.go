@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/qlessd/qlessd/resp"
@@ -50,6 +51,7 @@ type Engine struct {
 	runMu   sync.Mutex
 	running map[*run]struct{}
 	pending map[*run]struct{} // announced scripts not yet running
+	active  atomic.Int32      // len(running) + len(pending), read without runMu
 
 	rng *lrand48
 }
@@ -364,6 +366,7 @@ func (e *Engine) begin(withCtx bool) *run {
 	}
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
+	e.active.Add(1)
 	e.runMu.Unlock()
 	return r
 }
@@ -374,6 +377,7 @@ func (e *Engine) end(r *run) {
 	}
 	e.runMu.Lock()
 	delete(e.running, r)
+	e.active.Add(-1)
 	if r.done != nil {
 		close(r.done)
 	}
@@ -409,15 +413,25 @@ func (r *run) wasKilled() bool {
 // Announce registers a script about to run, before its caller takes the
 // store lock, so a command arriving meanwhile waits for it (or gets BUSY)
 // instead of queueing on the lock behind a script that may never end. The
-// caller calls release once the script's command is over.
-func (e *Engine) Announce() (release func()) {
+// caller calls release once the script's command is over. sha is an
+// EVALSHA's script (nil for EVAL): a library's alias is not announced, as
+// a library is our own code, which always ends; while its Lua runs it is
+// registered as running like any script, so later arrivals still wait.
+// Announcing it would make every concurrent qless call wait for the one
+// before, and lose their shared commit.
+func (e *Engine) Announce(sha []byte) (release func()) {
+	if sha != nil && e.isAlias(sha) {
+		return func() {}
+	}
 	r := &run{start: time.Now()}
 	e.runMu.Lock()
 	e.pending[r] = struct{}{}
+	e.active.Add(1)
 	e.runMu.Unlock()
 	return func() {
 		e.runMu.Lock()
 		delete(e.pending, r)
+		e.active.Add(-1)
 		if r.done != nil {
 			close(r.done)
 		}
@@ -431,6 +445,9 @@ func (e *Engine) Announce() (release func()) {
 // script runs waits for whichever comes first, as Redis's clients wait on
 // its one thread.
 func (e *Engine) Busy() (done <-chan struct{}, busyAt time.Time) {
+	if e.active.Load() == 0 {
+		return nil, time.Time{}
+	}
 	e.runMu.Lock()
 	defer e.runMu.Unlock()
 	return e.oldest(true)

@@ -14,17 +14,17 @@ type BusyFunc func() (done <-chan struct{}, busyAt time.Time)
 // SetBusyCheck installs the script engine's BusyFunc and its Announce,
 // which registers a script command before it takes the store lock. Call it
 // before Start.
-func (s *Server) SetBusyCheck(f BusyFunc, announce func() (release func())) {
+func (s *Server) SetBusyCheck(f BusyFunc, announce func(sha []byte) (release func())) {
 	s.busyCheck, s.announce = f, announce
 }
 
 // announceScript tells the engine a script command is about to run and
 // returns what to call once it is over (a no-op for other commands).
-func (s *Server) announceScript(cmd *commands.Cmd) (release func()) {
+func (s *Server) announceScript(cmd *commands.Cmd, args [][]byte) (release func()) {
 	if s.announce == nil || !commands.RunsScript(cmd) {
 		return func() {}
 	}
-	return s.announce()
+	return s.announce(commands.ScriptSHA(cmd, args))
 }
 
 // refuseBusy makes a command that arrives while a script runs behave as on

@@ -29,8 +29,8 @@ type Server struct {
 	waiters *waiters
 	pubsub  *pubsub
 
-	busyCheck BusyFunc      // see busy.go
-	announce  func() func() // see busy.go
+	busyCheck BusyFunc            // see busy.go
+	announce  func([]byte) func() // see busy.go
 
 	closing   atomic.Bool
 	closeOnce sync.Once
@@ -297,7 +297,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	case pingSubscribed(sess, cmd, args, w):
 		return false
 	}
-	defer s.announceScript(cmd)()
+	defer s.announceScript(cmd, args)()
 	s.execute(sess, cmd, args, w)
 	return false
 }

@@ -81,9 +81,9 @@ func TestZSetListpackEntryLimit(t *testing.T) {
 		if r, _ := z.Rank(long+"0000", false); r != 1 {
 			t.Errorf("rank of the lowest score-0 member = %d", r)
 		}
-		// One more member: two items per member from now on.
+		// One more member: an item per member from now on.
 		zput(tx, "z", "extra", 0.5)
-		wantColl(t, tx, "z", false, 2*(zInlineMaxEntries+1))
+		wantColl(t, tx, "z", false, zInlineMaxEntries+1)
 		return nil
 	})
 	db.Update(func(tx *Tx) error {
@@ -99,7 +99,7 @@ func TestZSetListpackEntryLimit(t *testing.T) {
 			z.Remove(fmt.Sprintf("%s%04d", long, i))
 		}
 		z.Flush()
-		wantColl(t, tx, "z", false, 2)
+		wantColl(t, tx, "z", false, 1)
 		if got := zsetOf(tx, "z"); got != "extra=0.5 " {
 			t.Errorf("left %q", got)
 		}
@@ -114,12 +114,12 @@ func TestZSetListpackValueLimit(t *testing.T) {
 		zput(tx, "z", "b", 2)
 		wantColl(t, tx, "z", true, 0)
 		zput(tx, "z", strings.Repeat("c", zInlineMaxValue+1), 3)
-		wantColl(t, tx, "z", false, 6)
+		wantColl(t, tx, "z", false, 3)
 		if got := zsetOf(tx, "z"); got != strings.Repeat("a", 64)+"=1 b=2 "+strings.Repeat("c", 65)+"=3 " {
 			t.Errorf("got %q", got)
 		}
 		zrem(tx, "z", strings.Repeat("c", zInlineMaxValue+1))
-		wantColl(t, tx, "z", false, 4)
+		wantColl(t, tx, "z", false, 2)
 		return nil
 	})
 }
@@ -199,9 +199,12 @@ func TestListInlinePad(t *testing.T) {
 }
 
 // Payloads written before inline storage existed: a 16-byte list header and
-// an 8-byte zset cardinality, with the elements as items.
+// an 8-byte zset cardinality, with the elements as items, and for the zset
+// the score-ordered items kept before the order moved to memory, which
+// opening the file deletes once.
 func TestLegacyListZSetLayout(t *testing.T) {
-	db := memDB(t)
+	dir := t.TempDir()
+	db := openTemp(t, dir)
 	db.Update(func(tx *Tx) error {
 		l := &list{tx: tx, prefix: dataPrefix(tx.sel, "l") + listElemTag, h: listHeader{head: 77, n: 3}}
 		for i, v := range []string{"a", "b", "c"} {
@@ -213,13 +216,21 @@ func TestLegacyListZSetLayout(t *testing.T) {
 		for i, m := range []string{"x", "y"} {
 			binary.BigEndian.PutUint64(b[:], math.Float64bits(float64(i)))
 			tx.rawSet(z.memberKey(m), string(b[:]))
-			tx.rawSet(z.scoreKey(float64(i), m), "")
+			tx.rawSet(legacyScoreKey(z, float64(i), m), "")
 		}
 		binary.BigEndian.PutUint64(b[:], 2)
 		tx.putMeta("z", Meta{}, false, Meta{Type: TypeZSet, Payload: string(b[:])})
+		tx.btx.Delete(formatKey)
 		return nil
 	})
+	db.Close()
+	db = openTemp(t, dir)
+	defer db.Close()
 	db.Update(func(tx *Tx) error {
+		wantColl(t, tx, "z", false, 2)
+		if v, err := tx.btx.Get(formatKey); err != nil || v != formatZSetInMemoryOrder {
+			t.Errorf("format marker %q %v", v, err)
+		}
 		if got := listOf(tx, "l"); got != "a,b,c" {
 			t.Errorf("legacy list %q", got)
 		}
@@ -233,7 +244,7 @@ func TestLegacyListZSetLayout(t *testing.T) {
 		tx.ListPush("l", []string{"d"}, false, false)
 		wantColl(t, tx, "l", true, 0)
 		zput(tx, "z", "w", -1)
-		wantColl(t, tx, "z", false, 6)
+		wantColl(t, tx, "z", false, 3)
 		if got := listOf(tx, "l") + " " + zsetOf(tx, "z"); got != "a,b,c,d w=-1 x=0 y=1 " {
 			t.Errorf("after writes %q", got)
 		}
@@ -287,7 +298,7 @@ func TestListZSetLayoutsSurviveRenameExpiryFlushReopen(t *testing.T) {
 		wantColl(t, tx, "ls2", true, 0)
 		wantColl(t, tx, "lb2", false, listInlineMaxEntries+1)
 		wantColl(t, tx, "zs2", true, 0)
-		wantColl(t, tx, "zb2", false, 2*(zInlineMaxEntries+1))
+		wantColl(t, tx, "zb2", false, zInlineMaxEntries+1)
 	}
 	db.View(func(tx *Tx) error { check(tx); return nil })
 	db.Close()
@@ -584,7 +595,7 @@ func TestZSetModelRandomWalk(t *testing.T) {
 					return nil
 				}
 				inline, items := collLayout(t, tx, "z")
-				if inline && (items != 0 || len(want) > zInlineMaxEntries) || !inline && items != 2*len(want) {
+				if inline && (items != 0 || len(want) > zInlineMaxEntries) || !inline && items != len(want) {
 					t.Fatalf("pool %d step %d: inline %v with %d items for %d members", pool, step, inline, items, len(want))
 				}
 				spilled = spilled || !inline
@@ -646,4 +657,12 @@ func TestZSetModelRandomWalk(t *testing.T) {
 			t.Errorf("pool %d: moved to items %v", pool, spilled)
 		}
 	}
+}
+
+// legacyScoreKey is the score-ordered item key of a member of a sorted set
+// kept as items, as versions before the in-memory order wrote it.
+func legacyScoreKey(z *ZSet, score float64, member string) string {
+	b := []byte(z.dataPrefix() + string(zTagScore))
+	b = binary.BigEndian.AppendUint64(b, orderedScore(score))
+	return string(b) + member
 }

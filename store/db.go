@@ -74,6 +74,7 @@ type DB struct {
 	startTime time.Time
 	syncer    *syncer      // nil for ":memory:"
 	policy    atomic.Int32 // a Sync: appendfsync, changed by CONFIG SET
+	zidx      zindexes     // in-memory order of sorted sets kept as items
 }
 
 // KeyRef names a key in one database.
@@ -138,6 +139,10 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	db.bdb = bdb
+	if err := db.migrateScoreItems(); err != nil {
+		bdb.Close()
+		return nil, err
+	}
 	db.lastSave = time.Now()
 	if path != ":memory:" {
 		db.syncer = newSyncer(path, db.log)
@@ -182,6 +187,14 @@ func (db *DB) OnCommit(fn func(touched []KeyRef)) { db.onCommit = fn }
 func (db *DB) Update(fn func(tx *Tx) error) error {
 	var fnErr error
 	var touched []KeyRef
+	failed := true
+	defer func() {
+		if failed {
+			// buntdb rolled the items back (or fn panicked): the
+			// in-memory orders may hold what never committed.
+			db.dropZIndexes()
+		}
+	}()
 	err := db.bdb.Update(func(btx *buntdb.Tx) error {
 		tx := newTx(db, btx, true)
 		fnErr = fn(tx)
@@ -191,6 +204,7 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
+	failed = false
 	if len(touched) > 0 {
 		db.dirtyMu.Lock()
 		db.dirty += int64(len(touched))

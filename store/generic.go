@@ -60,6 +60,9 @@ func (tx *Tx) Rename(src, dst string) bool {
 		return true
 	}
 	tx.Delete(dst)
+	if m.Type == TypeZSet {
+		tx.dropZIndex(src) // dst's is built from the moved items
+	}
 	if m.Type != TypeString {
 		sp, dp := dataPrefix(tx.sel, src), dataPrefix(tx.sel, dst)
 		type kv struct{ k, v string }
@@ -106,6 +109,7 @@ func (tx *Tx) DBSize() int {
 // FlushDB deletes every key of the selected database.
 func (tx *Tx) FlushDB() {
 	tx.dropMetaCache()
+	tx.db.dropZIndexes()
 	sel := []byte{byte(tx.sel)}
 	for _, tag := range []byte{tagMeta, tagData, tagExpiry} {
 		prefix := string(append([]byte{tag}, sel...))
@@ -155,6 +159,7 @@ func (tx *Tx) SwapDB(a, b int) {
 		return
 	}
 	tx.dropMetaCache()
+	tx.db.dropZIndexes()
 	type kv struct{ k, v string }
 	var items []kv
 	for _, tag := range []byte{tagMeta, tagData, tagExpiry} {

@@ -12,6 +12,7 @@ import (
 //	m <db> <key>                          -> type, expiry, type header or string value
 //	d <db> <uvarint len(key)> <key> <...> -> collection elements (see each type's file)
 //	x <db> <8-byte big-endian ms> <key>   -> "" (expiry index, ordered by deadline)
+//	v                                     -> the layout's version (see formatKey)
 //
 // The length prefix keeps binary keys unambiguous: no key's data prefix is a
 // prefix of another key's.
@@ -19,6 +20,13 @@ const (
 	tagMeta   = 'm'
 	tagData   = 'd'
 	tagExpiry = 'x'
+)
+
+// formatKey holds formatZSetInMemoryOrder once the data file no longer has
+// score-ordered items for sorted sets (zset_index.go).
+const (
+	formatKey               = "v"
+	formatZSetInMemoryOrder = "2"
 )
 
 func metaKey(db int, key string) string {

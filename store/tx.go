@@ -137,6 +137,9 @@ func (tx *Tx) remove(key string, m Meta) {
 	if m.Type != TypeString {
 		tx.deleteRange(dataPrefix(tx.sel, key))
 	}
+	if m.Type == TypeZSet {
+		tx.dropZIndex(key)
+	}
 	tx.touch(key)
 }
 

@@ -8,15 +8,15 @@ import (
 
 // Sorted sets. A small one lives inside its metadata item (zset_inline.go).
 // Past that the metadata payload holds the cardinality (8 bytes, big
-// endian) and each member has two items under the key's data prefix:
+// endian) and each member has one item under the key's data prefix:
 //
 //	<prefix> 'm' <member>                 -> 8-byte IEEE bits of the score
-//	<prefix> 's' <8-byte ordered score> <member> -> ""
 //
-// The score items sort by score then by member bytes, which is Redis's
-// order, so score ranges are buntdb key ranges and a bounded query visits
-// only the items it returns. A -0 score is stored as 0, as Redis stores it
-// in a small (listpack) set.
+// and the order by (score, member bytes), Redis's order, is kept in memory
+// (zset_index.go), so a bounded query visits only the entries it returns.
+// Data files of earlier versions also hold <prefix> 's' <8-byte ordered
+// score> <member> items; they are deleted when such a file is opened. A -0
+// score is stored as 0, as Redis stores it in a small (listpack) set.
 const (
 	zTagMember = 'm'
 	zTagScore  = 's'
@@ -39,6 +39,7 @@ type ZSet struct {
 	inline  bool    // members live in the payload, decoded into list
 	list    []Entry // the inline members in (score, member) order, once loaded
 	loaded  bool
+	idx     *zindex // the order of a set kept as items, once used
 }
 
 // OpenZSet opens key as a sorted set. An absent key gives an empty set that
@@ -102,6 +103,7 @@ func (z *ZSet) Flush() {
 			z.tx.remove(z.key, z.meta)
 			z.existed = false
 		}
+		z.idx = nil
 		return
 	}
 	if z.inline {
@@ -133,11 +135,8 @@ func (z *ZSet) Score(member string) (float64, bool) {
 		}
 		return 0, false
 	}
-	v, ok := z.tx.rawGet(z.scratchMemberKey(member))
-	if !ok || len(v) != 8 {
-		return 0, false
-	}
-	return math.Float64frombits(binary.BigEndian.Uint64([]byte(v))), true
+	score, ok := z.index().scores[member]
+	return score, ok
 }
 
 // Put sets member's score and reports whether the member is new.
@@ -158,16 +157,19 @@ func (z *ZSet) PutScored(member string, score, old float64, exists bool) bool {
 	if z.inline {
 		return z.putInline(member, score)
 	}
+	ix := z.index()
 	if exists {
 		if math.Float64bits(old) == math.Float64bits(score) {
 			return false
 		}
-		z.tx.rawDelete(z.scoreKey(old, member))
+		ix.order.Delete(Entry{Member: member, Score: old})
 	}
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], math.Float64bits(score))
-	z.tx.rawSet(z.memberKey(member), string(b[:]))
-	z.tx.rawSet(z.scoreKey(score, member), "")
+	k := z.memberKey(member)
+	z.tx.rawSet(k, string(b[:]))
+	// The index shares the member's bytes with the item's key.
+	ix.put(k[len(k)-len(member):], score)
 	if !exists {
 		z.card++
 	}
@@ -191,10 +193,7 @@ func (z *ZSet) Remove(member string) bool {
 	if !exists {
 		return false
 	}
-	z.tx.rawDelete(z.memberKey(member))
-	z.tx.rawDelete(z.scoreKey(old, member))
-	z.card--
-	z.dirty = true
+	z.RemoveEntry(Entry{Member: member, Score: old})
 	return true
 }
 
@@ -205,8 +204,8 @@ func (z *ZSet) RemoveEntry(e Entry) {
 		z.Remove(e.Member)
 		return
 	}
-	z.tx.rawDelete(z.memberKey(e.Member))
-	z.tx.rawDelete(z.scoreKey(e.Score, e.Member))
+	z.tx.rawDelete(z.scratchMemberKey(e.Member))
+	z.index().remove(e.Member, e.Score)
 	z.card--
 	z.dirty = true
 }
@@ -237,7 +236,7 @@ func (z *ZSet) Ascend(fn func(Entry) bool) {
 		z.inlineWalk(0, false, fn)
 		return
 	}
-	z.scan(z.dataPrefix()+string(zTagScore), prefixEnd(z.dataPrefix()+string(zTagScore)), false, fn)
+	z.index().order.Scan(z.visit(fn))
 }
 
 // Descend calls fn for members in reverse score order until it returns false.
@@ -246,7 +245,7 @@ func (z *ZSet) Descend(fn func(Entry) bool) {
 		z.inlineWalk(len(z.ents())-1, true, fn)
 		return
 	}
-	z.scan(z.dataPrefix()+string(zTagScore), prefixEnd(z.dataPrefix()+string(zTagScore)), true, fn)
+	z.index().order.Reverse(z.visit(fn))
 }
 
 // RangeByScore calls fn for members with min <= score <= max (bounds as
@@ -260,15 +259,30 @@ func (z *ZSet) RangeByScore(min, max ScoreBound, reverse bool, fn func(Entry) bo
 		z.inlineRangeByScore(min, max, reverse, fn)
 		return
 	}
-	lo := z.scorePrefix(min.Value)
-	if min.Excl {
-		lo = prefixEnd(lo)
+	fn = z.visit(fn)
+	if reverse {
+		z.index().descendFrom(max, func(e Entry) bool {
+			if e.Score < min.Value || min.Excl && e.Score == min.Value {
+				return false
+			}
+			return fn(e)
+		})
+		return
 	}
-	hi := z.scorePrefix(max.Value)
-	if !max.Excl {
-		hi = prefixEnd(hi)
+	z.index().ascendFrom(min, func(e Entry) bool {
+		if e.Score > max.Value || max.Excl && e.Score == max.Value {
+			return false
+		}
+		return fn(e)
+	})
+}
+
+// visit wraps fn to count the entries it is shown.
+func (z *ZSet) visit(fn func(Entry) bool) func(Entry) bool {
+	return func(e Entry) bool {
+		z.visits++
+		return fn(e)
 	}
-	z.scan(lo, hi, reverse, fn)
 }
 
 // CountByScore counts members in a score range. It costs one visit per
@@ -354,29 +368,13 @@ func (z *ZSet) RangeByLex(min, max LexBound, reverse bool, skip int64, fn func(E
 		return
 	}
 	if !z.inline && math.Float64bits(normZero(first.Score)) == math.Float64bits(normZero(last.Score)) {
-		sp := z.scorePrefix(first.Score)
-		lo, hi := sp, prefixEnd(sp)
-		if min.Inf == 0 {
-			lo = sp + min.Value
-			if min.Excl {
-				lo += "\x00"
+		z.equalScoreLex(first.Score, min, max, reverse, func(e Entry) bool {
+			if skip > 0 {
+				skip--
+				return true
 			}
-		}
-		if max.Inf == 0 {
-			hi = sp + max.Value
-			if !max.Excl {
-				hi += "\x00"
-			}
-		}
-		if lo < hi {
-			z.scan(lo, hi, reverse, func(e Entry) bool {
-				if skip > 0 {
-					skip--
-					return true
-				}
-				return fn(e)
-			})
-		}
+			return fn(e)
+		})
 		return
 	}
 	started := false
@@ -410,6 +408,43 @@ func (z *ZSet) RangeByLex(min, max LexBound, reverse bool, skip int64, fn func(E
 	} else {
 		z.Ascend(iter)
 	}
+}
+
+// equalScoreLex walks the members between min and max of a set kept as
+// items whose members all have score: an index range.
+func (z *ZSet) equalScoreLex(score float64, min, max LexBound, reverse bool, fn func(Entry) bool) {
+	ix, fn := z.index(), z.visit(fn)
+	if reverse {
+		in := func(e Entry) bool { return lexLteMax(e.Member, max) }
+		walk := func(e Entry) bool {
+			if !in(e) {
+				return true // only max itself, when excluded
+			}
+			if !lexGteMin(e.Member, min) {
+				return false
+			}
+			return fn(e)
+		}
+		if max.Inf == 1 {
+			ix.order.Reverse(walk)
+		} else {
+			ix.order.Descend(Entry{Member: max.Value, Score: score}, walk)
+		}
+		return
+	}
+	pivot := Entry{Score: score}
+	if min.Inf == 0 {
+		pivot.Member = min.Value
+		if min.Excl {
+			pivot.Member += "\x00"
+		}
+	}
+	ix.order.Ascend(pivot, func(e Entry) bool {
+		if !lexLteMax(e.Member, max) {
+			return false
+		}
+		return fn(e)
+	})
 }
 
 // edge returns the lowest (or, with last, highest) entry.
@@ -449,37 +484,19 @@ func (z *ZSet) RangeByRank(start, stop int64, reverse bool, fn func(Entry) bool)
 		})
 		return
 	}
-	fromLow := start < z.card-1-stop || (start == z.card-1-stop && !reverse)
-	walk, skip := z.Ascend, start
-	if !fromLow {
-		walk, skip = z.Descend, z.card-1-stop
+	ix := z.index()
+	fn = z.visit(fn)
+	walk := func(e Entry) bool {
+		n--
+		return fn(e) && n > 0
 	}
-	if fromLow != reverse {
-		// The walk runs in the order the caller wants: stream.
-		walk(func(e Entry) bool {
-			if skip > 0 {
-				skip--
-				return true
-			}
-			n--
-			return fn(e) && n > 0
-		})
+	if reverse {
+		e, _ := ix.order.GetAt(int(stop))
+		ix.order.Descend(e, walk)
 		return
 	}
-	buf := make([]Entry, 0, n)
-	walk(func(e Entry) bool {
-		if skip > 0 {
-			skip--
-			return true
-		}
-		buf = append(buf, e)
-		return int64(len(buf)) < n
-	})
-	for i := len(buf) - 1; i >= 0; i-- {
-		if !fn(buf[i]) {
-			return
-		}
-	}
+	e, _ := ix.order.GetAt(int(start))
+	ix.order.Ascend(e, walk)
 }
 
 // Rank returns member's 0-based rank in score order, or in reverse order.
@@ -498,13 +515,24 @@ func (z *ZSet) Rank(member string, reverse bool) (int64, bool) {
 		}
 		return i, true
 	}
-	target := z.scoreKey(score, member)
-	var n int64
-	base := z.dataPrefix() + string(zTagScore)
+	target := Entry{Member: member, Score: score}
+	ix := z.index()
+	// The number of entries before target: the first index whose entry is
+	// not below it, found with the btree's counted descent.
+	lo, hi := 0, ix.order.Len()
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		e, _ := ix.order.GetAt(mid)
+		z.visits++
+		if entryLess(e, target) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	n := int64(lo)
 	if reverse {
-		z.scanKeys(target+"\x00", prefixEnd(base), true, func(string) bool { n++; return true })
-	} else {
-		z.scanKeys(base, target, false, func(string) bool { n++; return true })
+		n = z.card - 1 - n
 	}
 	return n, true
 }
@@ -526,42 +554,6 @@ func (z *ZSet) Members(from string, fn func(Entry) bool) {
 	})
 }
 
-// scan iterates score items with lo <= key < hi, decoding entries.
-func (z *ZSet) scan(lo, hi string, reverse bool, fn func(Entry) bool) {
-	sp := len(z.dataPrefix()) + 1
-	z.scanItems(lo, hi, reverse, func(k, v string) bool {
-		if len(k) < sp+8 {
-			return true
-		}
-		return fn(Entry{Member: k[sp+8:], Score: decodeScore(k[sp : sp+8])})
-	})
-}
-
-func (z *ZSet) scanKeys(lo, hi string, reverse bool, fn func(string) bool) {
-	z.scanItems(lo, hi, reverse, func(k, _ string) bool { return fn(k) })
-}
-
-// scanItems iterates items with lo <= key < hi, counting visits.
-func (z *ZSet) scanItems(lo, hi string, reverse bool, fn func(k, v string) bool) {
-	if !reverse {
-		z.tx.btx.AscendRange("", lo, hi, func(k, v string) bool {
-			z.visits++
-			return fn(k, v)
-		})
-		return
-	}
-	z.tx.btx.DescendLessOrEqual("", hi, func(k, v string) bool {
-		z.visits++
-		if k >= hi {
-			return true // only hi itself, the exclusive bound
-		}
-		if k < lo {
-			return false
-		}
-		return fn(k, v)
-	})
-}
-
 func (z *ZSet) memberKey(member string) string {
 	return z.dataPrefix() + string(zTagMember) + member
 }
@@ -574,21 +566,6 @@ func (z *ZSet) scratchMemberKey(member string) string {
 	b = append(b, zTagMember)
 	b = append(b, member...)
 	z.tx.keyBuf = b
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-func (z *ZSet) scorePrefix(score float64) string {
-	return z.scoreKey(score, "")
-}
-
-// scoreKey builds the score item's key in one allocation: buntdb keeps it.
-func (z *ZSet) scoreKey(score float64, member string) string {
-	p := z.dataPrefix()
-	b := make([]byte, 0, len(p)+9+len(member))
-	b = append(b, p...)
-	b = append(b, zTagScore)
-	b = binary.BigEndian.AppendUint64(b, orderedScore(score))
-	b = append(b, member...)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 

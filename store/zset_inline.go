@@ -132,11 +132,15 @@ func (z *ZSet) inlineDelete(i int) {
 // spill moves the inline members to items, for good.
 func (z *ZSet) spill() {
 	var b [8]byte
-	for _, e := range z.ents() {
+	es := z.ents()
+	ix := newZIndex(len(es))
+	for _, e := range es {
 		binary.BigEndian.PutUint64(b[:], math.Float64bits(e.Score))
-		z.tx.rawSet(z.memberKey(e.Member), string(b[:]))
-		z.tx.rawSet(z.scoreKey(e.Score, e.Member), "")
+		k := z.memberKey(e.Member)
+		z.tx.rawSet(k, string(b[:]))
+		ix.put(k[len(k)-len(e.Member):], e.Score)
 	}
+	z.setIndex(ix)
 	z.inline, z.list, z.loaded = false, nil, false
 	z.stored = -1 // the metadata item must be rewritten as a header
 }

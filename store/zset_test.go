@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -233,6 +234,85 @@ func TestZSetReopenAndRename(t *testing.T) {
 		z := zopen(t, tx, "y")
 		if got := collect(z.Ascend); got != "b=-Inf c=1e-310 a=3 " || z.Len() != 3 {
 			t.Errorf("after reopen %q len %d", got, z.Len())
+		}
+		return nil
+	})
+}
+
+// TestZSetIndexEdges checks a set kept as items on what the random walk
+// does not reach: member ranges of an equal-score set, and infinite scores
+// and bounds, against a filter of the whole set.
+func TestZSetIndexEdges(t *testing.T) {
+	db := memDB(t)
+	var members []string
+	db.Update(func(tx *Tx) error {
+		lex, inf := zopen(t, tx, "lex"), zopen(t, tx, "inf")
+		for i := 0; i < 300; i++ {
+			m := fmt.Sprintf("m%03d", i)
+			members = append(members, m)
+			lex.Put(m, 7)
+			inf.Put(m, float64(i%5-2))
+		}
+		inf.Put("ninf", math.Inf(-1))
+		inf.Put("pinf", math.Inf(1))
+		inf.Put("pinf2", math.Inf(1))
+		lex.Flush()
+		inf.Flush()
+		return nil
+	})
+	bounds := []LexBound{{Inf: -1}, {Inf: 1}, {Value: "m100"}, {Value: "m100", Excl: true},
+		{Value: "m2"}, {Value: "m2", Excl: true}, {Value: "m299"}, {Value: "m299", Excl: true}, {Value: "a"}, {Value: "z"}}
+	db.View(func(tx *Tx) error {
+		z := zopen(t, tx, "lex")
+		for _, min := range bounds {
+			for _, max := range bounds {
+				for _, rev := range []bool{false, true} {
+					var want []string
+					if LexRangeNonEmpty(min, max) {
+						for _, m := range members {
+							if lexGteMin(m, min) && lexLteMax(m, max) {
+								want = append(want, m)
+							}
+						}
+					}
+					if rev {
+						slices.Reverse(want)
+					}
+					var got []string
+					z.RangeByLex(min, max, rev, 0, func(e Entry) bool { got = append(got, e.Member); return true })
+					if !slices.Equal(got, want) {
+						t.Errorf("lex %v %v rev %v: %d members, want %d", min, max, rev, len(got), len(want))
+					}
+				}
+			}
+		}
+		z = zopen(t, tx, "inf")
+		var all []Entry
+		z.Ascend(func(e Entry) bool { all = append(all, e); return true })
+		if len(all) != 303 || all[0].Member != "ninf" || all[302].Member != "pinf2" {
+			t.Fatalf("order: %d entries, %v ... %v", len(all), all[0], all[len(all)-1])
+		}
+		sb := []ScoreBound{{Value: math.Inf(-1)}, {Value: math.Inf(-1), Excl: true}, {Value: math.Inf(1)},
+			{Value: math.Inf(1), Excl: true}, {Value: 0}, {Value: 0, Excl: true}, {Value: 1.5}, {Value: -2, Excl: true}}
+		for _, min := range sb {
+			for _, max := range sb {
+				for _, rev := range []bool{false, true} {
+					var want []Entry
+					for _, e := range all {
+						if (e.Score > min.Value || !min.Excl && e.Score == min.Value) && (e.Score < max.Value || !max.Excl && e.Score == max.Value) {
+							want = append(want, e)
+						}
+					}
+					if rev {
+						slices.Reverse(want)
+					}
+					var got []Entry
+					z.RangeByScore(min, max, rev, func(e Entry) bool { got = append(got, e); return true })
+					if !slices.Equal(got, want) {
+						t.Errorf("score %v %v rev %v: %d entries, want %d", min, max, rev, len(got), len(want))
+					}
+				}
+			}
 		}
 		return nil
 	})

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+
+	"github.com/tidwall/btree"
+	"github.com/tidwall/buntdb"
+)
+
+// A sorted set kept as items stores one item per member (its score) in
+// buntdb, which is what is durable; the order by score lives in memory,
+// one index per set, built from the member items the first time the set
+// is opened after start-up. Keeping a second, score-ordered item per
+// member in buntdb made every score change three btree writes of the
+// whole keyspace (delete the old score item, rewrite the member, insert
+// the new score item) plus buntdb's rollback and commit bookkeeping for
+// each; qless moves a score on every pop, heartbeat and completion.
+//
+// An index is only read or changed inside a store transaction of its
+// database, so buntdb's lock orders writers against everyone; zmu guards
+// only the registry, which read transactions may fill concurrently. The
+// index of a key is dropped whenever the key's items are removed or moved
+// wholesale (tx.remove, Rename, FlushDB, SwapDB) and all of them when a
+// commit fails (buntdb then rolls the items back), so it is rebuilt from
+// the items on next use. An index whose size differs from the set's
+// stored cardinality is rebuilt too.
+type zindex struct {
+	scores map[string]float64
+	order  *btree.BTreeG[Entry]
+}
+
+type zindexKey struct {
+	db  int
+	key string
+}
+
+type zindexes struct {
+	mu sync.Mutex
+	m  map[zindexKey]*zindex
+}
+
+func entryLess(a, b Entry) bool {
+	if a.Score != b.Score {
+		return a.Score < b.Score
+	}
+	return a.Member < b.Member
+}
+
+func newZIndex(n int) *zindex {
+	return &zindex{
+		scores: make(map[string]float64, n),
+		order:  btree.NewBTreeGOptions(entryLess, btree.Options{NoLocks: true}),
+	}
+}
+
+func (ix *zindex) put(member string, score float64) {
+	ix.scores[member] = score
+	ix.order.Set(Entry{Member: member, Score: score})
+}
+
+func (ix *zindex) remove(member string, score float64) {
+	delete(ix.scores, member)
+	ix.order.Delete(Entry{Member: member, Score: score})
+}
+
+// index returns the set's in-memory order, building it from the member
+// items when there is none yet (or it does not match the set's size).
+func (z *ZSet) index() *zindex {
+	if z.idx != nil {
+		return z.idx
+	}
+	reg := &z.tx.db.zidx
+	k := zindexKey{z.db, z.key}
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	if ix := reg.m[k]; ix != nil && int64(len(ix.scores)) == z.card {
+		z.idx = ix
+		return ix
+	}
+	ix := newZIndex(int(z.card))
+	mp := z.dataPrefix() + string(zTagMember)
+	z.tx.ascendPrefix(mp, func(k, v string) bool {
+		if len(v) == 8 {
+			ix.put(k[len(mp):], math.Float64frombits(binary.BigEndian.Uint64([]byte(v))))
+		}
+		return true
+	})
+	if reg.m == nil {
+		reg.m = map[zindexKey]*zindex{}
+	}
+	reg.m[k] = ix
+	z.idx = ix
+	return ix
+}
+
+// setIndex registers ix as key's index (a set that just moved to items).
+func (z *ZSet) setIndex(ix *zindex) {
+	reg := &z.tx.db.zidx
+	reg.mu.Lock()
+	if reg.m == nil {
+		reg.m = map[zindexKey]*zindex{}
+	}
+	reg.m[zindexKey{z.db, z.key}] = ix
+	reg.mu.Unlock()
+	z.idx = ix
+}
+
+// dropZIndex forgets key's index (in the selected database).
+func (tx *Tx) dropZIndex(key string) {
+	reg := &tx.db.zidx
+	reg.mu.Lock()
+	delete(reg.m, zindexKey{tx.sel, key})
+	reg.mu.Unlock()
+}
+
+// dropZIndexes forgets every index: after a failed commit, or an operation
+// that moves whole databases.
+func (db *DB) dropZIndexes() {
+	db.zidx.mu.Lock()
+	db.zidx.m = nil
+	db.zidx.mu.Unlock()
+}
+
+// ascendFrom walks entries from the first one at or above min, in order.
+func (ix *zindex) ascendFrom(min ScoreBound, fn func(Entry) bool) {
+	pivot := Entry{Score: min.Value}
+	if min.Excl {
+		pivot.Score = math.Nextafter(min.Value, math.Inf(1))
+		if pivot.Score == min.Value { // +inf excluded: nothing is above
+			return
+		}
+	}
+	ix.order.Ascend(pivot, fn)
+}
+
+// descendFrom walks entries from the last one at or below max, downwards.
+func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
+	if !max.Excl && math.IsInf(max.Value, 1) {
+		ix.order.Reverse(fn)
+		return
+	}
+	// Entries below (above, when inclusive) max's score start below the
+	// pivot of member "" at that score; at most that one entry is beyond.
+	pivot := Entry{Score: max.Value}
+	if !max.Excl {
+		pivot.Score = math.Nextafter(max.Value, math.Inf(1))
+	}
+	ix.order.Descend(pivot, func(e Entry) bool {
+		if e.Score > max.Value || max.Excl && e.Score == max.Value {
+			return true
+		}
+		return fn(e)
+	})
+}
+
+// migrateScoreItems deletes the score-ordered items that sorted sets kept
+// as items had before the order moved to memory (data files written by
+// earlier versions), once: a marker item records that the file is past it.
+func (db *DB) migrateScoreItems() error {
+	return db.bdb.Update(func(btx *buntdb.Tx) error {
+		if _, err := btx.Get(formatKey); err == nil {
+			return nil
+		}
+		tx := newTx(db, btx, true)
+		var prefixes []string
+		tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, v string) bool {
+			m, ok := decodeMeta(v)
+			if ok && m.Type == TypeZSet && len(m.Payload) == 8 {
+				prefixes = append(prefixes, dataPrefix(int(k[1]), k[2:])+string(zTagScore))
+			}
+			return true
+		})
+		for _, p := range prefixes {
+			tx.deleteRange(p)
+		}
+		_, _, err := btx.Set(formatKey, formatZSetInMemoryOrder, nil)
+		return err
+	})
+}
