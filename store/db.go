@@ -75,6 +75,11 @@ type DB struct {
 	syncer    *syncer      // nil for ":memory:"
 	policy    atomic.Int32 // a Sync: appendfsync, changed by CONFIG SET
 	zidx      zindexes     // in-memory order of sorted sets kept as items
+	shared    sharedMetas  // metadata of recently used keys (metashared.go)
+	// txMu mirrors buntdb's lock (writers exclusive, readers shared) so
+	// that a failed commit can drop the caches above before anyone reads
+	// them: buntdb lets go of its lock as it returns the error.
+	txMu sync.RWMutex
 }
 
 // KeyRef names a key in one database.
@@ -187,24 +192,14 @@ func (db *DB) OnCommit(fn func(touched []KeyRef)) { db.onCommit = fn }
 func (db *DB) Update(fn func(tx *Tx) error) error {
 	var fnErr error
 	var touched []KeyRef
-	failed := true
-	defer func() {
-		if failed {
-			// buntdb rolled the items back (or fn panicked): the
-			// in-memory orders may hold what never committed.
-			db.dropZIndexes()
-		}
-	}()
-	err := db.bdb.Update(func(btx *buntdb.Tx) error {
+	if err := db.commit(func(btx *buntdb.Tx) error {
 		tx := newTx(db, btx, true)
 		fnErr = fn(tx)
 		touched = tx.touched
 		return nil
-	})
-	if err != nil {
+	}); err != nil {
 		return err
 	}
-	failed = false
 	if len(touched) > 0 {
 		db.dirtyMu.Lock()
 		db.dirty += int64(len(touched))
@@ -223,9 +218,34 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 	return fnErr
 }
 
+// commit runs a buntdb write transaction under txMu. When it fails
+// (buntdb then rolls the items back) or panics, the caches kept beside
+// buntdb (sorted-set orders, shared metadata) may hold what never
+// committed: they are dropped before any other transaction can start.
+func (db *DB) commit(fn func(btx *buntdb.Tx) error) (err error) {
+	db.txMu.Lock()
+	failed := true
+	defer func() {
+		if failed || err != nil {
+			db.dropCaches()
+		}
+		db.txMu.Unlock()
+	}()
+	err = db.bdb.Update(fn)
+	failed = false
+	return err
+}
+
+func (db *DB) dropCaches() {
+	db.dropZIndexes()
+	db.shared.drop()
+}
+
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(tx *Tx) error) error {
 	var fnErr error
+	db.txMu.RLock()
+	defer db.txMu.RUnlock()
 	err := db.bdb.View(func(btx *buntdb.Tx) error {
 		fnErr = fn(newTx(db, btx, false))
 		return nil

@@ -76,8 +76,10 @@ func (tx *Tx) Rename(src, dst string) bool {
 			tx.btx.Set(dp+it.k[len(sp):], it.v, nil)
 		}
 	}
-	tx.btx.Delete(metaKey(tx.sel, src))
+	mk := metaKey(tx.sel, src)
+	tx.btx.Delete(mk)
 	tx.cacheMeta(src, Meta{}, false)
+	tx.shareWrite(mk, Meta{}, false)
 	if m.ExpireAt != 0 {
 		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, src))
 	}
@@ -109,7 +111,7 @@ func (tx *Tx) DBSize() int {
 // FlushDB deletes every key of the selected database.
 func (tx *Tx) FlushDB() {
 	tx.dropMetaCache()
-	tx.db.dropZIndexes()
+	tx.db.dropCaches()
 	sel := []byte{byte(tx.sel)}
 	for _, tag := range []byte{tagMeta, tagData, tagExpiry} {
 		prefix := string(append([]byte{tag}, sel...))
@@ -159,7 +161,7 @@ func (tx *Tx) SwapDB(a, b int) {
 		return
 	}
 	tx.dropMetaCache()
-	tx.db.dropZIndexes()
+	tx.db.dropCaches()
 	type kv struct{ k, v string }
 	var items []kv
 	for _, tag := range []byte{tagMeta, tagData, tagExpiry} {

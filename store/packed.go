@@ -104,8 +104,10 @@ func collMetaSize(h collHeader, size int) int {
 // a payload that may be kilobytes long. b must not be written afterwards.
 func (tx *Tx) commitColl(key string, b []byte) {
 	v := unsafe.String(unsafe.SliceData(b), len(b))
-	tx.btx.Set(metaKey(tx.sel, key), v, nil)
+	mk := metaKey(tx.sel, key)
+	tx.btx.Set(mk, v, nil)
 	m, _ := decodeMeta(v)
 	tx.cacheMeta(key, m, true)
+	tx.shareWrite(mk, m, true)
 	tx.touch(key)
 }

@@ -72,6 +72,12 @@ func (tx *Tx) lookup(key string) (Meta, bool) {
 			return Meta{}, false
 		}
 		m = e.meta()
+	} else if sm, ok, found := tx.db.shared.get(tx.sel, key); found {
+		tx.cacheMeta(key, sm, ok)
+		if !ok {
+			return Meta{}, false
+		}
+		m = sm
 	} else {
 		v, err := tx.btx.Get(tx.scratchMetaKey(key))
 		ok := err == nil
@@ -79,6 +85,7 @@ func (tx *Tx) lookup(key string) (Meta, bool) {
 			m, ok = decodeMeta(v)
 		}
 		tx.cacheMeta(key, m, ok)
+		tx.shareRead(key, m, ok)
 		if !ok {
 			return Meta{}, false
 		}
@@ -122,15 +129,19 @@ func (tx *Tx) putMeta(key string, old Meta, existed bool, m Meta) {
 	if m.ExpireAt != 0 && (!existed || old.ExpireAt != m.ExpireAt) {
 		tx.btx.Set(expiryKey(tx.sel, m.ExpireAt, key), "", nil)
 	}
-	tx.btx.Set(metaKey(tx.sel, key), m.encode(), nil)
+	mk := metaKey(tx.sel, key)
+	tx.btx.Set(mk, m.encode(), nil)
 	tx.cacheMeta(key, m, true)
+	tx.shareWrite(mk, m, true)
 	tx.touch(key)
 }
 
 // remove deletes key's metadata, expiry entry and elements.
 func (tx *Tx) remove(key string, m Meta) {
-	tx.btx.Delete(metaKey(tx.sel, key))
+	mk := metaKey(tx.sel, key)
+	tx.btx.Delete(mk)
 	tx.cacheMeta(key, Meta{}, false)
+	tx.shareWrite(mk, Meta{}, false)
 	if m.ExpireAt != 0 {
 		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, key))
 	}

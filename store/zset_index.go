@@ -159,7 +159,7 @@ func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
 // as items had before the order moved to memory (data files written by
 // earlier versions), once: a marker item records that the file is past it.
 func (db *DB) migrateScoreItems() error {
-	return db.bdb.Update(func(btx *buntdb.Tx) error {
+	return db.commit(func(btx *buntdb.Tx) error {
 		if _, err := btx.Get(formatKey); err == nil {
 			return nil
 		}
