@@ -1,6 +1,7 @@
 package store
 
 import (
+	"hash/maphash"
 	"strings"
 	"sync"
 )
@@ -12,41 +13,59 @@ import (
 // through by every write of a metadata item (putMeta, commitColl, remove,
 // Rename) in the transaction that makes it, and dropped wholesale by
 // FlushDB, SwapDB and a failed commit. Read transactions may fill it
-// concurrently, hence the mutex. When full it is emptied rather than
-// tracking recency: the hot keys come straight back.
+// concurrently, hence the mutex.
+//
+// It is a direct-mapped table: a key has one slot, chosen by its hash, and
+// a newcomer takes the slot over. Keys used once (a job's own keys) pass
+// through without growing anything, and the hot keys come straight back.
 type sharedMetas struct {
-	mu sync.Mutex
-	m  map[zindexKey]sharedMeta
+	mu    sync.Mutex
+	seed  maphash.Seed
+	slots []sharedSlot // nil until first used, and after a drop
 }
 
-type sharedMeta struct {
-	meta Meta
+type sharedSlot struct {
+	key  string
+	db   int
+	used bool
 	ok   bool // false: the key is absent
+	meta Meta
 }
 
-const sharedMetaMax = 4096
+const sharedSlots = 4096 // a power of two
+
+func (s *sharedMetas) slot(db int, key string) *sharedSlot {
+	if s.slots == nil {
+		if s.seed == (maphash.Seed{}) {
+			s.seed = maphash.MakeSeed()
+		}
+		s.slots = make([]sharedSlot, sharedSlots)
+	}
+	h := maphash.String(s.seed, key) + uint64(db)
+	return &s.slots[h&(sharedSlots-1)]
+}
 
 func (s *sharedMetas) get(db int, key string) (Meta, bool, bool) {
 	s.mu.Lock()
-	e, found := s.m[zindexKey{db, key}]
-	s.mu.Unlock()
-	return e.meta, e.ok, found
+	defer s.mu.Unlock()
+	e := s.slot(db, key)
+	if !e.used || e.db != db || e.key != key {
+		return Meta{}, false, false
+	}
+	return e.meta, e.ok, true
 }
 
 // set records key's metadata. key must not change afterwards (a copy or a
 // string buntdb keeps).
 func (s *sharedMetas) set(db int, key string, m Meta, ok bool) {
 	s.mu.Lock()
-	if s.m == nil || len(s.m) >= sharedMetaMax {
-		s.m = make(map[zindexKey]sharedMeta, 256)
-	}
-	s.m[zindexKey{db, key}] = sharedMeta{m, ok}
+	*s.slot(db, key) = sharedSlot{key: key, db: db, used: true, ok: ok, meta: m}
 	s.mu.Unlock()
 }
 
 func (s *sharedMetas) drop() {
 	s.mu.Lock()
-	s.m = nil
+	s.slots = nil
 	s.mu.Unlock()
 }
 
