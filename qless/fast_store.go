@@ -2,6 +2,7 @@ package qless
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/store"
@@ -138,6 +139,7 @@ type statPlan struct {
 	count, mean, vk float64
 	fields          []string // buckets in the order first hit
 	hits            []int64
+	values          []string // each bucket's count after the hits
 }
 
 // planStat reads what stat(key, val) needs and computes what it writes;
@@ -178,13 +180,18 @@ func (f *fastCall) planStatFold(key string, vals []float64) (statPlan, bool) {
 	if !f.hmget(key, names, v, has) {
 		return p, false
 	}
+	p.values = make([]string, len(p.fields))
 	for i := range p.fields {
+		var n int64
 		if has[3+i] {
-			n, ok := commands.ParseInt([]byte(v[3+i]))
-			if !ok || n > math.MaxInt64-p.hits[i] {
+			var ok bool
+			n, ok = commands.ParseInt([]byte(v[3+i]))
+			// HINCRBY takes only an integer's canonical text.
+			if !ok || n > math.MaxInt64-p.hits[i] || strconv.FormatInt(n, 10) != v[3+i] {
 				return p, false
 			}
 		}
+		p.values[i] = strconv.FormatInt(n+p.hits[i], 10)
 	}
 	if has[0] {
 		c, ok1 := plainString(v[0])
@@ -208,14 +215,18 @@ func (f *fastCall) planStatFold(key string, vals []float64) (statPlan, bool) {
 	return p, true
 }
 
-// applyStat writes a planned stat as stat and stat_flush do: the first
-// bucket's HINCRBY, the running figures, then the other buckets.
+// applyStat writes a planned stat as stat and stat_flush do (the first
+// bucket's HINCRBY, the running figures, then the other buckets), as one
+// HSET of the fields in that order: the same values and field order, one
+// rewrite of the hash instead of one per command.
 func (f *fastCall) applyStat(p *statPlan) {
-	f.tx.HIncrBy(p.key, p.fields[0], p.hits[0])
-	f.tx.HSet(p.key, "total", f.number(p.count), "mean", f.number(p.mean), "vk", f.number(p.vk))
+	pairs := make([]string, 0, 6+2*len(p.fields))
+	pairs = append(pairs, p.fields[0], p.values[0],
+		"total", f.number(p.count), "mean", f.number(p.mean), "vk", f.number(p.vk))
 	for i := 1; i < len(p.fields); i++ {
-		f.tx.HIncrBy(p.key, p.fields[i], p.hits[i])
+		pairs = append(pairs, p.fields[i], p.values[i])
 	}
+	f.tx.HSet(p.key, pairs...)
 }
 
 // statField is stat_field for the times the fast paths take: 0 up to a
