@@ -613,15 +613,7 @@ func TestZSetModelRandomWalk(t *testing.T) {
 				min := ScoreBound{float64(r.IntN(24) - 12), r.IntN(2) == 0}
 				max := ScoreBound{min.Value + float64(r.IntN(8)), r.IntN(2) == 0}
 				rev := r.IntN(2) == 0
-				var inRange []Entry
-				for _, e := range want {
-					if (e.Score > min.Value || !min.Excl && e.Score == min.Value) && (e.Score < max.Value || !max.Excl && e.Score == max.Value) {
-						inRange = append(inRange, e)
-					}
-				}
-				if rev {
-					slices.Reverse(inRange)
-				}
+				inRange := modelScoreRange(want, min, max, rev)
 				got = got[:0]
 				z.RangeByScore(min, max, rev, func(e Entry) bool { got = append(got, e); return true })
 				if !slices.Equal(got, inRange) && len(got)+len(inRange) > 0 {

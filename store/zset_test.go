@@ -297,15 +297,7 @@ func TestZSetIndexEdges(t *testing.T) {
 		for _, min := range sb {
 			for _, max := range sb {
 				for _, rev := range []bool{false, true} {
-					var want []Entry
-					for _, e := range all {
-						if (e.Score > min.Value || !min.Excl && e.Score == min.Value) && (e.Score < max.Value || !max.Excl && e.Score == max.Value) {
-							want = append(want, e)
-						}
-					}
-					if rev {
-						slices.Reverse(want)
-					}
+					want := modelScoreRange(all, min, max, rev)
 					var got []Entry
 					z.RangeByScore(min, max, rev, func(e Entry) bool { got = append(got, e); return true })
 					if !slices.Equal(got, want) {
@@ -316,4 +308,18 @@ func TestZSetIndexEdges(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// modelScoreRange is RangeByScore over entries in order, by filtering.
+func modelScoreRange(entries []Entry, min, max ScoreBound, rev bool) []Entry {
+	var out []Entry
+	for _, e := range entries {
+		if (e.Score > min.Value || !min.Excl && e.Score == min.Value) && (e.Score < max.Value || !max.Excl && e.Score == max.Value) {
+			out = append(out, e)
+		}
+	}
+	if rev {
+		slices.Reverse(out)
+	}
+	return out
 }
