@@ -226,6 +226,9 @@ func TestLegacyListZSetLayout(t *testing.T) {
 	db.Close()
 	db = openTemp(t, dir)
 	defer db.Close()
+	if db.zidx.m[zindexKey{0, "z"}] == nil {
+		t.Error("the set's order was not built at start-up")
+	}
 	db.Update(func(tx *Tx) error {
 		wantColl(t, tx, "z", false, 2)
 		if v, err := tx.btx.Get(formatKey); err != nil || v != formatZSetInMemoryOrder {

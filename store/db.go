@@ -144,7 +144,7 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	db.bdb = bdb
-	if err := db.migrateScoreItems(); err != nil {
+	if err := db.loadZSets(); err != nil {
 		bdb.Close()
 		return nil, err
 	}

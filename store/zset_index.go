@@ -155,27 +155,43 @@ func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
 	})
 }
 
-// migrateScoreItems deletes the score-ordered items that sorted sets kept
-// as items had before the order moved to memory (data files written by
-// earlier versions), once: a marker item records that the file is past it.
-func (db *DB) migrateScoreItems() error {
+// loadZSets runs once at start-up, before clients are served: it deletes
+// the score-ordered items that sorted sets kept as items had before the
+// order moved to memory (data files of earlier versions; a marker item
+// records that the file is past that), then builds every such set's order,
+// so that the first command to use a large set after a restart does not
+// stall everyone while its order is built (about a second per million
+// members), as Redis loads its whole data set before serving.
+func (db *DB) loadZSets() error {
 	return db.commit(func(btx *buntdb.Tx) error {
-		if _, err := btx.Get(formatKey); err == nil {
-			return nil
-		}
 		tx := newTx(db, btx, true)
-		var prefixes []string
+		type set struct {
+			db  int
+			key string
+		}
+		var sets []set
 		tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, v string) bool {
 			m, ok := decodeMeta(v)
 			if ok && m.Type == TypeZSet && len(m.Payload) == 8 {
-				prefixes = append(prefixes, dataPrefix(int(k[1]), k[2:])+string(zTagScore))
+				sets = append(sets, set{int(k[1]), k[2:]})
 			}
 			return true
 		})
-		for _, p := range prefixes {
-			tx.deleteRange(p)
+		if _, err := btx.Get(formatKey); err != nil {
+			for _, s := range sets {
+				tx.deleteRange(dataPrefix(s.db, s.key) + string(zTagScore))
+			}
+			if _, _, err := btx.Set(formatKey, formatZSetInMemoryOrder, nil); err != nil {
+				return err
+			}
 		}
-		_, _, err := btx.Set(formatKey, formatZSetInMemoryOrder, nil)
-		return err
+		for _, s := range sets {
+			tx.Select(s.db)
+			if z, err := tx.OpenZSet(s.key); err == nil {
+				z.index()
+				z.Release()
+			}
+		}
+		return nil
 	})
 }
