@@ -155,3 +155,60 @@ func TestZIndexFollowsRenamedItems(t *testing.T) {
 		return nil
 	})
 }
+
+// TestCachesUnderConcurrentReaders: readers building and reading sorted
+// sets' orders and the shared metadata while a writer changes them (run
+// with -race).
+func TestCachesUnderConcurrentReaders(t *testing.T) {
+	db := memDB(t)
+	done := make(chan struct{})
+	errs := make(chan string, 8)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for {
+				select {
+				case <-done:
+					errs <- ""
+					return
+				default:
+				}
+				db.View(func(tx *Tx) error {
+					k := "z" + strconv.Itoa(g%2)
+					z, err := tx.OpenZSet(k)
+					if err != nil {
+						return nil
+					}
+					n := int64(0)
+					z.Ascend(func(Entry) bool { n++; return true })
+					if n != z.Len() {
+						errs <- "order and size differ for " + k
+					}
+					z.Release()
+					return nil
+				})
+			}
+		}(g)
+	}
+	for step := 0; step < 300; step++ {
+		db.Update(func(tx *Tx) error {
+			for _, k := range []string{"z0", "z1"} {
+				z, _ := tx.OpenZSet(k)
+				for i := 0; i < 50; i++ {
+					z.Put("m"+strconv.Itoa((step*50+i)%400), float64(step))
+				}
+				z.Flush()
+				z.Release()
+			}
+			if step%50 == 0 {
+				tx.Delete("z0")
+			}
+			return nil
+		})
+	}
+	close(done)
+	for g := 0; g < 4; g++ {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+}
