@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/binary"
 	"math"
-	"unsafe"
 )
 
 // Sorted sets. A small one lives inside its metadata item (zset_inline.go).
@@ -204,7 +203,9 @@ func (z *ZSet) RemoveEntry(e Entry) {
 		z.Remove(e.Member)
 		return
 	}
-	z.tx.rawDelete(z.scratchMemberKey(e.Member))
+	// Not a scratch key: buntdb keeps the key of a delete until commit,
+	// when it logs it.
+	z.tx.rawDelete(z.memberKey(e.Member))
 	z.index().remove(e.Member, e.Score)
 	z.card--
 	z.dirty = true
@@ -556,17 +557,6 @@ func (z *ZSet) Members(from string, fn func(Entry) bool) {
 
 func (z *ZSet) memberKey(member string) string {
 	return z.dataPrefix() + string(zTagMember) + member
-}
-
-// scratchMemberKey is memberKey in the transaction's scratch buffer, for a
-// lookup: ZSCORE and ZADD ask a large set about a member without
-// allocating its key.
-func (z *ZSet) scratchMemberKey(member string) string {
-	b := append(z.tx.keyBuf[:0], z.dataPrefix()...)
-	b = append(b, zTagMember)
-	b = append(b, member...)
-	z.tx.keyBuf = b
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func normZero(f float64) float64 {

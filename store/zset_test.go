@@ -323,3 +323,57 @@ func modelScoreRange(entries []Entry, min, max ScoreBound, rev bool) []Entry {
 	}
 	return out
 }
+
+// TestZSetRemovalsSurviveReopen: members removed from a set kept as items,
+// several in one transaction, stay removed after the data file is read
+// back, and nothing else is removed with them.
+func TestZSetRemovalsSurviveReopen(t *testing.T) {
+	dir := t.TempDir()
+	db := openTemp(t, dir)
+	want := map[string]float64{}
+	db.Update(func(tx *Tx) error {
+		z := zopen(t, tx, "z")
+		for i := 0; i < 300; i++ {
+			m := fmt.Sprintf("member-%03d", i)
+			z.Put(m, float64(i))
+			want[m] = float64(i)
+		}
+		z.Flush()
+		return nil
+	})
+	db.Update(func(tx *Tx) error {
+		z := zopen(t, tx, "z")
+		for i := 0; i < 300; i += 3 {
+			m := fmt.Sprintf("member-%03d", i)
+			z.Remove(m)
+			delete(want, m)
+		}
+		var es []Entry
+		z.RangeByRank(0, 9, false, func(e Entry) bool { es = append(es, e); return true })
+		for _, e := range es {
+			z.RemoveEntry(e)
+			delete(want, e.Member)
+		}
+		z.Flush()
+		return nil
+	})
+	db.Close()
+	db = openTemp(t, dir)
+	defer db.Close()
+	db.View(func(tx *Tx) error {
+		z := zopen(t, tx, "z")
+		got := map[string]float64{}
+		z.Ascend(func(e Entry) bool { got[e.Member] = e.Score; return true })
+		var items int
+		z.Members("", func(Entry) bool { items++; return true })
+		if len(got) != len(want) || items != len(want) || z.Len() != int64(len(want)) {
+			t.Fatalf("after reopen: %d in order, %d items, len %d, want %d", len(got), items, z.Len(), len(want))
+		}
+		for m, s := range want {
+			if got[m] != s {
+				t.Fatalf("after reopen: %s = %v, want %v", m, got[m], s)
+			}
+		}
+		return nil
+	})
+}
