@@ -6,13 +6,16 @@ import (
 )
 
 // Sorted sets. A small one lives inside its metadata item (zset_inline.go).
-// Past that the metadata payload holds the cardinality (8 bytes, big
-// endian) and each member has one item under the key's data prefix:
+// Past that the metadata payload is 8 bytes (big endian: the size when the
+// set moved to items, a hint only) and each member has one item under the
+// key's data prefix:
 //
 //	<prefix> 'm' <member>                 -> 8-byte IEEE bits of the score
 //
 // and the order by (score, member bytes), Redis's order, is kept in memory
 // (zset_index.go), so a bounded query visits only the entries it returns.
+// The in-memory order also gives the size, so adding or removing a member
+// writes its item alone, not the metadata item too.
 // Data files of earlier versions also hold <prefix> 's' <8-byte ordered
 // score> <member> items; they are deleted when such a file is opened. A -0
 // score is stored as 0, as Redis stores it in a small (listpack) set.
@@ -59,7 +62,7 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 	case !ok:
 		z.inline, z.loaded = true, true
 	case len(m.Payload) == 8:
-		z.card = int64(binary.BigEndian.Uint64([]byte(m.Payload)))
+		z.card = int64(len(z.index().scores))
 	case len(m.Payload) > 0 && m.Payload[0] == zInlineMark:
 		z.inline = true
 		z.card = zInlineCount(m.Payload)
@@ -109,8 +112,8 @@ func (z *ZSet) Flush() {
 		z.flushInline()
 		return
 	}
-	if z.existed && z.card == z.stored {
-		z.tx.touch(z.key) // only scores changed: the metadata item stands
+	if z.existed && z.stored >= 0 {
+		z.tx.touch(z.key) // the metadata item stands: the size is the order's
 		return
 	}
 	var b [8]byte

@@ -24,8 +24,8 @@ import (
 // index of a key is dropped whenever the key's items are removed or moved
 // wholesale (tx.remove, Rename, FlushDB, SwapDB) and all of them when a
 // commit fails (buntdb then rolls the items back), so it is rebuilt from
-// the items on next use. An index whose size differs from the set's
-// stored cardinality is rebuilt too.
+// the items on next use. The index is the set's size as well: the
+// metadata item is not rewritten when members come and go.
 type zindex struct {
 	scores map[string]float64
 	order  *btree.BTreeG[Entry]
@@ -66,7 +66,7 @@ func (ix *zindex) remove(member string, score float64) {
 }
 
 // index returns the set's in-memory order, building it from the member
-// items when there is none yet (or it does not match the set's size).
+// items when there is none yet.
 func (z *ZSet) index() *zindex {
 	if z.idx != nil {
 		return z.idx
@@ -75,11 +75,15 @@ func (z *ZSet) index() *zindex {
 	k := zindexKey{z.db, z.key}
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	if ix := reg.m[k]; ix != nil && int64(len(ix.scores)) == z.card {
+	if ix := reg.m[k]; ix != nil {
 		z.idx = ix
 		return ix
 	}
-	ix := newZIndex(int(z.card))
+	hint := 0
+	if len(z.meta.Payload) == 8 {
+		hint = int(min(binary.BigEndian.Uint64([]byte(z.meta.Payload)), 1<<20))
+	}
+	ix := newZIndex(hint)
 	mp := z.dataPrefix() + string(zTagMember)
 	z.tx.ascendPrefix(mp, func(k, v string) bool {
 		if len(v) == 8 {
