@@ -11,16 +11,16 @@ import (
 
 // A sorted set kept as items stores one item per member (its score) in
 // buntdb, which is what is durable; the order by score lives in memory,
-// one index per set, built from the member items the first time the set
-// is opened after start-up. Keeping a second, score-ordered item per
+// one index per set, built from the member items at start-up (loadZSets)
+// or, after it was dropped, when the set is next opened. Keeping a second, score-ordered item per
 // member in buntdb made every score change three btree writes of the
 // whole keyspace (delete the old score item, rewrite the member, insert
 // the new score item) plus buntdb's rollback and commit bookkeeping for
 // each; qless moves a score on every pop, heartbeat and completion.
 //
 // An index is only read or changed inside a store transaction of its
-// database, so buntdb's lock orders writers against everyone; zmu guards
-// only the registry, which read transactions may fill concurrently. The
+// database, so buntdb's lock orders writers against everyone; the
+// registry's mutex guards only the registry, which read transactions may fill concurrently. The
 // index of a key is dropped whenever the key's items are removed or moved
 // wholesale (tx.remove, Rename, FlushDB, SwapDB) and all of them when a
 // commit fails (buntdb then rolls the items back), so it is rebuilt from
