@@ -243,7 +243,8 @@ func (r *diffRun) step() {
 			case 1:
 				args = append(args, "retries", r.pick("0", "1", "3", "x"))
 			case 2:
-				args = append(args, "tags", r.pick(`["a"]`, `["a","b"]`, `[]`, `{}`, `x`))
+				args = append(args, "tags", r.pick(`["a"]`, `["a","b"]`, `[]`, `{}`, `x`,
+					`["a","a"]`, `["a/b","c"]`, `["a", "b"]`, `[1]`, `["é"]`))
 			case 3:
 				args = append(args, "depends", `["`+r.jid()+`"]`)
 			case 4:

@@ -221,3 +221,49 @@ func nesting(s []byte) int {
 func jsonString(s string) string {
 	return string(luacjson.AppendString(nil, s))
 }
+
+// stringArray reads a JSON array of strings written without whitespace or
+// escapes (what clients send as tags), false for anything else.
+func stringArray(s string) ([]string, bool) {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil, false
+	}
+	body := s[1 : len(s)-1]
+	var out []string
+	for body != "" {
+		str, rest, ok := cutJSONString(body)
+		if !ok || strings.IndexByte(str, '\\') >= 0 || hasControl(str) {
+			return nil, false
+		}
+		out = append(out, str)
+		if rest == "" {
+			break
+		}
+		if rest[0] != ',' || len(rest) == 1 {
+			return nil, false
+		}
+		body = rest[1:]
+	}
+	return out, true
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// stringArrayJSON is cjson's text of a non-empty array of strings.
+func stringArrayJSON(items []string) string {
+	b := []byte{'['}
+	for i, s := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = luacjson.AppendString(b, s)
+	}
+	return string(append(b, ']'))
+}

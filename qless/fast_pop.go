@@ -22,6 +22,7 @@ var (
 // popJob is one job as pop read it, before its writes.
 type popJob struct {
 	jid, klass, queue, data string
+	tags                    string // job_json's text of the tags
 	spawned                 string
 	hasSpawned              bool
 	priority, retries       float64
@@ -34,7 +35,8 @@ type popJob struct {
 // fastPop is queue_pop (API pop: queue, worker, count) when nothing but
 // waiting work is due: no lost locks, no recurring jobs, no scheduled job
 // due, no concurrency limit, and jobs whose stored fields job_json's text
-// path writes (no tags, failure or dependencies; history qless wrote).
+// path writes (tags a plain array of strings, no failure or dependencies;
+// history qless wrote).
 func fastPop(f *fastCall, args [][]byte) bool {
 	if len(args) != 3 {
 		return false
@@ -204,8 +206,16 @@ func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 		return false
 	}
 	if !has[0] || !has[1] || !has[3] || !has[5] || !has[7] || !has[8] || !has[9] ||
-		(has[10] && v[10] != "{}") || !has[10] || (has[11] && v[11] != "{}") {
+		!has[10] || (has[11] && v[11] != "{}") {
 		return false
+	}
+	j.tags = "{}"
+	if v[10] != "{}" {
+		tags, ok := stringArray(v[10])
+		if !ok || len(tags) == 0 {
+			return false
+		}
+		j.tags = stringArrayJSON(tags)
 	}
 	var ok1, ok2, ok3 bool
 	j.jid, j.klass, j.queue, j.data = v[0], v[1], v[3], v[9]
@@ -377,7 +387,9 @@ func writePopJob(b *strings.Builder, j *popJob, worker string, expires float64, 
 	b.WriteString(luaNumber(j.remaining))
 	b.WriteString(`,"data":`)
 	b.WriteString(jsonString(j.data))
-	b.WriteString(`,"tags":{},"history":`)
+	b.WriteString(`,"tags":`)
+	b.WriteString(j.tags)
+	b.WriteString(`,"history":`)
 	if len(history) == 0 {
 		b.WriteString("{}")
 	} else {

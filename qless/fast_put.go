@@ -16,8 +16,8 @@ type putOptions struct {
 }
 
 // fastPut is queue_put (API put: worker, queue, jid, klass, data, delay,
-// options) for a job that is new or not failed, without tags or
-// dependencies, old or new.
+// options) for a job that is new or not failed, without dependencies, old
+// or new, and without old tags; new tags are a plain array of strings.
 func fastPut(f *fastCall, args [][]byte) bool {
 	if len(args) < 6 || len(args)%2 != 0 {
 		return false
@@ -45,8 +45,14 @@ func fastPut(f *fastCall, args [][]byte) bool {
 			o.depends, o.hasDepends = v, true
 		}
 	}
-	if o.hasDepends || (o.hasTags && o.tags != "{}") {
+	var tags []string
+	if o.hasDepends {
 		return false
+	}
+	if o.hasTags && o.tags != "{}" {
+		if tags, ok = stringArray(o.tags); !ok {
+			return false
+		}
 	}
 
 	key := "ql:j:" + jid
@@ -99,6 +105,18 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	if !ok {
 		return false
 	}
+	tagsText := "{}"
+	if len(tags) > 0 {
+		tagsText = stringArrayJSON(tags)
+		if !f.holds("ql:tags", store.TypeZSet) {
+			return false
+		}
+		for _, tag := range tags {
+			if !f.holds("ql:t:"+tag, store.TypeZSet) {
+				return false
+			}
+		}
+	}
 
 	// Checked: from here on the Lua's writes, in its order.
 	qjson := jsonString(qname)
@@ -120,12 +138,16 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	if state == "complete" {
 		f.zrem("ql:completed", jid)
 	}
+	for _, tag := range tags {
+		f.zadd("ql:t:"+tag, f.now, jid)
+		f.zincrby("ql:tags", 1, tag)
+	}
 	newState := "waiting"
 	if delay > 0 {
 		newState = "scheduled"
 	}
 	f.hset(key, "jid", jid, "klass", klass, "data", string(data), "priority", f.number(priority),
-		"tags", "{}", "state", newState, "worker", "", "expires", "0", "queue", qname,
+		"tags", tagsText, "state", newState, "worker", "", "expires", "0", "queue", qname,
 		"retries", f.number(retries), "remaining", f.number(retries),
 		"time", strconv.FormatFloat(f.now, 'f', 20, 64))
 	if delay > 0 {

@@ -247,6 +247,20 @@ func statField(val float64) (string, bool) {
 	return "d" + luaNumber(math.Floor(v/86400)), true
 }
 
+// zincrby adds by to member's score (0 when absent), as ZINCRBY does for
+// an increment that cannot make NaN; the key holds a sorted set or
+// nothing (checked before).
+func (f *fastCall) zincrby(key string, by float64, member string) {
+	z, err := f.tx.OpenZSet(key)
+	if err != nil {
+		return
+	}
+	cur, ok := z.Score(member)
+	z.PutScored(member, cur+by, cur, ok)
+	z.Flush()
+	z.Release()
+}
+
 // zaddNX adds member unless present, as ZADD NX does.
 func (f *fastCall) zaddNX(key string, score float64, member string) {
 	z, err := f.tx.OpenZSet(key)
