@@ -17,7 +17,8 @@ var (
 // fastComplete is job_complete (API complete: jid, worker, queue, data)
 // without options, for the running job of that worker and queue, with no
 // jobs depending on it; the oldest completed jobs beyond
-// jobs-history-count are deleted when they carry no tags.
+// jobs-history-count are deleted, with their tags when those are a plain
+// array of strings.
 func fastComplete(f *fastCall, args [][]byte) bool {
 	if len(args) != 4 || !decodesTruthy(args[3]) {
 		return false
@@ -87,20 +88,34 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	f.zadd("ql:completed", f.now, jid)
 	if len(expired) > 0 {
 		for _, old := range expired {
-			f.tx.Delete("ql:j:" + old)
-			f.tx.Delete("ql:j:" + old + "-history")
+			for _, tag := range old.tags {
+				f.zrem("ql:t:"+tag, old.jid)
+				f.zincrby("ql:tags", -1, tag)
+			}
+			f.tx.Delete("ql:j:" + old.jid)
+			f.tx.Delete("ql:j:" + old.jid + "-history")
 		}
-		f.zrem("ql:completed", expired...)
+		jids := make([]string, len(expired))
+		for i, old := range expired {
+			jids[i] = old.jid
+		}
+		f.zrem("ql:completed", jids...)
 	}
 	f.reply("complete")
 	return true
 }
 
+// expiredJob is a completed job expire_completed deletes, with its tags.
+type expiredJob struct {
+	jid  string
+	tags []string
+}
+
 // planExpiry is expire_completed's work once jid joins ql:completed at
 // now: nothing may be past jobs-history (those go to the Lua), and the
-// oldest beyond jobs-history-count are returned when they carry no tags
-// and jid itself is not among them.
-func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText string, hasAge bool) ([]string, bool) {
+// oldest beyond jobs-history-count are returned when their tags are a
+// plain array of strings and jid itself is not among them.
+func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText string, hasAge bool) ([]expiredJob, bool) {
 	count, age := 50000.0, 604800.0
 	var ok bool
 	if hasCount {
@@ -149,12 +164,25 @@ func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText stri
 	if !fine || int64(len(drop)) != over {
 		return nil, false
 	}
-	for _, old := range drop {
+	out := make([]expiredJob, len(drop))
+	for i, old := range drop {
 		var tags [1]string
 		var has [1]bool
-		if !f.hmget("ql:j:"+old, fieldsTags, tags[:], has[:]) || has[0] && tags[0] != "{}" {
+		if !f.hmget("ql:j:"+old, fieldsTags, tags[:], has[:]) {
 			return nil, false
 		}
+		out[i].jid = old
+		if !has[0] || tags[0] == "{}" {
+			continue
+		}
+		if out[i].tags, ok = stringArray(tags[0]); !ok || !f.holds("ql:tags", store.TypeZSet) {
+			return nil, false
+		}
+		for _, tag := range out[i].tags {
+			if !f.holds("ql:t:"+tag, store.TypeZSet) {
+				return nil, false
+			}
+		}
 	}
-	return drop, true
+	return out, true
 }

@@ -393,6 +393,37 @@ func popBatches(t *testing.T, r *diffRun) {
 	}
 }
 
+// TestFastTaggedJobs: tagged jobs put, popped (alone and in batches) and
+// completed past jobs-history-count, so that tagged completed jobs expire
+// with their tags, each step compared with the Lua.
+func TestFastTaggedJobs(t *testing.T) {
+	r := &diffRun{t: t, rng: rand.New(rand.NewSource(9)), fast: newDiffSide(t, true),
+		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}}
+	taken := map[string]int{}
+	fastTaken = func(fn string) { taken[fn]++ }
+	defer func() { fastTaken = nil }()
+	at := func(d float64) string { r.now += d; return strconv.FormatFloat(r.now, 'f', 6, 64) }
+	r.call("config.set", at(0), "jobs-history-count", "3")
+	tags := []string{`["a"]`, `["a","b/c"]`, `["b/c","a","a"]`, `{}`, `["x"]`}
+	for round := 0; round < 4; round++ {
+		for i := 0; i < 5; i++ {
+			jid := "t" + strconv.Itoa(round*5+i)
+			r.call("put", at(0.2), "w", "qt", jid, "K", `{"n":1}`, "0", "tags", tags[i])
+		}
+		r.call("pop", at(1), "qt", "w1", "1")
+		r.call("pop", at(1), "qt", "w1", "4")
+		for i := 0; i < 5; i++ {
+			r.call("complete", at(0.5), "t"+strconv.Itoa(round*5+i), "w1", "qt", `{"n":2}`)
+		}
+	}
+	if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
+		t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
+	}
+	if taken["put"] < 20 || taken["pop"] < 8 || taken["complete"] < 20 {
+		t.Fatalf("fast paths taken: %v", taken)
+	}
+}
+
 // NewTestEnv and NewTestSession give the in-process benchmarks (package
 // qless_test) the little of a server qless reaches.
 func NewTestEnv(db *store.DB) commands.Env { return &diffEnv{db: db} }

@@ -222,38 +222,49 @@ func jsonString(s string) string {
 	return string(luacjson.AppendString(nil, s))
 }
 
-// stringArray reads a JSON array of strings written without whitespace or
-// escapes (what clients send as tags), false for anything else.
+// stringArray reads a JSON array of strings written without whitespace and
+// without escapes but "\/" (what clients send as tags, and what cjson
+// stores them as), false for anything else.
 func stringArray(s string) ([]string, bool) {
 	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
 		return nil, false
 	}
-	body := s[1 : len(s)-1]
 	var out []string
-	for body != "" {
-		str, rest, ok := cutJSONString(body)
-		if !ok || strings.IndexByte(str, '\\') >= 0 || hasControl(str) {
+	i, end := 1, len(s)-1
+	for i < end {
+		if s[i] != '"' {
 			return nil, false
+		}
+		i++
+		start, slash := i, false
+		for i < end && s[i] != '"' {
+			switch {
+			case s[i] == '\\' && i+1 < end && s[i+1] == '/':
+				slash = true
+				i += 2
+			case s[i] == '\\' || s[i] < 0x20:
+				return nil, false
+			default:
+				i++
+			}
+		}
+		if i >= end {
+			return nil, false
+		}
+		str := s[start:i]
+		if slash {
+			str = strings.ReplaceAll(str, `\/`, "/")
 		}
 		out = append(out, str)
-		if rest == "" {
-			break
+		i++ // the closing quote
+		if i < end {
+			if s[i] != ',' || i+1 == end {
+				return nil, false
+			}
+			i++
 		}
-		if rest[0] != ',' || len(rest) == 1 {
-			return nil, false
-		}
-		body = rest[1:]
 	}
 	return out, true
-}
-
-func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 {
-			return true
-		}
-	}
-	return false
 }
 
 // stringArrayJSON is cjson's text of a non-empty array of strings.
