@@ -112,9 +112,9 @@ type expiredJob struct {
 }
 
 // planExpiry is expire_completed's work once jid joins ql:completed at
-// now: nothing may be past jobs-history (those go to the Lua), and the
-// oldest beyond jobs-history-count are returned when their tags are a
-// plain array of strings and jid itself is not among them.
+// now: those completed more than jobs-history ago, then the oldest beyond
+// jobs-history-count, when their tags are a plain array of strings and
+// jid itself is not among them.
 func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText string, hasAge bool) ([]expiredJob, bool) {
 	count, age := 50000.0, 604800.0
 	var ok bool
@@ -139,30 +139,32 @@ func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText stri
 	if _, in := z.Score(jid); in {
 		return nil, false
 	}
-	aged := false
-	z.RangeByScore(store.ScoreBound{Value: 0}, store.ScoreBound{Value: f.now - age}, false, func(store.Entry) bool {
-		aged = true
-		return false
-	})
-	if aged {
-		return nil, false
-	}
-	over := z.Len() + 1 - int64(count)
-	if over <= 0 {
-		return nil, true
-	}
+	// First those completed long enough ago, then the oldest of the rest
+	// beyond the count (jid, just added at now, among the rest).
+	cutoff := f.now - age
+	aged := func(e store.Entry) bool { return e.Score >= 0 && e.Score <= cutoff }
 	var drop []string
-	fine := true
-	z.RangeByRank(0, over-1, false, func(e store.Entry) bool {
-		if !(e.Score < f.now || e.Score == f.now && e.Member < jid) {
-			fine = false
-			return false
-		}
+	z.RangeByScore(store.ScoreBound{Value: 0}, store.ScoreBound{Value: cutoff}, false, func(e store.Entry) bool {
 		drop = append(drop, e.Member)
 		return true
 	})
-	if !fine || int64(len(drop)) != over {
-		return nil, false
+	if over := z.Len() + 1 - int64(len(drop)) - int64(count); over > 0 {
+		fine := true
+		z.Ascend(func(e store.Entry) bool {
+			switch {
+			case aged(e):
+				return true
+			case !(e.Score < f.now || e.Score == f.now && e.Member < jid):
+				fine = false
+				return false
+			}
+			drop = append(drop, e.Member)
+			over--
+			return over > 0
+		})
+		if !fine || over > 0 {
+			return nil, false
+		}
 	}
 	out := make([]expiredJob, len(drop))
 	for i, old := range drop {

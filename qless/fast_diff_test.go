@@ -282,7 +282,8 @@ func (r *diffRun) step() {
 	case n < 84:
 		r.call("retry", r.nowArg(), r.jid(), q, w, r.pick("0", "5"))
 	case n < 88:
-		opt := r.pick("heartbeat", q+"-heartbeat", "max-job-history", "grace-period", "jobs-history-count", q+"-max-concurrency")
+		opt := r.pick("heartbeat", q+"-heartbeat", "max-job-history", "grace-period", "jobs-history-count",
+			q+"-max-concurrency", "jobs-history")
 		if r.rng.Intn(4) == 0 {
 			r.call("config.unset", r.nowArg(), opt)
 		} else {
