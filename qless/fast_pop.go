@@ -2,6 +2,7 @@ package qless
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -77,16 +78,35 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	if !f.holds("ql:workers", store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
-		f.anyDue(skeyd, 0) || !f.holds(work, store.TypeZSet) {
+		!f.holds(work, store.TypeZSet) {
 		return false
 	}
-	var jids []string
+	due, ok := f.dueScheduled(skeyd, work, qname, int64(count))
+	if !ok {
+		return false
+	}
+	// take_work: the top of the work set once the due jobs joined it.
+	var top []store.Entry
 	z, _ := f.tx.OpenZSet(work)
 	z.RangeByRank(0, min(int64(count), z.Len())-1, true, func(e store.Entry) bool {
-		jids = append(jids, e.Member)
+		top = append(top, e)
 		return true
 	})
 	z.Release()
+	if len(due) > 0 {
+		top = append(top, due...)
+		sort.Slice(top, func(i, j int) bool {
+			if top[i].Score != top[j].Score {
+				return top[i].Score > top[j].Score
+			}
+			return top[i].Member > top[j].Member
+		})
+		top = top[:min(len(top), int(count))]
+	}
+	jids := make([]string, len(top))
+	for i, e := range top {
+		jids[i] = e.Member
+	}
 	wjobs := workerJobsKey(worker)
 	skey := "ql:s:wait:" + dayBin(f.now) + ":" + qname
 	jobs := make([]popJob, len(jids))
@@ -109,6 +129,16 @@ func fastPop(f *fastCall, args [][]byte) bool {
 
 	// Checked: from here on the Lua's writes, in its order.
 	f.zadd("ql:workers", f.now, worker)
+	if len(due) > 0 {
+		// check_scheduled: the due jobs become work.
+		moved := make([]string, len(due))
+		for i, e := range due {
+			f.zadd(work, e.Score, e.Member)
+			f.hset("ql:j:"+e.Member, "state", "waiting")
+			moved[i] = e.Member
+		}
+		f.zrem(skeyd, moved...)
+	}
 	if len(jids) == 0 {
 		f.reply("{}")
 		return true
@@ -162,6 +192,47 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	f.reply(b.String())
 	return true
 }
+
+// dueScheduled is what check_scheduled moves: the queue's scheduled jobs
+// due by now (at most count), each with the work score it will get; false
+// when the Lua must do it (a job's priority not a plain number, a job
+// hash of another type, a due job already in the work set).
+func (f *fastCall) dueScheduled(skeyd, work, qname string, count int64) ([]store.Entry, bool) {
+	z, err := f.tx.OpenZSet(skeyd)
+	if err != nil {
+		return nil, false
+	}
+	var due []store.Entry
+	z.RangeByScore(store.ScoreBound{Value: 0}, store.ScoreBound{Value: f.now}, false, func(e store.Entry) bool {
+		due = append(due, store.Entry{Member: e.Member})
+		return int64(len(due)) < count
+	})
+	z.Release()
+	if len(due) == 0 {
+		return nil, true
+	}
+	w, _ := f.tx.OpenZSet(work)
+	defer w.Release()
+	for i := range due {
+		jid := due[i].Member
+		var v [1]string
+		var has [1]bool
+		if _, in := w.Score(jid); in || !f.hmget("ql:j:"+jid, fieldsPriority, v[:], has[:]) {
+			return nil, false
+		}
+		priority := 0.0
+		if has[0] {
+			var ok bool
+			if priority, ok = plainString(v[0]); !ok {
+				return nil, false
+			}
+		}
+		due[i].Score = priority - f.now/10000000000
+	}
+	return due, true
+}
+
+var fieldsPriority = [][]byte{[]byte("priority")}
 
 // anyDue reports whether key holds members scored from min up to now; a
 // key of another type counts as due (the Lua then raises its error).
