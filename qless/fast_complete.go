@@ -19,8 +19,31 @@ var (
 // jobs depending on it; the oldest completed jobs beyond
 // jobs-history-count are deleted, with their tags when those are a plain
 // array of strings.
+//
+// With a next queue (and maybe a delay, no dependencies) the job moves on
+// to that queue, scheduled or waiting, as job_complete's advance does.
 func fastComplete(f *fastCall, args [][]byte) bool {
-	if len(args) != 4 || !decodesTruthy(args[3]) {
+	if len(args) < 4 || len(args)%2 != 0 || !decodesTruthy(args[3]) {
+		return false
+	}
+	var nextq string
+	var hasNext, hasDelay bool
+	delay := 0.0
+	for i := 4; i < len(args); i += 2 {
+		switch string(args[i]) {
+		case "next":
+			nextq, hasNext = string(args[i+1]), true
+		case "delay":
+			var ok bool
+			if delay, ok = plainNumber(args[i+1]); !ok {
+				return false
+			}
+			hasDelay = true
+		case "depends":
+			return false
+		}
+	}
+	if hasDelay && !hasNext || hasNext && nextq == "" {
 		return false
 	}
 	jid, worker, qname := string(args[0]), string(args[1]), string(args[2])
@@ -54,8 +77,13 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	skey := "ql:s:run:" + dayBin(f.now) + ":" + qname
 	if !f.holds(hkey, store.TypeList) || !f.holds(prefix+"-work", store.TypeZSet) ||
 		!f.holds(prefix+"-locks", store.TypeZSet) || !f.holds(prefix+"-scheduled", store.TypeZSet) ||
-		!f.holds(wjobs, store.TypeZSet) || !f.holds("ql:completed", store.TypeZSet) ||
-		f.tx.Exists(key+"-dependents") {
+		!f.holds(wjobs, store.TypeZSet) {
+		return false
+	}
+	if hasNext {
+		return f.completeAdvance(args, jid, worker, qname, nextq, delay, j[2], has[2], retries, started)
+	}
+	if !f.holds("ql:completed", store.TypeZSet) || f.tx.Exists(key+"-dependents") {
 		return false
 	}
 	stat, ok := f.planStat(skey, f.now-started)
@@ -102,6 +130,64 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		f.zrem("ql:completed", jids...)
 	}
 	f.reply("complete")
+	return true
+}
+
+// completeAdvance is job_complete for a job moving on to queue nextq:
+// the done entry, the job out of its queue, the run statistic, then the
+// job waiting (or scheduled, with a delay) in nextq.
+func (f *fastCall) completeAdvance(args [][]byte, jid, worker, qname, nextq string, delay float64,
+	priorityText string, hasPriority bool, retries, started float64) bool {
+	key, prefix := "ql:j:"+jid, "ql:q:"+qname
+	nprefix := "ql:q:" + nextq
+	target := nprefix + "-work"
+	if delay > 0 {
+		target = nprefix + "-scheduled"
+	}
+	var priority float64
+	if delay <= 0 {
+		var ok bool
+		if priority, ok = plainString(priorityText); !ok || !hasPriority {
+			return false
+		}
+	}
+	if !f.holds(target, store.TypeZSet) || !f.holds("ql:queues", store.TypeZSet) || !f.holds(key, store.TypeHash) {
+		return false
+	}
+	stat, ok := f.planStat("ql:s:run:"+dayBin(f.now)+":"+qname, f.now-started)
+	if !ok {
+		return false
+	}
+	isTracked, ok := f.tracked(jid)
+	if !ok {
+		return false
+	}
+
+	// Checked: from here on the Lua's writes, in its order.
+	hkey, when := key+"-history", f.historyWhen()
+	f.historyAppend(hkey, "["+when+`,"done"]`)
+	f.zrem(prefix+"-work", jid)
+	f.zrem(prefix+"-locks", jid)
+	f.zrem(prefix+"-scheduled", jid)
+	f.applyStat(&stat)
+	f.zrem(workerJobsKey(worker), jid)
+	if isTracked {
+		f.publish("ql:completed", jid)
+	}
+	qnext := jsonString(nextq)
+	f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(qname)+`}`)
+	f.historyAppend(hkey, "["+when+`,"put",{"q":`+qnext+"}]")
+	f.zaddNX("ql:queues", f.now, nextq)
+	f.hset(key, "data", string(args[3]), "time", strconv.FormatFloat(f.now, 'f', 20, 64),
+		"state", "waiting", "worker", "", "failure", "{}", "queue", nextq, "expires", "0",
+		"remaining", f.number(retries))
+	if delay > 0 {
+		f.zadd(target, f.now+delay, jid)
+		f.reply("scheduled")
+		return true
+	}
+	f.zadd(target, priority-f.now/10000000000, jid)
+	f.reply("waiting")
 	return true
 }
 

@@ -425,6 +425,38 @@ func TestFastTaggedJobs(t *testing.T) {
 	}
 }
 
+// TestFastCompleteAdvance: jobs completed into queues not seen before,
+// waiting or scheduled, tracked or not, then popped from there.
+func TestFastCompleteAdvance(t *testing.T) {
+	r := &diffRun{t: t, rng: rand.New(rand.NewSource(11)), fast: newDiffSide(t, true),
+		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}}
+	taken := map[string]int{}
+	fastTaken = func(fn string) { taken[fn]++ }
+	defer func() { fastTaken = nil }()
+	at := func(d float64) string { r.now += d; return strconv.FormatFloat(r.now, 'f', 6, 64) }
+	for i := 0; i < 6; i++ {
+		jid := "c" + strconv.Itoa(i)
+		r.call("put", at(0.1), "w", "qa", jid, "K", `{"n":1}`, "0", "priority", strconv.Itoa(i%2))
+		if i%3 == 0 {
+			r.call("track", at(0), "track", jid)
+		}
+		r.call("pop", at(0.5), "qa", "w1", "1")
+		next := "stage-" + strconv.Itoa(i)
+		if i%2 == 0 {
+			r.call("complete", at(0.5), jid, "w1", "qa", `{"n":2}`, "next", next)
+		} else {
+			r.call("complete", at(0.5), jid, "w1", "qa", `{"n":2}`, "next", next, "delay", "3")
+		}
+		r.call("pop", at(4), next, "w2", "1")
+	}
+	if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
+		t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
+	}
+	if taken["complete"] < 6 || taken["pop"] < 12 {
+		t.Fatalf("fast paths taken: %v", taken)
+	}
+}
+
 // NewTestEnv and NewTestSession give the in-process benchmarks (package
 // qless_test) the little of a server qless reaches.
 func NewTestEnv(db *store.DB) commands.Env { return &diffEnv{db: db} }
