@@ -16,8 +16,8 @@ type putOptions struct {
 }
 
 // fastPut is queue_put (API put: worker, queue, jid, klass, data, delay,
-// options) for a job that is new or not failed, without dependencies, old
-// or new, and without old tags; new tags are a plain array of strings.
+// options) for a job that is new or not failed, without old dependencies
+// or old tags; new tags and dependencies are plain arrays of strings.
 func fastPut(f *fastCall, args [][]byte) bool {
 	if len(args) < 6 || len(args)%2 != 0 {
 		return false
@@ -45,9 +45,11 @@ func fastPut(f *fastCall, args [][]byte) bool {
 			o.depends, o.hasDepends = v, true
 		}
 	}
-	var tags []string
+	var tags, depends []string
 	if o.hasDepends {
-		return false
+		if depends, ok = stringArray(o.depends); !ok {
+			return false
+		}
 	}
 	if o.hasTags && o.tags != "{}" {
 		if tags, ok = stringArray(o.tags); !ok {
@@ -87,6 +89,29 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	target := prefix + "-work"
 	if delay > 0 {
 		target = prefix + "-scheduled"
+	}
+	// The dependencies that hold the job back: those with a state other
+	// than complete, read before the job's own write (a job depending on
+	// itself goes to the Lua).
+	var blocking []string
+	for _, d := range depends {
+		var st [1]string
+		var hs [1]bool
+		if d == jid || !f.hmget("ql:j:"+d, fieldsState, st[:], hs[:]) {
+			return false
+		}
+		if hs[0] && st[0] != "complete" {
+			if !f.holds("ql:j:"+d+"-dependents", store.TypeSet) {
+				return false
+			}
+			blocking = append(blocking, d)
+		}
+	}
+	if len(blocking) > 0 {
+		target = prefix + "-depends"
+		if !f.holds(key+"-dependencies", store.TypeSet) {
+			return false
+		}
 	}
 	if !f.holds(key, store.TypeHash) || !f.holds(hkey, store.TypeList) ||
 		!f.holds(target, store.TypeZSet) || !f.holds("ql:queues", store.TypeZSet) ||
@@ -150,9 +175,21 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		"tags", tagsText, "state", newState, "worker", "", "expires", "0", "queue", qname,
 		"retries", f.number(retries), "remaining", f.number(retries),
 		"time", strconv.FormatFloat(f.now, 'f', 20, 64))
-	if delay > 0 {
+	for _, d := range blocking {
+		f.tx.SAdd("ql:j:"+d+"-dependents", jid)
+		f.tx.SAdd(key+"-dependencies", d)
+	}
+	switch {
+	case len(blocking) > 0:
+		f.zadd(target, f.now, jid)
+		if delay > 0 {
+			f.hset(key, "state", "depends", "scheduled", f.number(f.now+delay))
+		} else {
+			f.hset(key, "state", "depends")
+		}
+	case delay > 0:
 		f.zadd(target, f.now+delay, jid)
-	} else {
+	default:
 		f.zadd(target, priority-f.now/10000000000, jid)
 	}
 	f.zaddNX("ql:queues", f.now, qname)

@@ -75,7 +75,10 @@ func (f *fastCall) publish(channel, message string) {
 	f.c.Publish(channel, message)
 }
 
-var fieldsLimit = [][]byte{[]byte("max-job-history")}
+var (
+	fieldsLimit = [][]byte{[]byte("max-job-history")}
+	fieldsState = [][]byte{[]byte("state")}
+)
 
 // historyReady reads max-job-history (unless the caller did) and reports
 // whether history_add's one-RPUSH case holds: a whole limit of 3 or more
