@@ -3,6 +3,8 @@ package commands
 import (
 	"sort"
 	"strconv"
+
+	"github.com/qlessd/qlessd/store"
 )
 
 func registerSets(t *Table) {
@@ -79,15 +81,24 @@ func cmdSRem(c *Ctx, args [][]byte) {
 // hsSetMembers returns a key's members in Redis's reply order where it is
 // predictable (intsets), replying on a type error.
 func hsSetMembers(c *Ctx, key string) ([]string, bool) {
-	members, _, err := c.Tx.SMembers(key)
+	members, err := SetMembers(c.Tx, key)
 	if err != nil {
 		c.StoreErr(err)
 		return nil, false
 	}
-	if intset, _ := c.Tx.SIntset(key); intset {
+	return members, true
+}
+
+// SetMembers is a set's members in the order SMEMBERS replies them.
+func SetMembers(tx *store.Tx, key string) ([]string, error) {
+	members, _, err := tx.SMembers(key)
+	if err != nil {
+		return nil, err
+	}
+	if intset, _ := tx.SIntset(key); intset {
 		members = hsIntsetOrder(members)
 	}
-	return members, true
+	return members, nil
 }
 
 func cmdSMembers(c *Ctx, args [][]byte) {

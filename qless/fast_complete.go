@@ -83,7 +83,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	if hasNext {
 		return f.completeAdvance(args, jid, worker, qname, nextq, delay, j[2], has[2], retries, started)
 	}
-	if !f.holds("ql:completed", store.TypeZSet) || f.tx.Exists(key+"-dependents") {
+	if !f.holds("ql:completed", store.TypeZSet) {
 		return false
 	}
 	stat, ok := f.planStat(skey, f.now-started)
@@ -95,6 +95,10 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	expired, ok := f.planExpiry(jid, cfg[1], cfgHas[1], cfg[2], cfgHas[2])
+	if !ok {
+		return false
+	}
+	released, ok := f.planRelease(jid, expired)
 	if !ok {
 		return false
 	}
@@ -129,8 +133,114 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		}
 		f.zrem("ql:completed", jids...)
 	}
+	f.applyRelease(jid, released)
 	f.reply("complete")
 	return true
+}
+
+// releasedJob is one of the completed job's dependents, as
+// release_dependents finds it.
+type releasedJob struct {
+	jid          string
+	free         bool // no other dependency: it joins its queue
+	queue        string
+	hasQueue     bool
+	scheduled    float64 // when it was put with a delay
+	hasScheduled bool
+	score        float64 // its work score otherwise
+}
+
+var fieldsRelease = [][]byte{[]byte("queue"), []byte("priority"), []byte("scheduled")}
+
+// planRelease reads what release_dependents needs for jid's dependents;
+// false when the Lua must do it (a dependent that is jid itself or one of
+// the completed jobs just expired, numbers that are not plain, keys of
+// other types).
+func (f *fastCall) planRelease(jid string, expired []expiredJob) ([]releasedJob, bool) {
+	dkey := "ql:j:" + jid + "-dependents"
+	if !f.holds(dkey, store.TypeSet) {
+		return nil, false
+	}
+	members, _, err := f.tx.SMembers(dkey)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]releasedJob, len(members))
+	for i, j := range members {
+		if j == jid {
+			return nil, false
+		}
+		for _, e := range expired {
+			if e.jid == j {
+				return nil, false
+			}
+		}
+		deps := "ql:j:" + j + "-dependencies"
+		if !f.holds(deps, store.TypeSet) {
+			return nil, false
+		}
+		n, _ := f.tx.SCard(deps)
+		if in, _ := f.tx.SIsMember(deps, jid); in {
+			n--
+		}
+		r := &out[i]
+		r.jid, r.free = j, n == 0
+		if !r.free {
+			continue
+		}
+		var v [3]string
+		var has [3]bool
+		if !f.hmget("ql:j:"+j, fieldsRelease, v[:], has[:]) {
+			return nil, false
+		}
+		if !has[0] {
+			continue
+		}
+		r.queue, r.hasQueue = v[0], true
+		prefix := "ql:q:" + r.queue
+		if !f.holds(prefix+"-depends", store.TypeZSet) {
+			return nil, false
+		}
+		var ok bool
+		if has[2] {
+			r.hasScheduled = true
+			if r.scheduled, ok = plainString(v[2]); !ok || !f.holds(prefix+"-scheduled", store.TypeZSet) {
+				return nil, false
+			}
+			continue
+		}
+		var p float64
+		if p, ok = plainString(v[1]); !ok || !has[1] || !f.holds(prefix+"-work", store.TypeZSet) {
+			return nil, false
+		}
+		r.score = p - f.now/10000000000
+	}
+	return out, true
+}
+
+// applyRelease is release_dependents' writes.
+func (f *fastCall) applyRelease(jid string, released []releasedJob) {
+	if len(released) == 0 {
+		return
+	}
+	for _, r := range released {
+		key := "ql:j:" + r.jid
+		f.tx.SRem(key+"-dependencies", jid)
+		if !r.free || !r.hasQueue {
+			continue
+		}
+		prefix := "ql:q:" + r.queue
+		f.zrem(prefix+"-depends", r.jid)
+		if r.hasScheduled {
+			f.zadd(prefix+"-scheduled", r.scheduled, r.jid)
+			f.hset(key, "state", "scheduled")
+			f.tx.HDel(key, "scheduled")
+		} else {
+			f.zadd(prefix+"-work", r.score, r.jid)
+			f.hset(key, "state", "waiting")
+		}
+	}
+	f.tx.Delete("ql:j:" + jid + "-dependents")
 }
 
 // completeAdvance is job_complete for a job moving on to queue nextq:

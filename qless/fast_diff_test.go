@@ -457,6 +457,49 @@ func TestFastCompleteAdvance(t *testing.T) {
 	}
 }
 
+// TestFastDependencies: jobs put depending on others (one or two
+// dependencies, with and without a delay, on running, waiting and complete
+// jobs), released as those complete, then popped.
+func TestFastDependencies(t *testing.T) {
+	r := &diffRun{t: t, rng: rand.New(rand.NewSource(13)), fast: newDiffSide(t, true),
+		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}}
+	taken := map[string]int{}
+	fastTaken = func(fn string) { taken[fn]++ }
+	defer func() { fastTaken = nil }()
+	at := func(d float64) string { r.now += d; return strconv.FormatFloat(r.now, 'f', 6, 64) }
+	for round := 0; round < 3; round++ {
+		p := "r" + strconv.Itoa(round) + "-"
+		r.call("put", at(0.1), "w", "qd", p+"a", "K", `{"n":1}`, "0")
+		r.call("put", at(0.1), "w", "qd", p+"b", "K", `{"n":1}`, "0")
+		r.call("pop", at(0.1), "qd", "w1", "2")
+		r.call("put", at(0.1), "w", "qd", p+"c", "K", `{}`, "0", "depends", `["`+p+`a"]`, "priority", "2")
+		r.call("put", at(0.1), "w", "qd", p+"d", "K", `{}`, "2", "depends", `["`+p+`a"]`)
+		r.call("put", at(0.1), "w", "qd", p+"e", "K", `{}`, "0", "depends", `["`+p+`a","`+p+`b"]`)
+		r.call("put", at(0.1), "w", "qe", p+"f", "K", `{}`, "0", "depends", `["`+p+`a","`+p+`a"]`)
+		r.call("complete", at(0.5), p+"a", "w1", "qd", `{"n":2}`)
+		r.call("put", at(0.1), "w", "qd", p+"g", "K", `{}`, "0", "depends", `["`+p+`a","nobody"]`)
+		r.call("complete", at(0.5), p+"b", "w1", "qd", `{"n":2}`)
+		r.call("pop", at(3), "qd", "w2", "5")
+		r.call("pop", at(0.1), "qe", "w2", "5")
+		// A parent popped with dependents (numeric jids: SMEMBERS order
+		// is numeric for them).
+		par := strconv.Itoa(900 + round)
+		r.call("put", at(0.1), "w", "qp", par, "K", `{}`, "0")
+		for _, kid := range []string{"100", "20", "3"} {
+			r.call("put", at(0.1), "w", "qk", kid+"0"+strconv.Itoa(round), "K", `{}`, "0", "depends", `["`+par+`"]`)
+		}
+		r.call("pop", at(0.1), "qp", "w3", "1")
+		r.call("complete", at(0.1), par, "w3", "qp", `{}`)
+		r.call("pop", at(0.1), "qk", "w3", "5")
+	}
+	if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
+		t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
+	}
+	if taken["complete"] < 9 || taken["put"] < 33 || taken["pop"] < 12 {
+		t.Fatalf("fast paths taken: %v", taken)
+	}
+}
+
 // NewTestEnv and NewTestSession give the in-process benchmarks (package
 // qless_test) the little of a server qless reaches.
 func NewTestEnv(db *store.DB) commands.Env { return &diffEnv{db: db} }

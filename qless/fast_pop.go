@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/store"
 )
 
@@ -24,6 +25,7 @@ var (
 type popJob struct {
 	jid, klass, queue, data string
 	tags                    string // job_json's text of the tags
+	dependents, depsOn      string // and of its dependents and dependencies
 	spawned                 string
 	hasSpawned              bool
 	priority, retries       float64
@@ -321,7 +323,26 @@ func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 	if j.history, ok = f.readHistory(hkey); !ok {
 		return false
 	}
-	return !f.tx.Exists(key+"-dependents") && !f.tx.Exists(key+"-dependencies")
+	if j.dependents, ok = f.setJSON(key + "-dependents"); !ok {
+		return false
+	}
+	j.depsOn, ok = f.setJSON(key + "-dependencies")
+	return ok
+}
+
+// setJSON is list_json of SMEMBERS key, for a set of plain strings.
+func (f *fastCall) setJSON(key string) (string, bool) {
+	if !f.holds(key, store.TypeSet) {
+		return "", false
+	}
+	members, err := commands.SetMembers(f.tx, key)
+	if err != nil {
+		return "", false
+	}
+	if len(members) == 0 {
+		return "{}", true
+	}
+	return stringArrayJSON(members), true
 }
 
 // readHistory is history_list re-encoded: each entry's object text.
@@ -474,5 +495,9 @@ func writePopJob(b *strings.Builder, j *popJob, worker string, expires float64, 
 	} else {
 		b.WriteString("false")
 	}
-	b.WriteString(`,"dependents":{},"dependencies":{}}`)
+	b.WriteString(`,"dependents":`)
+	b.WriteString(j.dependents)
+	b.WriteString(`,"dependencies":`)
+	b.WriteString(j.depsOn)
+	b.WriteByte('}')
 }
