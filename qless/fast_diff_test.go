@@ -339,24 +339,56 @@ func TestFastPathsMatchLua(t *testing.T) {
 	}
 }
 
+// directedRun is a diffRun for a scripted sequence: calls at times it
+// advances (at), the fast paths taken counted (until the test ends), and
+// the keyspaces compared at the end by check.
+type directedRun struct {
+	*diffRun
+	taken map[string]int
+}
+
+func newDirectedRun(t *testing.T, seed int64, fastVia ...string) *directedRun {
+	r := &directedRun{diffRun: &diffRun{t: t, rng: rand.New(rand.NewSource(seed)), fast: newDiffSide(t, true),
+		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}, fastVia: fastVia},
+		taken: map[string]int{}}
+	fastTaken = func(fn string) { r.taken[fn]++ }
+	t.Cleanup(func() { fastTaken = nil })
+	return r
+}
+
+func (r *directedRun) at(d float64) string {
+	r.now += d
+	return strconv.FormatFloat(r.now, 'f', 6, 64)
+}
+
+// check compares the keyspaces and that each fast path was taken at least
+// as often as want says.
+func (r *directedRun) check(want map[string]int) {
+	r.t.Helper()
+	if a, b := r.fast.dump(r.t), r.slow.dump(r.t); a != b {
+		r.t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
+	}
+	for fn, n := range want {
+		if r.taken[fn] < n {
+			r.t.Fatalf("fast paths taken: %v, want at least %v", r.taken, want)
+		}
+	}
+}
+
 // TestFastPopBatches: batched pops and trimmed histories through QLESS.
 func TestFastPopBatches(t *testing.T) {
-	r := &diffRun{t: t, rng: rand.New(rand.NewSource(7)), fast: newDiffSide(t, true),
-		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}}
-	popBatches(t, r)
+	popBatches(newDirectedRun(t, 7))
 }
 
 // TestFastPathsThroughEVALSHA: EVALSHA of the printed script takes the same
 // fast paths (compared with QLESS on the Lua alone); EVALSHA_RO does not,
 // and refuses the writes as the Lua does.
 func TestFastPathsThroughEVALSHA(t *testing.T) {
-	r := &diffRun{t: t, rng: rand.New(rand.NewSource(7)), fast: newDiffSide(t, true),
-		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{},
-		fastVia: []string{"evalsha", SHA(), "0"}}
+	r := newDirectedRun(t, 7, "evalsha", SHA(), "0")
 	if v, _ := r.fast.do(t, "script", "load", Script()); v.Str != SHA() {
 		t.Fatalf("script load: %s", valueText(v))
 	}
-	popBatches(t, r)
+	popBatches(r)
 	ro, _ := r.fast.do(t, "evalsha_ro", SHA(), "0", "put", "1763800000", "w", "qa", "ro1", "K", "{}", "0")
 	fastOff.Store(true)
 	want, _ := r.fast.do(t, "evalsha_ro", SHA(), "0", "put", "1763800000", "w", "qa", "ro1", "K", "{}", "0")
@@ -369,11 +401,8 @@ func TestFastPathsThroughEVALSHA(t *testing.T) {
 // popBatches covers what random runs reach rarely: pops of several jobs
 // (batched lock and statistics writes) and histories trimmed by
 // max-job-history, each step compared with the Lua.
-func popBatches(t *testing.T, r *diffRun) {
-	taken := map[string]int{}
-	fastTaken = func(fn string) { taken[fn]++ }
-	defer func() { fastTaken = nil }()
-	at := func(d float64) string { r.now += d; return strconv.FormatFloat(r.now, 'f', 6, 64) }
+func popBatches(r *directedRun) {
+	at := r.at
 	r.call("config.set", at(0), "max-job-history", "4")
 	for round := 0; round < 6; round++ {
 		for i := 0; i < 8; i++ {
@@ -386,24 +415,15 @@ func popBatches(t *testing.T, r *diffRun) {
 			r.call("heartbeat", at(0.1), "b"+strconv.Itoa(i), "w2")
 		}
 	}
-	if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
-		t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
-	}
-	if taken["pop"] < 12 || taken["put"] < 48 {
-		t.Fatalf("fast paths taken: %v", taken)
-	}
+	r.check(map[string]int{"pop": 12, "put": 48})
 }
 
 // TestFastTaggedJobs: tagged jobs put, popped (alone and in batches) and
 // completed past jobs-history-count, so that tagged completed jobs expire
 // with their tags, each step compared with the Lua.
 func TestFastTaggedJobs(t *testing.T) {
-	r := &diffRun{t: t, rng: rand.New(rand.NewSource(9)), fast: newDiffSide(t, true),
-		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}}
-	taken := map[string]int{}
-	fastTaken = func(fn string) { taken[fn]++ }
-	defer func() { fastTaken = nil }()
-	at := func(d float64) string { r.now += d; return strconv.FormatFloat(r.now, 'f', 6, 64) }
+	r := newDirectedRun(t, 9)
+	at := r.at
 	r.call("config.set", at(0), "jobs-history-count", "3")
 	tags := []string{`["a"]`, `["a","b/c"]`, `["b/c","a","a"]`, `{}`, `["x"]`}
 	for round := 0; round < 4; round++ {
@@ -417,23 +437,14 @@ func TestFastTaggedJobs(t *testing.T) {
 			r.call("complete", at(0.5), "t"+strconv.Itoa(round*5+i), "w1", "qt", `{"n":2}`)
 		}
 	}
-	if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
-		t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
-	}
-	if taken["put"] < 20 || taken["pop"] < 8 || taken["complete"] < 20 {
-		t.Fatalf("fast paths taken: %v", taken)
-	}
+	r.check(map[string]int{"put": 20, "pop": 8, "complete": 20})
 }
 
 // TestFastCompleteAdvance: jobs completed into queues not seen before,
 // waiting or scheduled, tracked or not, then popped from there.
 func TestFastCompleteAdvance(t *testing.T) {
-	r := &diffRun{t: t, rng: rand.New(rand.NewSource(11)), fast: newDiffSide(t, true),
-		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}}
-	taken := map[string]int{}
-	fastTaken = func(fn string) { taken[fn]++ }
-	defer func() { fastTaken = nil }()
-	at := func(d float64) string { r.now += d; return strconv.FormatFloat(r.now, 'f', 6, 64) }
+	r := newDirectedRun(t, 11)
+	at := r.at
 	for i := 0; i < 6; i++ {
 		jid := "c" + strconv.Itoa(i)
 		r.call("put", at(0.1), "w", "qa", jid, "K", `{"n":1}`, "0", "priority", strconv.Itoa(i%2))
@@ -449,24 +460,15 @@ func TestFastCompleteAdvance(t *testing.T) {
 		}
 		r.call("pop", at(4), next, "w2", "1")
 	}
-	if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
-		t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
-	}
-	if taken["complete"] < 6 || taken["pop"] < 12 {
-		t.Fatalf("fast paths taken: %v", taken)
-	}
+	r.check(map[string]int{"complete": 6, "pop": 12})
 }
 
 // TestFastDependencies: jobs put depending on others (one or two
 // dependencies, with and without a delay, on running, waiting and complete
 // jobs), released as those complete, then popped.
 func TestFastDependencies(t *testing.T) {
-	r := &diffRun{t: t, rng: rand.New(rand.NewSource(13)), fast: newDiffSide(t, true),
-		slow: newDiffSide(t, false), now: 1763790000, running: map[string][2]string{}}
-	taken := map[string]int{}
-	fastTaken = func(fn string) { taken[fn]++ }
-	defer func() { fastTaken = nil }()
-	at := func(d float64) string { r.now += d; return strconv.FormatFloat(r.now, 'f', 6, 64) }
+	r := newDirectedRun(t, 13)
+	at := r.at
 	for round := 0; round < 3; round++ {
 		p := "r" + strconv.Itoa(round) + "-"
 		r.call("put", at(0.1), "w", "qd", p+"a", "K", `{"n":1}`, "0")
@@ -492,12 +494,7 @@ func TestFastDependencies(t *testing.T) {
 		r.call("complete", at(0.1), par, "w3", "qp", `{}`)
 		r.call("pop", at(0.1), "qk", "w3", "5")
 	}
-	if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
-		t.Fatalf("keyspaces differ\nfast:\n%s\nlua:\n%s", a, b)
-	}
-	if taken["complete"] < 9 || taken["put"] < 33 || taken["pop"] < 12 {
-		t.Fatalf("fast paths taken: %v", taken)
-	}
+	r.check(map[string]int{"complete": 9, "put": 33, "pop": 12})
 }
 
 // NewTestEnv and NewTestSession give the in-process benchmarks (package
