@@ -72,26 +72,24 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 			return false
 		}
 	}
+	c := completion{jid: jid, worker: worker, qname: qname, key: key, hkey: key + "-history",
+		data: string(args[3]), retries: retries}
 	prefix := "ql:q:" + qname
-	hkey, wjobs := key+"-history", workerJobsKey(worker)
-	skey := "ql:s:run:" + dayBin(f.now) + ":" + qname
-	if !f.holds(hkey, store.TypeList) || !f.holds(prefix+"-work", store.TypeZSet) ||
+	if !f.holds(c.hkey, store.TypeList) || !f.holds(prefix+"-work", store.TypeZSet) ||
 		!f.holds(prefix+"-locks", store.TypeZSet) || !f.holds(prefix+"-scheduled", store.TypeZSet) ||
-		!f.holds(wjobs, store.TypeZSet) {
+		!f.holds(workerJobsKey(worker), store.TypeZSet) {
+		return false
+	}
+	if c.stat, ok = f.planStat("ql:s:run:"+dayBin(f.now)+":"+qname, f.now-started); !ok {
+		return false
+	}
+	if c.tracked, ok = f.tracked(jid); !ok {
 		return false
 	}
 	if hasNext {
-		return f.completeAdvance(args, jid, worker, qname, nextq, delay, j[2], has[2], retries, started)
+		return f.completeAdvance(&c, nextq, delay, j[2], has[2])
 	}
 	if !f.holds("ql:completed", store.TypeZSet) {
-		return false
-	}
-	stat, ok := f.planStat(skey, f.now-started)
-	if !ok {
-		return false
-	}
-	isTracked, ok := f.tracked(jid)
-	if !ok {
 		return false
 	}
 	expired, ok := f.planExpiry(jid, cfg[1], cfgHas[1], cfg[2], cfgHas[2])
@@ -104,31 +102,19 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	}
 
 	// Checked: from here on the Lua's writes, in its order.
-	f.historyAppend(hkey, "["+f.historyWhen()+`,"done"]`)
-	f.zrem(prefix+"-work", jid)
-	f.zrem(prefix+"-locks", jid)
-	f.zrem(prefix+"-scheduled", jid)
-	f.applyStat(&stat)
-	f.zrem(wjobs, jid)
-	if isTracked {
-		f.publish("ql:completed", jid)
-	}
+	f.leaveQueue(&c)
 	f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
-	f.hset(key, "data", string(args[3]), "time", strconv.FormatFloat(f.now, 'f', 20, 64),
-		"state", "complete", "worker", "", "failure", "{}", "queue", "", "expires", "0",
-		"remaining", f.number(retries))
+	f.storeCompletion(&c, "complete", "")
 	f.zadd("ql:completed", f.now, jid)
 	if len(expired) > 0 {
-		for _, old := range expired {
+		jids := make([]string, len(expired))
+		for i, old := range expired {
 			for _, tag := range old.tags {
 				f.zrem("ql:t:"+tag, old.jid)
 				f.zincrby("ql:tags", -1, tag)
 			}
 			f.tx.Delete("ql:j:" + old.jid)
 			f.tx.Delete("ql:j:" + old.jid + "-history")
-		}
-		jids := make([]string, len(expired))
-		for i, old := range expired {
 			jids[i] = old.jid
 		}
 		f.zrem("ql:completed", jids...)
@@ -136,6 +122,37 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	f.applyRelease(jid, released)
 	f.reply("complete")
 	return true
+}
+
+// completion is what a complete has read and planned about its job.
+type completion struct {
+	jid, worker, qname, key, hkey, data string
+	retries                             float64
+	stat                                statPlan
+	tracked                             bool
+}
+
+// leaveQueue is job_complete's writes up to where complete and advance
+// part: the done entry, the job out of its queue and its worker's jobs,
+// the run statistic, the tracking event.
+func (f *fastCall) leaveQueue(c *completion) {
+	f.historyAppend(c.hkey, "["+f.historyWhen()+`,"done"]`)
+	prefix := "ql:q:" + c.qname
+	f.zrem(prefix+"-work", c.jid)
+	f.zrem(prefix+"-locks", c.jid)
+	f.zrem(prefix+"-scheduled", c.jid)
+	f.applyStat(&c.stat)
+	f.zrem(workerJobsKey(c.worker), c.jid)
+	if c.tracked {
+		f.publish("ql:completed", c.jid)
+	}
+}
+
+// storeCompletion is job_complete's HSET of the job, in state and queue.
+func (f *fastCall) storeCompletion(c *completion, state, queue string) {
+	f.hset(c.key, "data", c.data, "time", strconv.FormatFloat(f.now, 'f', 20, 64),
+		"state", state, "worker", "", "failure", "{}", "queue", queue, "expires", "0",
+		"remaining", f.number(c.retries))
 }
 
 // releasedJob is one of the completed job's dependents, as
@@ -213,7 +230,7 @@ func (f *fastCall) planRelease(jid string, expired []expiredJob) ([]releasedJob,
 		if p, ok = plainString(v[1]); !ok || !has[1] || !f.holds(prefix+"-work", store.TypeZSet) {
 			return nil, false
 		}
-		r.score = p - f.now/10000000000
+		r.score = f.workScore(p)
 	}
 	return out, true
 }
@@ -244,11 +261,9 @@ func (f *fastCall) applyRelease(jid string, released []releasedJob) {
 }
 
 // completeAdvance is job_complete for a job moving on to queue nextq:
-// the done entry, the job out of its queue, the run statistic, then the
-// job waiting (or scheduled, with a delay) in nextq.
-func (f *fastCall) completeAdvance(args [][]byte, jid, worker, qname, nextq string, delay float64,
-	priorityText string, hasPriority bool, retries, started float64) bool {
-	key, prefix := "ql:j:"+jid, "ql:q:"+qname
+// the job leaves its queue, then waits (or is scheduled, with a delay) in
+// nextq.
+func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, priorityText string, hasPriority bool) bool {
 	nprefix := "ql:q:" + nextq
 	target := nprefix + "-work"
 	if delay > 0 {
@@ -261,42 +276,23 @@ func (f *fastCall) completeAdvance(args [][]byte, jid, worker, qname, nextq stri
 			return false
 		}
 	}
-	if !f.holds(target, store.TypeZSet) || !f.holds("ql:queues", store.TypeZSet) || !f.holds(key, store.TypeHash) {
-		return false
-	}
-	stat, ok := f.planStat("ql:s:run:"+dayBin(f.now)+":"+qname, f.now-started)
-	if !ok {
-		return false
-	}
-	isTracked, ok := f.tracked(jid)
-	if !ok {
+	if !f.holds(target, store.TypeZSet) || !f.holds("ql:queues", store.TypeZSet) || !f.holds(c.key, store.TypeHash) {
 		return false
 	}
 
 	// Checked: from here on the Lua's writes, in its order.
-	hkey, when := key+"-history", f.historyWhen()
-	f.historyAppend(hkey, "["+when+`,"done"]`)
-	f.zrem(prefix+"-work", jid)
-	f.zrem(prefix+"-locks", jid)
-	f.zrem(prefix+"-scheduled", jid)
-	f.applyStat(&stat)
-	f.zrem(workerJobsKey(worker), jid)
-	if isTracked {
-		f.publish("ql:completed", jid)
-	}
+	f.leaveQueue(c)
 	qnext := jsonString(nextq)
-	f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(qname)+`}`)
-	f.historyAppend(hkey, "["+when+`,"put",{"q":`+qnext+"}]")
+	f.publish("ql:log", `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
+	f.historyAppend(c.hkey, "["+f.historyWhen()+`,"put",{"q":`+qnext+"}]")
 	f.zaddNX("ql:queues", f.now, nextq)
-	f.hset(key, "data", string(args[3]), "time", strconv.FormatFloat(f.now, 'f', 20, 64),
-		"state", "waiting", "worker", "", "failure", "{}", "queue", nextq, "expires", "0",
-		"remaining", f.number(retries))
+	f.storeCompletion(c, "waiting", nextq)
 	if delay > 0 {
-		f.zadd(target, f.now+delay, jid)
+		f.zadd(target, f.now+delay, c.jid)
 		f.reply("scheduled")
 		return true
 	}
-	f.zadd(target, priority-f.now/10000000000, jid)
+	f.zadd(target, f.workScore(priority), c.jid)
 	f.reply("waiting")
 	return true
 }

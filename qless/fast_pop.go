@@ -229,7 +229,7 @@ func (f *fastCall) dueScheduled(skeyd, work, qname string, count int64) ([]store
 				return nil, false
 			}
 		}
-		due[i].Score = priority - f.now/10000000000
+		due[i].Score = f.workScore(priority)
 	}
 	return due, true
 }

@@ -190,7 +190,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	case delay > 0:
 		f.zadd(target, f.now+delay, jid)
 	default:
-		f.zadd(target, priority-f.now/10000000000, jid)
+		f.zadd(target, f.workScore(priority), jid)
 	}
 	f.zaddNX("ql:queues", f.now, qname)
 	if isTracked {

@@ -250,6 +250,11 @@ func statField(val float64) (string, bool) {
 	return "d" + luaNumber(math.Floor(v/86400)), true
 }
 
+// workScore is work_add's score for a job of priority put at now.
+func (f *fastCall) workScore(priority float64) float64 {
+	return priority - f.now/10000000000
+}
+
 // zincrby adds by to member's score (0 when absent), as ZINCRBY does for
 // an increment that cannot make NaN; the key holds a sorted set or
 // nothing (checked before).

@@ -226,7 +226,7 @@ func TestLegacyListZSetLayout(t *testing.T) {
 	db.Close()
 	db = openTemp(t, dir)
 	defer db.Close()
-	if db.zidx.m[zindexKey{0, "z"}] == nil {
+	if db.zidx.m[dbKey{0, "z"}] == nil {
 		t.Error("the set's order was not built at start-up")
 	}
 	db.Update(func(tx *Tx) error {

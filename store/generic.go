@@ -78,8 +78,7 @@ func (tx *Tx) Rename(src, dst string) bool {
 	}
 	mk := metaKey(tx.sel, src)
 	tx.btx.Delete(mk)
-	tx.cacheMeta(src, Meta{}, false)
-	tx.shareWrite(mk, Meta{}, false)
+	tx.metaWritten(mk, src, Meta{}, false)
 	if m.ExpireAt != 0 {
 		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, src))
 	}

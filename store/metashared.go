@@ -75,8 +75,10 @@ func (tx *Tx) shareRead(key string, m Meta, ok bool) {
 	tx.db.shared.set(tx.sel, strings.Clone(key), m, ok)
 }
 
-// shareWrite records a metadata item just written (or deleted) under
-// itemKey, the key buntdb keeps, whose tail is the Redis key.
-func (tx *Tx) shareWrite(itemKey string, m Meta, ok bool) {
+// metaWritten records in both caches that key's metadata item, under
+// itemKey (the key buntdb keeps, whose tail is key), was just written, or
+// deleted (ok false).
+func (tx *Tx) metaWritten(itemKey, key string, m Meta, ok bool) {
+	tx.cacheMeta(key, m, ok)
 	tx.db.shared.set(tx.sel, itemKey[2:], m, ok)
 }

@@ -107,7 +107,6 @@ func (tx *Tx) commitColl(key string, b []byte) {
 	mk := metaKey(tx.sel, key)
 	tx.btx.Set(mk, v, nil)
 	m, _ := decodeMeta(v)
-	tx.cacheMeta(key, m, true)
-	tx.shareWrite(mk, m, true)
+	tx.metaWritten(mk, key, m, true)
 	tx.touch(key)
 }

@@ -131,8 +131,7 @@ func (tx *Tx) putMeta(key string, old Meta, existed bool, m Meta) {
 	}
 	mk := metaKey(tx.sel, key)
 	tx.btx.Set(mk, m.encode(), nil)
-	tx.cacheMeta(key, m, true)
-	tx.shareWrite(mk, m, true)
+	tx.metaWritten(mk, key, m, true)
 	tx.touch(key)
 }
 
@@ -140,8 +139,7 @@ func (tx *Tx) putMeta(key string, old Meta, existed bool, m Meta) {
 func (tx *Tx) remove(key string, m Meta) {
 	mk := metaKey(tx.sel, key)
 	tx.btx.Delete(mk)
-	tx.cacheMeta(key, Meta{}, false)
-	tx.shareWrite(mk, Meta{}, false)
+	tx.metaWritten(mk, key, Meta{}, false)
 	if m.ExpireAt != 0 {
 		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, key))
 	}

@@ -12,16 +12,17 @@ import (
 // A sorted set kept as items stores one item per member (its score) in
 // buntdb, which is what is durable; the order by score lives in memory,
 // one index per set, built from the member items at start-up (loadZSets)
-// or, after it was dropped, when the set is next opened. Keeping a second, score-ordered item per
-// member in buntdb made every score change three btree writes of the
-// whole keyspace (delete the old score item, rewrite the member, insert
-// the new score item) plus buntdb's rollback and commit bookkeeping for
-// each; qless moves a score on every pop, heartbeat and completion.
+// or, after it was dropped, when the set is next opened. Keeping a second,
+// score-ordered item per member in buntdb made every score change three
+// btree writes of the whole keyspace (delete the old score item, rewrite
+// the member, insert the new score item) plus buntdb's rollback and commit
+// bookkeeping for each; qless moves a score on every pop, heartbeat and
+// completion.
 //
 // An index is only read or changed inside a store transaction of its
 // database, so buntdb's lock orders writers against everyone; the
-// registry's mutex guards only the registry, which read transactions may fill concurrently. The
-// index of a key is dropped whenever the key's items are removed or moved
+// registry's mutex guards only the registry, which read transactions may
+// fill concurrently. The index of a key is dropped whenever the key's items are removed or moved
 // wholesale (tx.remove, Rename, FlushDB, SwapDB) and all of them when a
 // commit fails (buntdb then rolls the items back), so it is rebuilt from
 // the items on next use. The index is the set's size as well: the
@@ -31,14 +32,15 @@ type zindex struct {
 	order  *btree.BTreeG[Entry]
 }
 
-type zindexKey struct {
+// dbKey names a key of one database (the registry's and tests' map key).
+type dbKey struct {
 	db  int
 	key string
 }
 
 type zindexes struct {
 	mu sync.Mutex
-	m  map[zindexKey]*zindex
+	m  map[dbKey]*zindex
 }
 
 func entryLess(a, b Entry) bool {
@@ -72,7 +74,7 @@ func (z *ZSet) index() *zindex {
 		return z.idx
 	}
 	reg := &z.tx.db.zidx
-	k := zindexKey{z.db, z.key}
+	k := dbKey{z.db, z.key}
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	if ix := reg.m[k]; ix != nil {
@@ -91,10 +93,7 @@ func (z *ZSet) index() *zindex {
 		}
 		return true
 	})
-	if reg.m == nil {
-		reg.m = map[zindexKey]*zindex{}
-	}
-	reg.m[k] = ix
+	reg.put(k, ix)
 	z.idx = ix
 	return ix
 }
@@ -103,19 +102,24 @@ func (z *ZSet) index() *zindex {
 func (z *ZSet) setIndex(ix *zindex) {
 	reg := &z.tx.db.zidx
 	reg.mu.Lock()
-	if reg.m == nil {
-		reg.m = map[zindexKey]*zindex{}
-	}
-	reg.m[zindexKey{z.db, z.key}] = ix
+	reg.put(dbKey{z.db, z.key}, ix)
 	reg.mu.Unlock()
 	z.idx = ix
+}
+
+// put registers ix under k; mu held.
+func (reg *zindexes) put(k dbKey, ix *zindex) {
+	if reg.m == nil {
+		reg.m = map[dbKey]*zindex{}
+	}
+	reg.m[k] = ix
 }
 
 // dropZIndex forgets key's index (in the selected database).
 func (tx *Tx) dropZIndex(key string) {
 	reg := &tx.db.zidx
 	reg.mu.Lock()
-	delete(reg.m, zindexKey{tx.sel, key})
+	delete(reg.m, dbKey{tx.sel, key})
 	reg.mu.Unlock()
 }
 
