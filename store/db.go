@@ -191,15 +191,16 @@ func (db *DB) OnCommit(fn func(touched []KeyRef)) { db.onCommit = fn }
 // arguments before writing so a rejected command writes nothing.
 func (db *DB) Update(fn func(tx *Tx) error) error {
 	var fnErr error
-	var touched []KeyRef
+	var tx *Tx
 	if err := db.commit(func(btx *buntdb.Tx) error {
-		tx := newTx(db, btx, true)
+		tx = newTx(db, btx, true)
 		fnErr = fn(tx)
-		touched = tx.touched
 		return nil
 	}); err != nil {
 		return err
 	}
+	defer tx.release()
+	touched := tx.touched
 	if len(touched) > 0 {
 		db.dirtyMu.Lock()
 		db.dirty += int64(len(touched))
@@ -247,7 +248,9 @@ func (db *DB) View(fn func(tx *Tx) error) error {
 	db.txMu.RLock()
 	defer db.txMu.RUnlock()
 	err := db.bdb.View(func(btx *buntdb.Tx) error {
-		fnErr = fn(newTx(db, btx, false))
+		tx := newTx(db, btx, false)
+		fnErr = fn(tx)
+		tx.release()
 		return nil
 	})
 	if err != nil {

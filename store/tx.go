@@ -1,6 +1,7 @@
 package store
 
 import (
+	"sync"
 	"time"
 	"unsafe"
 
@@ -30,11 +31,49 @@ type Tx struct {
 	touchedArr [4]KeyRef
 }
 
-func newTx(db *DB, btx *buntdb.Tx, writable bool) *Tx {
-	tx := &Tx{db: db, btx: btx, writable: writable, now: time.Now().UnixMilli()}
+// txPool recycles transactions with the arrays they grew (touched keys,
+// metadata cache, the hash, sorted-set and list handles and their element
+// arrays): the server runs one transaction per batch of writes, and their
+// allocation was a tenth of the bytes a heartbeat allocated.
+var txPool = sync.Pool{New: func() any {
+	tx := new(Tx)
 	tx.keyBuf = tx.keyArr[:0]
 	tx.touched = tx.touchedArr[:0]
 	return tx
+}}
+
+func newTx(db *DB, btx *buntdb.Tx, writable bool) *Tx {
+	tx := txPool.Get().(*Tx)
+	tx.db, tx.btx, tx.writable, tx.now = db, btx, writable, time.Now().UnixMilli()
+	return tx
+}
+
+// release hands tx back to the pool once its transaction is over and
+// nothing reads its touched keys any more. References to data are cleared
+// so a pooled transaction keeps nothing alive, and a use after release
+// finds no buntdb transaction rather than a stranger's.
+func (tx *Tx) release() {
+	clear(tx.touched)
+	clear(tx.metas)
+	*tx = Tx{
+		keyBuf:   tx.keyBuf[:0],
+		touched:  tx.touched[:0],
+		metas:    tx.metas[:0],
+		freeHash: tx.freeHash,
+		freeZSet: tx.freeZSet,
+		freeList: tx.freeList,
+	}
+	if h := tx.freeHash; h != nil {
+		clear(h.ents[:cap(h.ents)])
+		*h = hashWriter{ents: h.ents[:0]}
+	}
+	if z := tx.freeZSet; z != nil {
+		clear(z.list[:cap(z.list)])
+	}
+	if l := tx.freeList; l != nil {
+		clear(l.vals[:cap(l.vals)])
+	}
+	txPool.Put(tx)
 }
 
 // Select makes database index i current for the following operations.
