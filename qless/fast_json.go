@@ -133,8 +133,13 @@ func (n *jsonNormalizer) object(out []byte, depth int) ([]byte, bool) {
 		n.pos++
 		return append(out, "{}"...), true
 	}
-	type member struct{ key, val []byte }
-	var members []member
+	// Members are written in place; a repeated key (rare) rewrites the
+	// object from the recorded spans afterwards.
+	start := len(out)
+	out = append(out, '{')
+	var spanArr [16]memberSpan
+	spans := spanArr[:0]
+	repeated := false
 	for {
 		n.space()
 		if n.pos >= len(n.src) || n.src[n.pos] != '"' {
@@ -149,21 +154,23 @@ func (n *jsonNormalizer) object(out []byte, depth int) ([]byte, bool) {
 			return nil, false
 		}
 		n.pos++
-		val, ok := n.value(nil, depth+1)
-		if !ok {
+		if len(spans) > 0 {
+			out = append(out, ',')
+		}
+		k0 := len(out)
+		out = luacjson.AppendString(out, key)
+		k1 := len(out)
+		out = append(out, ':')
+		if out, ok = n.value(out, depth+1); !ok {
 			return nil, false
 		}
-		k := luacjson.AppendString(nil, key)
-		replaced := false
-		for i := range members {
-			if string(members[i].key) == string(k) {
-				members[i].val, replaced = val, true
+		for _, sp := range spans {
+			if string(out[sp.k0:sp.k1]) == string(out[k0:k1]) {
+				repeated = true
 				break
 			}
 		}
-		if !replaced {
-			members = append(members, member{k, val})
-		}
+		spans = append(spans, memberSpan{k0, k1, len(out)})
 		n.space()
 		if n.pos >= len(n.src) {
 			return nil, false
@@ -178,16 +185,47 @@ func (n *jsonNormalizer) object(out []byte, depth int) ([]byte, bool) {
 		n.pos++
 		break
 	}
-	out = append(out, '{')
-	for i, m := range members {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, m.key...)
-		out = append(out, ':')
-		out = append(out, m.val...)
+	if repeated {
+		out = rewriteRepeated(out, start, spans)
 	}
 	return append(out, '}'), true
+}
+
+// memberSpan is where one member of an object sits in the output: its key
+// at [k0, k1), then ':' and its value up to end.
+type memberSpan struct{ k0, k1, end int }
+
+// rewriteRepeated rewrites an object written from out[start] with each key
+// once, at its first position, holding its last value (as cjson's decode
+// into a table and encode do); out ends without the closing brace.
+func rewriteRepeated(out []byte, start int, spans []memberSpan) []byte {
+	src := append([]byte(nil), out[start:]...)
+	key := func(sp memberSpan) []byte { return src[sp.k0-start : sp.k1-start] }
+	out = append(out[:start], '{')
+	for i, sp := range spans {
+		first := true
+		for _, prev := range spans[:i] {
+			if string(key(prev)) == string(key(sp)) {
+				first = false
+				break
+			}
+		}
+		if !first {
+			continue
+		}
+		last := sp
+		for _, later := range spans[i+1:] {
+			if string(key(later)) == string(key(sp)) {
+				last = later
+			}
+		}
+		if len(out) > start+1 {
+			out = append(out, ',')
+		}
+		out = append(out, key(sp)...)
+		out = append(out, src[last.k1-start:last.end-start]...)
+	}
+	return out
 }
 
 // decodesTruthy reports that cjson.decode(s) surely succeeds with a true
