@@ -24,11 +24,14 @@ const (
 	cfgInt
 	cfgEnum
 	cfgSave
+	cfgMemory // bytes, with an optional unit (ParseMemory)
 )
 
 var configParams = []configParam{
 	{name: "appendfsync", kind: cfgEnum, enum: []string{"everysec", "always", "no"}},
 	{name: "appendonly", kind: cfgBool},
+	{name: "auto-aof-rewrite-min-size", kind: cfgMemory, min: 0, max: math.MaxInt64},
+	{name: "auto-aof-rewrite-percentage", kind: cfgInt, min: 0, max: math.MaxInt32},
 	{name: "bind", immutable: true},
 	{name: "databases", kind: cfgInt, immutable: true},
 	{name: "dir", immutable: true},
@@ -83,6 +86,15 @@ func (p *configParam) validate(v string) (string, string) {
 				strconv.FormatInt(p.max, 10) + " inclusive"
 		}
 		return strconv.FormatInt(n, 10), ""
+	case cfgMemory:
+		n, ok := ParseMemory(v)
+		if !ok {
+			return "", "argument must be a memory value"
+		}
+		if n > uint64(p.max) {
+			return "", "argument must be between 0 and " + strconv.FormatInt(p.max, 10) + " inclusive"
+		}
+		return strconv.FormatUint(n, 10), ""
 	case cfgSave:
 		f := strings.Fields(v)
 		if len(f)%2 != 0 {
@@ -96,6 +108,44 @@ func (p *configParam) validate(v string) (string, string) {
 		return strings.Join(f, " "), ""
 	}
 	return v, ""
+}
+
+// ParseMemory reads a memory value as redis.conf writes them: digits with an
+// optional unit (no digits reads as 0), k/m/g for powers of 1000 and kb/mb/gb for powers of 1024
+// (any case). A value too large for 64 bits reads as the largest one, which
+// the caller's range check then refuses, as Redis does.
+func ParseMemory(s string) (uint64, bool) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	var mul uint64
+	switch strings.ToLower(s[i:]) {
+	case "", "b":
+		mul = 1
+	case "k":
+		mul = 1000
+	case "kb":
+		mul = 1 << 10
+	case "m":
+		mul = 1000 * 1000
+	case "mb":
+		mul = 1 << 20
+	case "g":
+		mul = 1000 * 1000 * 1000
+	case "gb":
+		mul = 1 << 30
+	default:
+		return 0, false
+	}
+	if i == 0 {
+		return 0, true // as strtoull reads no digits: "kb" is 0
+	}
+	n, err := strconv.ParseUint(s[:i], 10, 64)
+	if err != nil || n > math.MaxUint64/mul {
+		return math.MaxUint64, true
+	}
+	return n * mul, true
 }
 
 // cmdConfig is CONFIG GET|SET|RESETSTAT|REWRITE|HELP.

@@ -161,11 +161,14 @@ func infoPersistence(c *Ctx, b *infoBuilder) {
 	b.field("rdb_bgsave_in_progress", 0)
 	b.field("rdb_last_save_time", db.LastSave().Unix())
 	b.field("rdb_last_bgsave_status", "ok")
+	rw := db.RewriteStatus()
 	b.field("aof_enabled", 1)
-	b.field("aof_rewrite_in_progress", 0)
-	b.field("aof_rewrite_scheduled", 0)
+	b.field("aof_rewrite_in_progress", boolInt(rw.InProgress))
+	b.field("aof_rewrite_scheduled", boolInt(rw.Scheduled))
 	b.field("aof_last_bgrewrite_status", "ok")
 	b.field("aof_last_write_status", "ok")
+	b.field("aof_current_size", rw.CurrentSize)
+	b.field("aof_base_size", rw.BaseSize)
 	b.field("appendfsync", db.SyncPolicy().String())
 }
 
@@ -214,4 +217,11 @@ func infoKeyspace(c *Ctx, b *infoBuilder) {
 		n := counts[d]
 		fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", d, n[0], n[1])
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -27,6 +27,9 @@ type Config struct {
 	// PubSubLimit is client-output-buffer-limit for subscribers; nil means
 	// Redis's default (32mb hard, 8mb for 60s soft).
 	PubSubLimit *OutputLimit
-	LogLevel    string // as given, for CONFIG GET loglevel
-	Save        string // accepted for CONFIG compatibility; the AOF is always on
+	// AOFRewrite is auto-aof-rewrite-percentage and -min-size; nil means
+	// Redis's defaults (100, 64mb).
+	AOFRewrite *store.RewriteSettings
+	LogLevel   string // as given, for CONFIG GET loglevel
+	Save       string // accepted for CONFIG compatibility; the AOF is always on
 }

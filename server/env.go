@@ -77,31 +77,45 @@ func (s *Server) ConfigValues() map[string]string {
 	if loglevel == "" {
 		loglevel = "notice"
 	}
+	pct, minSize := s.db.RewritePolicy()
 	return map[string]string{
-		"appendfsync":    s.db.SyncPolicy().String(),
-		"appendonly":     "yes",
-		"bind":           s.cfg.Bind,
-		"databases":      strconv.Itoa(s.cfg.Databases),
-		"dir":            dir,
-		"lua-time-limit": strconv.FormatInt(s.cfg.LuaTimeLimit.Milliseconds(), 10),
-		"loglevel":       loglevel,
-		"maxclients":     strconv.Itoa(s.cfg.MaxClients),
-		"port":           strconv.Itoa(s.cfg.Port),
-		"protected-mode": yesNo(s.cfg.ProtectedMode),
-		"requirepass":    s.cfg.RequirePass,
-		"save":           s.cfg.Save,
-		"timeout":        strconv.FormatInt(int64(s.cfg.Timeout/time.Second), 10),
+		"appendfsync":                 s.db.SyncPolicy().String(),
+		"appendonly":                  "yes",
+		"auto-aof-rewrite-min-size":   strconv.FormatInt(minSize, 10),
+		"auto-aof-rewrite-percentage": strconv.FormatInt(pct, 10),
+		"bind":                        s.cfg.Bind,
+		"databases":                   strconv.Itoa(s.cfg.Databases),
+		"dir":                         dir,
+		"lua-time-limit":              strconv.FormatInt(s.cfg.LuaTimeLimit.Milliseconds(), 10),
+		"loglevel":                    loglevel,
+		"maxclients":                  strconv.Itoa(s.cfg.MaxClients),
+		"port":                        strconv.Itoa(s.cfg.Port),
+		"protected-mode":              yesNo(s.cfg.ProtectedMode),
+		"requirepass":                 s.cfg.RequirePass,
+		"save":                        s.cfg.Save,
+		"timeout":                     strconv.FormatInt(int64(s.cfg.Timeout/time.Second), 10),
 	}
 }
 
 // SetConfig implements commands.ServerEnv. Values arrive validated.
 func (s *Server) SetConfig(name, value string) error {
-	if name == "appendfsync" {
+	switch name {
+	case "appendfsync":
 		sync, err := store.ParseSync(value)
 		if err != nil {
 			return err
 		}
 		s.db.SetSyncPolicy(sync)
+		return nil
+	case "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		pct, minSize := s.db.RewritePolicy()
+		if name == "auto-aof-rewrite-percentage" {
+			pct = n
+		} else {
+			minSize = n
+		}
+		s.db.SetRewritePolicy(pct, minSize)
 		return nil
 	}
 	s.mu.Lock()

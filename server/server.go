@@ -62,7 +62,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	db, err := store.Open(store.Options{Dir: cfg.Dir, Sync: cfg.AppendFsync, Databases: cfg.Databases, Logger: cfg.Logger})
+	db, err := store.Open(store.Options{Dir: cfg.Dir, Sync: cfg.AppendFsync, Databases: cfg.Databases, Logger: cfg.Logger, Rewrite: cfg.AOFRewrite})
 	if err != nil {
 		return nil, err
 	}

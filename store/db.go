@@ -53,6 +53,7 @@ type Options struct {
 	Sync      Sync
 	Databases int
 	Logger    *slog.Logger
+	Rewrite   *RewriteSettings // nil: Redis's defaults
 }
 
 // DataFile is the name of the append-only data file inside Dir.
@@ -75,6 +76,7 @@ type DB struct {
 	syncer    *syncer      // nil for ":memory:"
 	policy    atomic.Int32 // a Sync: appendfsync, changed by CONFIG SET
 	zidx      zindexes     // in-memory order of sorted sets kept as items
+	rw        rewriter     // automatic rewrites of the data file (rewrite.go)
 	shared    sharedMetas  // metadata of recently used keys (metashared.go)
 	// txMu mirrors buntdb's lock (writers exclusive, readers shared) so
 	// that a failed commit can drop the caches above before anyone reads
@@ -123,16 +125,8 @@ func Open(opts Options) (*DB, error) {
 		bdb.Close()
 		return nil, err
 	}
-	// Rewrite the file once it has grown to twice its size after the last
-	// rewrite, and never below 64 MB: redis-server's auto-aof-rewrite-
-	// percentage 100 and auto-aof-rewrite-min-size 64mb, so the file stays
-	// within twice the live data (plus 64 MB) as an AOF does, and each
-	// rewrite of L bytes is paid for by at least L bytes of log. buntdb's
-	// own minimum, 32 MB, rewrote small data sets twice as often; the rewrite
-	// runs in this process, on the cores that serve commands (Redis forks
-	// it off), so every avoided rewrite is CPU returned to clients.
-	cfg.AutoShrinkMinSize = 64 << 20
-	cfg.AutoShrinkPercentage = 100
+	// Rewrites are ours to schedule (rewrite.go).
+	cfg.AutoShrinkDisabled = true
 	// buntdb never fsyncs itself: its EverySecond policy fsyncs while
 	// holding the store lock, stalling every client for the length of the
 	// fsync once a second, and its Always policy fsyncs once per commit.
@@ -160,11 +154,18 @@ func Open(opts Options) (*DB, error) {
 			}
 		}
 	}
+	rw := RewriteSettings{Percentage: DefaultRewritePercentage, MinSize: DefaultRewriteMinSize}
+	if opts.Rewrite != nil {
+		rw = *opts.Rewrite
+	}
+	db.SetRewritePolicy(rw.Percentage, rw.MinSize)
+	db.rewrote()
 	db.wg.Add(1)
 	go db.sweepLoop()
 	if db.syncer != nil {
-		db.wg.Add(1)
+		db.wg.Add(2)
 		go db.everysecLoop()
+		go db.rewriteLoop()
 	}
 	return db, nil
 }
@@ -225,11 +226,13 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 // committed: they are dropped before any other transaction can start.
 func (db *DB) commit(fn func(btx *buntdb.Tx) error) (err error) {
 	db.txMu.Lock()
+	start := time.Now()
 	failed := true
 	defer func() {
 		if failed || err != nil {
 			db.dropCaches()
 		}
+		db.rw.busyNs.Add(int64(time.Since(start)))
 		db.txMu.Unlock()
 	}()
 	err = db.bdb.Update(fn)
@@ -266,7 +269,12 @@ func (db *DB) Save() error {
 		db.markSaved()
 		return nil
 	}
+	db.rw.running.Add(1)
 	err := db.bdb.Shrink()
+	db.rw.running.Add(-1)
+	if err == nil {
+		db.rewrote()
+	}
 	if err == nil || errors.Is(err, buntdb.ErrShrinkInProcess) {
 		if err == nil && db.syncer != nil && db.SyncPolicy() == SyncAlways {
 			// buntdb renamed an unsynced file over the data file.

@@ -22,7 +22,7 @@ import (
 // The fsync goes through our own descriptor on the data file: on Linux fsync
 // on any descriptor of a file flushes all of its dirty pages.
 //
-// Shrinks (SAVE, BGSAVE, buntdb's automatic shrink) write a new file, copy
+// Shrinks (SAVE, BGSAVE, automatic rewrites: rewrite.go) write a new file, copy
 // into it, under buntdb's write lock, what was appended to the old one
 // meanwhile, rename it over the data file and append to it from then on.
 // buntdb v1.3.2 closes the new file without syncing it before the rename
@@ -40,9 +40,8 @@ import (
 // next round syncs the new file, a crash may find the rename on disk but not
 // the new file's data (ext4's auto_da_alloc flushes the data of a file
 // renamed over another, other filesystems need not). We cannot close that
-// window without changing buntdb, so we keep it short: Save syncs as soon as
-// Shrink returns, and the sweeper's Update every sweepInterval starts a round
-// that picks up a rename done by buntdb's background shrink.
+// window without changing buntdb, so we keep it short: every shrink goes
+// through Save, which (appendfsync always) syncs as soon as Shrink returns.
 
 // syncRound is one fsync shared by every writer that joined it.
 type syncRound struct {

@@ -33,6 +33,24 @@ func TestServerDifferentialErrors(t *testing.T) {
 		{"CONFIG", "GET", "maxclients"}, {"CONFIG", "SET", "save", ""}, {"CONFIG", "GET", "save"},
 		{"CONFIG", "SET", "lua-time-limit", "6000"}, {"CONFIG", "GET", "lua-time-limit"},
 		{"CONFIG", "SET", "lua-time-limit", "5000"}, {"CONFIG", "RESETSTAT"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "1K"},
+		{"CONFIG", "GET", "auto-aof-rewrite-min-size"}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", "2GB"},
+		{"CONFIG", "GET", "auto-aof-rewrite-min-size"}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", "10b"},
+		{"CONFIG", "GET", "auto-aof-rewrite-min-size"}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", "abc"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "-1"}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", "1.5mb"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", ""}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", "5xb"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "99999999999999999999"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "kb"}, {"CONFIG", "GET", "auto-aof-rewrite-min-size"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "5KB"}, {"CONFIG", "GET", "auto-aof-rewrite-min-size"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "007"}, {"CONFIG", "GET", "auto-aof-rewrite-min-size"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "+5"}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", " 5"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "0x10"}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", "1g"},
+		{"CONFIG", "GET", "auto-aof-rewrite-min-size"}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", "3m"},
+		{"CONFIG", "GET", "auto-aof-rewrite-min-size"}, {"CONFIG", "SET", "auto-aof-rewrite-min-size", "64mb"},
+		{"CONFIG", "SET", "auto-aof-rewrite-min-size", "64mb"}, {"CONFIG", "GET", "auto-aof-rewrite-min-size"},
+		{"CONFIG", "SET", "auto-aof-rewrite-percentage", "-1"}, {"CONFIG", "SET", "auto-aof-rewrite-percentage", "abc"},
+		{"CONFIG", "SET", "auto-aof-rewrite-percentage", "0"}, {"CONFIG", "GET", "auto-aof-rewrite-percentage"},
+		{"CONFIG", "SET", "auto-aof-rewrite-percentage", "100"}, {"CONFIG", "GET", "auto-aof-rewrite-percentage"},
 		{"COMMAND", "FOO"}, {"COMMAND", "COUNT", "x"}, {"COMMAND", "HELP", "x"}, {"COMMAND", "GETKEYS"},
 		{"COMMAND", "GETKEYS", "nosuch", "a"}, {"COMMAND", "GETKEYS", "get"}, {"COMMAND", "GETKEYS", "get", "a", "b"},
 		{"COMMAND", "GETKEYS", "ping"}, {"COMMAND", "GETKEYS", "get", "k"}, {"COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"},
@@ -87,6 +105,17 @@ func TestServerInfo(t *testing.T) {
 	}
 	if n, _ := strconv.Atoi(fields["used_memory"]); n == 0 {
 		t.Error("used_memory is 0")
+	}
+	// The data file's size, and after SAVE (a rewrite) the base automatic
+	// rewrites are measured from.
+	if n, err := strconv.Atoi(fields["aof_current_size"]); err != nil || n == 0 {
+		t.Errorf("aof_current_size %q", fields["aof_current_size"])
+	}
+	c.Do(t, "SAVE")
+	persisted := infoFields(bulkBody(t, c.Do(t, "INFO", "persistence")))
+	if persisted["aof_base_size"] != persisted["aof_current_size"] || persisted["aof_base_size"] == "0" ||
+		persisted["aof_rewrite_in_progress"] != "0" || persisted["aof_rewrite_scheduled"] != "0" {
+		t.Errorf("INFO persistence after SAVE: %v", persisted)
 	}
 	if n, _ := strconv.Atoi(fields["total_commands_processed"]); n < 4 {
 		t.Errorf("total_commands_processed %d", n)
@@ -188,7 +217,8 @@ func TestServerCommandAndConfig(t *testing.T) {
 	// CONFIG GET with globs returns name/value pairs.
 	got := p.Q.Do(t, "CONFIG", "GET", "*")
 	for _, name := range []string{"appendfsync", "databases", "requirepass", "maxclients", "timeout", "lua-time-limit",
-		"save", "appendonly", "port", "bind", "dir", "protected-mode", "loglevel"} {
+		"save", "appendonly", "port", "bind", "dir", "protected-mode", "loglevel",
+		"auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size"} {
 		if !strings.Contains(got, "$"+strconv.Itoa(len(name))+"\r\n"+name+"\r\n") {
 			t.Errorf("CONFIG GET * lacks %s", name)
 		}
@@ -197,6 +227,7 @@ func TestServerCommandAndConfig(t *testing.T) {
 		t.Errorf("CONFIG GET appendonly %q", got)
 	}
 	p.SameSorted(t, "CONFIG", "GET", "timeout", "lua-time-limit")
+	p.SameSorted(t, "CONFIG", "GET", "auto-aof-rewrite-*")
 	sameAll(t, p, [][]string{{"CONFIG", "SET", "appendfsync", "always"}, {"CONFIG", "GET", "appendfsync"},
 		{"CONFIG", "SET", "appendfsync", "no"}, {"CONFIG", "GET", "appendfsync"},
 		{"CONFIG", "SET", "appendfsync", "everysec"}, {"CONFIG", "GET", "append*sync"},

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -43,6 +44,8 @@ func run(argv []string) int {
 	protected := fs.String("protected-mode", "yes", "refuse to listen beyond loopback without a password: yes or no")
 	maxClients := fs.Int("maxclients", 10000, "maximum simultaneous clients")
 	timeout := fs.Int("timeout", 0, "close idle clients after this many seconds (0 never)")
+	rewritePct := fs.Int64("auto-aof-rewrite-percentage", store.DefaultRewritePercentage, "rewrite the data file once it grew by this percentage since the last rewrite (0 never)")
+	rewriteMin := fs.String("auto-aof-rewrite-min-size", "64mb", "but not while it is smaller than this")
 	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY")
 	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
 	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
@@ -65,6 +68,11 @@ func run(argv []string) int {
 		logger.Error("protected-mode must be yes or no")
 		return 2
 	}
+	minSize, ok := commands.ParseMemory(*rewriteMin)
+	if !ok || minSize > math.MaxInt64 || *rewritePct < 0 || *rewritePct > math.MaxInt32 {
+		logger.Error("auto-aof-rewrite-percentage must be 0 to 2147483647 and auto-aof-rewrite-min-size a memory value such as 64mb")
+		return 2
+	}
 	pubsubLimit, err := server.ParseOutputLimit(*outLimit)
 	if err != nil {
 		logger.Error(err.Error())
@@ -84,6 +92,7 @@ func run(argv []string) int {
 		Logger:        logger,
 		Version:       version,
 		PubSubLimit:   &pubsubLimit,
+		AOFRewrite:    &store.RewriteSettings{Percentage: *rewritePct, MinSize: int64(minSize)},
 		LogLevel:      *level,
 	}
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})

@@ -1,0 +1,159 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// Automatic rewrites of the data file, as redis-server's
+// auto-aof-rewrite-percentage and auto-aof-rewrite-min-size ask: once the
+// file is at least min-size and has grown by percentage since the last
+// rewrite (or since it was opened), it is rewritten holding only the live
+// items (Save).
+//
+// Redis rewrites in a forked child, on a core of its own, and its clients
+// barely notice. buntdb's Shrink runs in this process, beside the commands:
+// it serialises every item on the cores that serve clients, holds the lock
+// while it reads each chunk and while it copies what was appended meanwhile,
+// and so costs a write-heavy burst a fifth of its throughput and its slowest
+// replies. Hence a due rewrite waits while the store is busy (writers held
+// its lock for more than busyShare of the last check interval) and runs at
+// the first quiet interval, unless the file has grown twice as far as the
+// settings ask: then it runs anyway. A burst is thus not slowed by a
+// rewrite, and under sustained load rewrites come half as often, the file
+// then staying within three times its live size instead of twice.
+const (
+	rewriteCheck = time.Second
+	busyShare    = 0.25
+)
+
+// Defaults of redis-server 7.0.
+const (
+	DefaultRewritePercentage = 100
+	DefaultRewriteMinSize    = 64 << 20
+)
+
+// RewriteSettings are auto-aof-rewrite-percentage (0: no automatic
+// rewrites) and auto-aof-rewrite-min-size in bytes.
+type RewriteSettings struct{ Percentage, MinSize int64 }
+
+type rewriter struct {
+	pct      atomic.Int64
+	minSize  atomic.Int64
+	base     atomic.Int64 // file size after the last rewrite, or at open
+	busyNs   atomic.Int64 // time writers held the lock since the last check
+	running  atomic.Int32 // rewrites in progress
+	deferred atomic.Bool  // a rewrite is due but waits for a quiet interval
+}
+
+// SetRewritePolicy sets auto-aof-rewrite-percentage (0 turns automatic
+// rewrites off) and auto-aof-rewrite-min-size in bytes.
+func (db *DB) SetRewritePolicy(percentage, minSize int64) {
+	db.rw.pct.Store(percentage)
+	db.rw.minSize.Store(minSize)
+}
+
+// RewritePolicy returns auto-aof-rewrite-percentage and -min-size.
+func (db *DB) RewritePolicy() (percentage, minSize int64) {
+	return db.rw.pct.Load(), db.rw.minSize.Load()
+}
+
+// RewriteStatus is what INFO persistence reports of the data file.
+type RewriteStatus struct {
+	CurrentSize, BaseSize int64
+	InProgress, Scheduled bool
+}
+
+// RewriteStatus returns the data file's size and rewrite state.
+func (db *DB) RewriteStatus() RewriteStatus {
+	size, _ := db.fileSize()
+	return RewriteStatus{CurrentSize: size, BaseSize: db.rw.base.Load(),
+		InProgress: db.rw.running.Load() > 0, Scheduled: db.rw.deferred.Load()}
+}
+
+func (db *DB) fileSize() (int64, error) {
+	if db.path == ":memory:" {
+		return 0, errors.New("no data file")
+	}
+	st, err := os.Stat(db.path)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+type rewriteNeed int
+
+const (
+	rewriteNotDue rewriteNeed = iota
+	rewriteDue                // due: runs when the store is quiet
+	rewriteUrgent             // grown twice as far: runs now
+)
+
+// rewriteNeeded applies the settings to a file of size bytes that had base
+// bytes after its last rewrite.
+func rewriteNeeded(size, base, pct, minSize int64) rewriteNeed {
+	if pct <= 0 || size < minSize {
+		return rewriteNotDue
+	}
+	growth := float64(size-base) * 100
+	if growth < float64(base)*float64(pct) {
+		return rewriteNotDue
+	}
+	if size >= 2*minSize && growth >= 2*float64(base)*float64(pct) {
+		return rewriteUrgent
+	}
+	return rewriteDue
+}
+
+func (db *DB) rewriteLoop() {
+	defer db.wg.Done()
+	t := time.NewTicker(rewriteCheck)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-db.stop:
+			return
+		case now := <-t.C:
+			busy := float64(db.rw.busyNs.Swap(0)) > busyShare*float64(now.Sub(last))
+			last = now
+			db.maybeRewrite(busy)
+		}
+	}
+}
+
+// maybeRewrite rewrites the data file if the settings ask for it now, and
+// reports whether it did.
+func (db *DB) maybeRewrite(busy bool) bool {
+	size, err := db.fileSize()
+	if err != nil {
+		return false
+	}
+	switch rewriteNeeded(size, db.rw.base.Load(), db.rw.pct.Load(), db.rw.minSize.Load()) {
+	case rewriteNotDue:
+		db.rw.deferred.Store(false)
+		return false
+	case rewriteDue:
+		if busy {
+			db.rw.deferred.Store(true)
+			return false
+		}
+	}
+	db.rw.deferred.Store(false)
+	if err := db.Save(); err != nil {
+		db.log.Error("automatic rewrite of the data file failed", "path", db.path, "err", err)
+		return false
+	}
+	return true
+}
+
+// rewrote records the file's size after a rewrite as the base the next
+// one is measured from.
+func (db *DB) rewrote() {
+	if size, err := db.fileSize(); err == nil {
+		db.rw.base.Store(size)
+	}
+}
