@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -59,6 +60,7 @@ func run(argv []string) int {
 		return 0
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(*level)}))
+	spareProc()
 	sync, err := store.ParseSync(*fsync)
 	if err != nil {
 		logger.Error(err.Error())
@@ -116,7 +118,7 @@ func run(argv []string) int {
 	if *debugAddr != "" {
 		serveDebug(*debugAddr, logger)
 	}
-	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "version", version)
+	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "gomaxprocs", runtime.GOMAXPROCS(0), "version", version)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
@@ -143,4 +145,17 @@ func logLevel(s string) slog.Level {
 		return slog.LevelWarn
 	}
 	return slog.LevelInfo
+}
+
+// spareProc runs one more Go scheduler P than there are CPUs for Go (unless
+// GOMAXPROCS is set). Under load every P has goroutines to run (clients
+// woken with their replies), and Go only looks for connections with new
+// requests when a P runs out of work, or every 10 ms; a spare P mostly
+// waits in the network poller and hands ready connections out at once. On
+// the 2-CPU benchmark machine this cut p99 latency by about a tenth at
+// concurrency 50, with throughput the same or better (README, Performance).
+func spareProc() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	}
 }
