@@ -89,6 +89,28 @@ func BenchmarkQlessPopComplete(b *testing.B) {
 	}
 }
 
+// BenchmarkQlessPopCompleteBacklog is pop + complete as the server sees it
+// under load: 50 workers taking turns on a queue 200,000 jobs deep, so the
+// keyspace and the worker sets are those of the benchmark's pop1 cell.
+func BenchmarkQlessPopCompleteBacklog(b *testing.B) {
+	q := newBenchQless(b)
+	const backlog, workers = 200000, 50
+	for i := 0; i < max(backlog, b.N); i++ {
+		q.do(b, "put", "now", "w", "q", jid(i), "bench.Job", benchData, "0")
+	}
+	names := make([]string, workers)
+	for i := range names {
+		names[i] = "worker-" + strconv.Itoa(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := names[i%workers]
+		q.do(b, "pop", "now", "q", w, "1")
+		q.do(b, "complete", "now", jid(i), w, "q", benchData)
+	}
+}
+
 func BenchmarkQlessHeartbeat(b *testing.B) {
 	q := newBenchQless(b)
 	const pool = 200
