@@ -110,10 +110,11 @@ func (p *configParam) validate(v string) (string, string) {
 	return v, ""
 }
 
-// ParseMemory reads a memory value as redis.conf writes them: digits with an
-// optional unit (no digits reads as 0), k/m/g for powers of 1000 and kb/mb/gb for powers of 1024
-// (any case). A value too large for 64 bits reads as the largest one, which
-// the caller's range check then refuses, as Redis does.
+// ParseMemory reads a memory value as redis.conf writes them: digits (none
+// reads as 0) with an optional unit, k/m/g for powers of 1000 and kb/mb/gb
+// for powers of 1024, in any case. A value too large for 64 bits reads as
+// the largest one, which the caller's range check then refuses, as Redis
+// does.
 func ParseMemory(s string) (uint64, bool) {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {

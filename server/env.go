@@ -107,15 +107,13 @@ func (s *Server) SetConfig(name, value string) error {
 		}
 		s.db.SetSyncPolicy(sync)
 		return nil
-	case "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size":
+	case "auto-aof-rewrite-percentage":
 		n, _ := strconv.ParseInt(value, 10, 64)
-		pct, minSize := s.db.RewritePolicy()
-		if name == "auto-aof-rewrite-percentage" {
-			pct = n
-		} else {
-			minSize = n
-		}
-		s.db.SetRewritePolicy(pct, minSize)
+		s.db.SetRewritePercentage(n)
+		return nil
+	case "auto-aof-rewrite-min-size":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		s.db.SetRewriteMinSize(n)
 		return nil
 	}
 	s.mu.Lock()

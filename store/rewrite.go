@@ -51,9 +51,15 @@ type rewriter struct {
 // SetRewritePolicy sets auto-aof-rewrite-percentage (0 turns automatic
 // rewrites off) and auto-aof-rewrite-min-size in bytes.
 func (db *DB) SetRewritePolicy(percentage, minSize int64) {
-	db.rw.pct.Store(percentage)
-	db.rw.minSize.Store(minSize)
+	db.SetRewritePercentage(percentage)
+	db.SetRewriteMinSize(minSize)
 }
+
+// SetRewritePercentage sets auto-aof-rewrite-percentage alone (CONFIG SET).
+func (db *DB) SetRewritePercentage(percentage int64) { db.rw.pct.Store(percentage) }
+
+// SetRewriteMinSize sets auto-aof-rewrite-min-size alone (CONFIG SET).
+func (db *DB) SetRewriteMinSize(minSize int64) { db.rw.minSize.Store(minSize) }
 
 // RewritePolicy returns auto-aof-rewrite-percentage and -min-size.
 func (db *DB) RewritePolicy() (percentage, minSize int64) {
