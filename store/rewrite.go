@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/tidwall/buntdb"
 )
 
 // Automatic rewrites of the data file, as redis-server's
@@ -126,7 +128,11 @@ func (db *DB) rewriteLoop() {
 		case now := <-t.C:
 			busy := float64(db.rw.busyNs.Swap(0)) > busyShare*float64(now.Sub(last))
 			last = now
-			db.maybeRewrite(busy)
+			if db.rw.running.Load() == 0 {
+				// Off the loop, as BGSAVE's: Close does not wait for
+				// a rewrite, buntdb abandons it when the store closes.
+				go db.maybeRewrite(busy)
+			}
 		}
 	}
 }
@@ -150,7 +156,9 @@ func (db *DB) maybeRewrite(busy bool) bool {
 	}
 	db.rw.deferred.Store(false)
 	if err := db.Save(); err != nil {
-		db.log.Error("automatic rewrite of the data file failed", "path", db.path, "err", err)
+		if !errors.Is(err, buntdb.ErrDatabaseClosed) {
+			db.log.Error("automatic rewrite of the data file failed", "path", db.path, "err", err)
+		}
 		return false
 	}
 	return true

@@ -116,3 +116,55 @@ func TestRewriteRunsInBackground(t *testing.T) {
 }
 
 func sleepBriefly() { time.Sleep(100 * time.Millisecond) }
+
+// Closing the store while a rewrite runs abandons the rewrite (buntdb
+// stops at its next chunk) and loses nothing.
+func TestCloseDuringRewrite(t *testing.T) {
+	dir := t.TempDir()
+	db := openTemp(t, dir)
+	db.SetRewritePolicy(0, 0)
+	val := strings.Repeat("x", 1000)
+	const keys = 20000
+	for i := 0; i < keys; i += 500 {
+		db.Update(func(tx *Tx) error {
+			for j := i; j < i+500; j++ {
+				tx.SetString("k"+strconv.Itoa(j), val, 0, false)
+			}
+			return nil
+		})
+	}
+	db.SetRewritePolicy(100, 1)
+	db.rw.base.Store(0)
+	done := make(chan bool)
+	go func() { done <- db.maybeRewrite(false) }()
+	for !db.RewriteStatus().InProgress {
+		select {
+		case rewrote := <-done:
+			t.Logf("the rewrite ended (%v) before Close could interrupt it", rewrote)
+			done = nil
+		default:
+		}
+		if done == nil {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Close took %v", time.Since(start))
+	if done != nil {
+		<-done
+	}
+	db = openTemp(t, dir)
+	defer db.Close()
+	db.View(func(tx *Tx) error {
+		for j := 0; j < keys; j++ {
+			if v, ok, _ := tx.GetString("k" + strconv.Itoa(j)); !ok || v != val {
+				t.Fatalf("k%d after Close during a rewrite: %d bytes, %v", j, len(v), ok)
+			}
+		}
+		return nil
+	})
+}
