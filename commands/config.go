@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ const (
 	cfgInt
 	cfgEnum
 	cfgSave
-	cfgMemory // bytes, with an optional unit (ParseMemory)
+	cfgMemory // bytes, with an optional unit (parseMemory)
 )
 
 var configParams = []configParam{
@@ -87,7 +88,7 @@ func (p *configParam) validate(v string) (string, string) {
 		}
 		return strconv.FormatInt(n, 10), ""
 	case cfgMemory:
-		n, ok := ParseMemory(v)
+		n, ok := parseMemory(v)
 		if !ok {
 			return "", "argument must be a memory value"
 		}
@@ -110,12 +111,27 @@ func (p *configParam) validate(v string) (string, string) {
 	return v, ""
 }
 
-// ParseMemory reads a memory value as redis.conf writes them: digits (none
+// CheckConfig validates a value of parameter name as CONFIG SET does and
+// returns it normalized (a memory value in bytes, say), or the reason CONFIG
+// SET would give: the flags that set the same parameters share its rules.
+func CheckConfig(name, value string) (string, error) {
+	p := findConfigParam(name)
+	if p == nil {
+		return "", fmt.Errorf("unknown parameter %q", name)
+	}
+	v, reason := p.validate(value)
+	if reason != "" {
+		return "", fmt.Errorf("%s: %s", name, reason)
+	}
+	return v, nil
+}
+
+// parseMemory reads a memory value as redis.conf writes them: digits (none
 // reads as 0) with an optional unit, k/m/g for powers of 1000 and kb/mb/gb
 // for powers of 1024, in any case. A value too large for 64 bits reads as
 // the largest one, which the caller's range check then refuses, as Redis
 // does.
-func ParseMemory(s string) (uint64, bool) {
+func parseMemory(s string) (uint64, bool) {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++

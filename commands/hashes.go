@@ -252,7 +252,8 @@ func cmdHScan(c *Ctx, args [][]byte) {
 	WriteScanReply(c, pg.next, out)
 }
 
-func hsBoolInt(b bool) int64 {
+// boolInt is a flag as Redis replies and reports it: 1 or 0.
+func boolInt(b bool) int64 {
 	if b {
 		return 1
 	}

@@ -218,10 +218,3 @@ func infoKeyspace(c *Ctx, b *infoBuilder) {
 		fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0\r\n", d, n[0], n[1])
 	}
 }
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -120,7 +120,7 @@ func cmdSMIsMember(c *Ctx, args [][]byte) {
 	c.W.WriteArray(len(args) - 2)
 	for _, m := range args[2:] {
 		ok, _ := c.Tx.SIsMember(key, string(m))
-		c.W.WriteInt(hsBoolInt(ok))
+		c.W.WriteInt(boolInt(ok))
 	}
 }
 

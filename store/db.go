@@ -154,7 +154,7 @@ func Open(opts Options) (*DB, error) {
 			}
 		}
 	}
-	rw := RewriteSettings{Percentage: DefaultRewritePercentage, MinSize: DefaultRewriteMinSize}
+	rw := RewriteSettings{Percentage: defaultRewritePercentage, MinSize: defaultRewriteMinSize}
 	if opts.Rewrite != nil {
 		rw = *opts.Rewrite
 	}

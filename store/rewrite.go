@@ -33,8 +33,8 @@ const (
 
 // Defaults of redis-server 7.0.
 const (
-	DefaultRewritePercentage = 100
-	DefaultRewriteMinSize    = 64 << 20
+	defaultRewritePercentage = 100
+	defaultRewriteMinSize    = 64 << 20
 )
 
 // RewriteSettings are auto-aof-rewrite-percentage (0: no automatic
@@ -128,33 +128,30 @@ func (db *DB) rewriteLoop() {
 		case now := <-t.C:
 			busy := float64(db.rw.busyNs.Swap(0)) > busyShare*float64(now.Sub(last))
 			last = now
-			if db.rw.running.Load() == 0 {
+			if db.rw.running.Load() == 0 && db.rewriteWanted(busy) {
 				// Off the loop, as BGSAVE's: Close does not wait for
 				// a rewrite, buntdb abandons it when the store closes.
-				go db.maybeRewrite(busy)
+				go db.rewrite()
 			}
 		}
 	}
 }
 
-// maybeRewrite rewrites the data file if the settings ask for it now, and
-// reports whether it did.
-func (db *DB) maybeRewrite(busy bool) bool {
+// rewriteWanted reports whether the settings ask for a rewrite now,
+// noting a due one that waits for a quiet interval.
+func (db *DB) rewriteWanted(busy bool) bool {
 	size, err := db.fileSize()
 	if err != nil {
 		return false
 	}
-	switch rewriteNeeded(size, db.rw.base.Load(), db.rw.pct.Load(), db.rw.minSize.Load()) {
-	case rewriteNotDue:
-		db.rw.deferred.Store(false)
-		return false
-	case rewriteDue:
-		if busy {
-			db.rw.deferred.Store(true)
-			return false
-		}
-	}
-	db.rw.deferred.Store(false)
+	need := rewriteNeeded(size, db.rw.base.Load(), db.rw.pct.Load(), db.rw.minSize.Load())
+	wait := need == rewriteDue && busy
+	db.rw.deferred.Store(wait)
+	return need != rewriteNotDue && !wait
+}
+
+// rewrite rewrites the data file and reports whether it did.
+func (db *DB) rewrite() bool {
 	if err := db.Save(); err != nil {
 		if !errors.Is(err, buntdb.ErrDatabaseClosed) {
 			db.log.Error("automatic rewrite of the data file failed", "path", db.path, "err", err)

@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// maybeRewrite is one check of the rewrite loop, run in the caller.
+func (db *DB) maybeRewrite(busy bool) bool { return db.rewriteWanted(busy) && db.rewrite() }
+
 func TestRewriteNeeded(t *testing.T) {
 	const mb = 1 << 20
 	for _, c := range []struct {

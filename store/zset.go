@@ -33,15 +33,17 @@ type ZSet struct {
 	meta    Meta
 	existed bool
 	card    int64
-	stored  int64 // cardinality in the metadata item
-	db      int
-	prefix  string // dataPrefix of the key, made on first use: inline sets never need it
-	dirty   bool
-	visits  int64   // items visited by iterations, so tests can check that bounded queries do not scan
-	inline  bool    // members live in the payload, decoded into list
-	list    []Entry // the inline members in (score, member) order, once loaded
-	loaded  bool
-	idx     *zindex // the order of a set kept as items, once used
+	// headerStale: the set moved from its metadata item to items in this
+	// handle, so Flush must rewrite the metadata item as a header.
+	headerStale bool
+	db          int
+	prefix      string // dataPrefix of the key, made on first use: inline sets never need it
+	dirty       bool
+	visits      int64   // items visited by iterations, so tests can check that bounded queries do not scan
+	inline      bool    // members live in the payload, decoded into list
+	list        []Entry // the inline members in (score, member) order, once loaded
+	loaded      bool
+	idx         *zindex // the order of a set kept as items, once used
 }
 
 // OpenZSet opens key as a sorted set. An absent key gives an empty set that
@@ -67,7 +69,6 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 		z.inline = true
 		z.card = zInlineCount(m.Payload)
 	}
-	z.stored = z.card
 	return z, nil
 }
 
@@ -112,7 +113,7 @@ func (z *ZSet) Flush() {
 		z.flushInline()
 		return
 	}
-	if z.existed && z.stored >= 0 {
+	if z.existed && !z.headerStale {
 		z.tx.touch(z.key) // the metadata item stands: the size is the order's
 		return
 	}
@@ -120,7 +121,7 @@ func (z *ZSet) Flush() {
 	binary.BigEndian.PutUint64(b[:], uint64(z.card))
 	nm := Meta{Type: TypeZSet, ExpireAt: z.meta.ExpireAt, Payload: string(b[:])}
 	z.tx.putMeta(z.key, z.meta, z.existed, nm)
-	z.meta, z.existed, z.stored = nm, true, z.card
+	z.meta, z.existed, z.headerStale = nm, true, false
 }
 
 // Score returns member's score.

@@ -22,8 +22,8 @@ import (
 // An index is only read or changed inside a store transaction of its
 // database, so buntdb's lock orders writers against everyone; the
 // registry's mutex guards only the registry, which read transactions may
-// fill concurrently. The index of a key is dropped whenever the key's items are removed or moved
-// wholesale (tx.remove, Rename, FlushDB, SwapDB) and all of them when a
+// fill concurrently. The index of a key is dropped whenever the key's
+// items are removed or moved wholesale (tx.remove, Rename, FlushDB, SwapDB) and all of them when a
 // commit fails (buntdb then rolls the items back), so it is rebuilt from
 // the items on next use. The index is the set's size as well: the
 // metadata item is not rewritten when members come and go.
@@ -173,15 +173,11 @@ func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
 func (db *DB) loadZSets() error {
 	return db.commit(func(btx *buntdb.Tx) error {
 		tx := newTx(db, btx, true)
-		type set struct {
-			db  int
-			key string
-		}
-		var sets []set
+		var sets []dbKey
 		tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, v string) bool {
 			m, ok := decodeMeta(v)
 			if ok && m.Type == TypeZSet && len(m.Payload) == 8 {
-				sets = append(sets, set{int(k[1]), k[2:]})
+				sets = append(sets, dbKey{int(k[1]), k[2:]})
 			}
 			return true
 		})

@@ -95,7 +95,7 @@ func (z *ZSet) ents() []Entry {
 		z.loaded = true
 		// A damaged payload may hold fewer members than its count says.
 		if n := int64(len(z.list)); n != z.card {
-			z.card, z.stored = n, -1
+			z.card = n
 		}
 	}
 	return z.list
@@ -142,7 +142,7 @@ func (z *ZSet) spill() {
 	}
 	z.setIndex(ix)
 	z.inline, z.list, z.loaded = false, nil, false
-	z.stored = -1 // the metadata item must be rewritten as a header
+	z.headerStale = true
 }
 
 // flushInline writes the metadata item with the members inside.
@@ -164,7 +164,7 @@ func (z *ZSet) flushInline() {
 	// shortcut applies.
 	z.tx.commitColl(z.key, b)
 	nm := Meta{Type: TypeZSet, ExpireAt: z.meta.ExpireAt, Payload: unsafe.String(&b[metaHeader], len(b)-metaHeader)}
-	z.meta, z.existed, z.stored = nm, true, z.card
+	z.meta, z.existed = nm, true
 }
 
 // inlineWalk calls fn for entries from index i forwards (or backwards),

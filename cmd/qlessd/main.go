@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"math"
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -45,7 +45,7 @@ func run(argv []string) int {
 	protected := fs.String("protected-mode", "yes", "refuse to listen beyond loopback without a password: yes or no")
 	maxClients := fs.Int("maxclients", 10000, "maximum simultaneous clients")
 	timeout := fs.Int("timeout", 0, "close idle clients after this many seconds (0 never)")
-	rewritePct := fs.Int64("auto-aof-rewrite-percentage", store.DefaultRewritePercentage, "rewrite the data file once it grew by this percentage since the last rewrite (0 never)")
+	rewritePct := fs.String("auto-aof-rewrite-percentage", "100", "rewrite the data file once it grew by this percentage since the last rewrite (0 never)")
 	rewriteMin := fs.String("auto-aof-rewrite-min-size", "64mb", "but not while it is smaller than this")
 	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY")
 	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
@@ -70,10 +70,16 @@ func run(argv []string) int {
 		logger.Error("protected-mode must be yes or no")
 		return 2
 	}
-	minSize, ok := commands.ParseMemory(*rewriteMin)
-	if !ok || minSize > math.MaxInt64 || *rewritePct < 0 || *rewritePct > math.MaxInt32 {
-		logger.Error("auto-aof-rewrite-percentage must be 0 to 2147483647 and auto-aof-rewrite-min-size a memory value such as 64mb")
-		return 2
+	var rewrite [2]int64
+	for i, f := range []struct{ name, value string }{
+		{"auto-aof-rewrite-percentage", *rewritePct}, {"auto-aof-rewrite-min-size", *rewriteMin},
+	} {
+		v, err := commands.CheckConfig(f.name, f.value)
+		if err != nil {
+			logger.Error(err.Error())
+			return 2
+		}
+		rewrite[i], _ = strconv.ParseInt(v, 10, 64)
 	}
 	pubsubLimit, err := server.ParseOutputLimit(*outLimit)
 	if err != nil {
@@ -94,7 +100,7 @@ func run(argv []string) int {
 		Logger:        logger,
 		Version:       version,
 		PubSubLimit:   &pubsubLimit,
-		AOFRewrite:    &store.RewriteSettings{Percentage: *rewritePct, MinSize: int64(minSize)},
+		AOFRewrite:    &store.RewriteSettings{Percentage: rewrite[0], MinSize: rewrite[1]},
 		LogLevel:      *level,
 	}
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
