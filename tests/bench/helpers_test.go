@@ -64,6 +64,25 @@ func TestRatiosCompareTheSameScript(t *testing.T) {
 	}
 }
 
+// PING runs once per server, whichever way runs first there; its lines
+// compare with each other.
+func TestPingRatio(t *testing.T) {
+	rs := []*result{
+		{Pass: "everysec", Workload: "ping", Concurrency: 50, Server: "redis", Way: pingWay, JobsPerSec: 100},
+		{Pass: "everysec", Workload: "ping", Concurrency: 50, Server: "qlessd", Way: pingWay, JobsPerSec: 120},
+	}
+	setRatios(rs)
+	if rs[1].Ratio == nil || *rs[1].Ratio != 1.2 || rs[1].RatioAgainst != "redis/"+pingWay {
+		t.Fatalf("ping: %v %s", rs[1].Ratio, rs[1].RatioAgainst)
+	}
+	if got := without([]string{"footprint", "ping", "put"}, "ping"); len(got) != 2 || got[0] != "footprint" || got[1] != "put" {
+		t.Fatalf("without: %q", got)
+	}
+	if callNameIndex([]string{"PING"}) != 0 {
+		t.Fatal("a PING call has no qless function name")
+	}
+}
+
 func TestCallShapes(t *testing.T) {
 	script := &way{server: "redis", name: "qless.lua", sha: "abc"}
 	got := script.call("pop", "1.5", "q", "w", "10")

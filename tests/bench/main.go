@@ -82,12 +82,14 @@ func run() int {
 		}
 		fmt.Printf("appendfsync %-8s concurrency %v, workloads %s\n", p, c, strings.Join(w, ","))
 	}
-	fmt.Println("latency is per call (pop+complete workloads: pop and complete calls together); jobs/s counts completed jobs (put: queued; heartbeat: calls)")
+	fmt.Println("latency is per call (pop+complete workloads: pop and complete calls together); jobs/s counts completed jobs (put: queued; heartbeat, ping: calls)")
 	fmt.Println("q/redis: qlessd jobs/s over Redis jobs/s running the same script (native is compared with Redis running qless.lua)")
+	fmt.Println("ping: PING and PONG, no script, once per server: the cost of one unpipelined request and reply")
 	fmt.Println()
 
 	var results []*result
 	unavailable := map[string]bool{}
+	pinged := map[string]bool{}
 	for _, pass := range cfg.passes {
 		concs, workloads := cfg.conc, cfg.workloads
 		if pass == "always" {
@@ -111,7 +113,14 @@ func run() int {
 					continue
 				}
 				w := &way{server: srvKind, name: wayName, source: src.text}
-				res, err := runWay(cfg, pass, w, concs, workloads)
+				wls := workloads
+				if pinged[pass+srvKind] {
+					wls = without(workloads, "ping") // once per server and pass
+				}
+				res, err := runWay(cfg, pass, w, concs, wls)
+				if err == nil && contains(wls, "ping") {
+					pinged[pass+srvKind] = true
+				}
 				if err != nil {
 					note("%s skipped: %s", label, err)
 					unavailable[label] = true
@@ -172,6 +181,8 @@ func runWay(cfg *config, pass string, w *way, concs []int, workloads []string) (
 				return out, nil
 			}
 			switch wl {
+			case "ping":
+				add(s.ping(c))
 			case "put":
 				add(s.put(c))
 			case "pop1":
@@ -259,4 +270,14 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func without(list []string, s string) []string {
+	var out []string
+	for _, v := range list {
+		if v != s {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -83,7 +83,7 @@ func setRatios(results []*result) {
 	}
 }
 
-var workloadOrder = []string{"footprint", "put", "pop1", "pop10", "heartbeat", "mixed", "mixed-e2e"}
+var workloadOrder = []string{"footprint", "ping", "put", "pop1", "pop10", "heartbeat", "mixed", "mixed-e2e"}
 
 func sortResults(results []*result) {
 	rank := func(s string, list []string) int {

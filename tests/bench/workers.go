@@ -37,8 +37,11 @@ func (r *recorder) timed(c *conn, args []string) (reply, error) {
 
 // callNameIndex finds the qless function name in a built call.
 func callNameIndex(args []string) int {
-	if args[0] == "QLESS" {
+	switch {
+	case args[0] == "QLESS":
 		return 1
+	case len(args) < 4:
+		return 0 // not a qless call (PING)
 	}
 	return 3
 }

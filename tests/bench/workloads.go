@@ -64,6 +64,33 @@ func (s *session) result(workload string, conc int, elapsed time.Duration, recs 
 
 func (s *session) deadline() time.Time { return time.Now().Add(s.cfg.cellTime) }
 
+// pingWay is the way column of ping lines: no script is involved.
+const pingWay = "-"
+
+// ping: each client sends PING and waits for PONG until the call count or
+// the time cap is reached. It is the floor under every other line: what
+// one unpipelined request and reply cost on this server, here.
+func (s *session) ping(conc int) *result {
+	n, deadline := int64(s.cfg.jobs), s.deadline()
+	var next atomic.Int64
+	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
+		for !stopping() && time.Now().Before(deadline) && next.Add(1) <= n {
+			if _, err := r.timed(c, []string{"PING"}); err != nil {
+				return
+			}
+			r.jobs++
+		}
+	})
+	if err != nil {
+		res := s.failed("ping", conc, err)
+		res.Way = pingWay
+		return res
+	}
+	res := s.result("ping", conc, elapsed, recs)
+	res.Way = pingWay
+	return res
+}
+
 // put: each client puts one job per call until the job count or the time
 // cap is reached. The jobs stay queued for the pop cells.
 func (s *session) put(conc int) *result {
