@@ -75,9 +75,6 @@ func TestPingRatio(t *testing.T) {
 	if rs[1].Ratio == nil || *rs[1].Ratio != 1.2 || rs[1].RatioAgainst != "redis/"+pingWay {
 		t.Fatalf("ping: %v %s", rs[1].Ratio, rs[1].RatioAgainst)
 	}
-	if got := without([]string{"footprint", "ping", "put"}, "ping"); len(got) != 2 || got[0] != "footprint" || got[1] != "put" {
-		t.Fatalf("without: %q", got)
-	}
 	if callNameIndex([]string{"PING"}) != 0 {
 		t.Fatal("a PING call has no qless function name")
 	}

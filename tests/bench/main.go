@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -115,7 +116,8 @@ func run() int {
 				w := &way{server: srvKind, name: wayName, source: src.text}
 				wls := workloads
 				if pinged[pass+srvKind] {
-					wls = without(workloads, "ping") // once per server and pass
+					// once per server and pass
+					wls = slices.DeleteFunc(slices.Clone(workloads), func(w string) bool { return w == "ping" })
 				}
 				res, err := runWay(cfg, pass, w, concs, wls)
 				if err == nil && contains(wls, "ping") {
@@ -270,14 +272,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func without(list []string, s string) []string {
-	var out []string
-	for _, v := range list {
-		if v != s {
-			out = append(out, v)
-		}
-	}
-	return out
 }

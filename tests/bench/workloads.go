@@ -81,12 +81,10 @@ func (s *session) ping(conc int) *result {
 			r.jobs++
 		}
 	})
-	if err != nil {
-		res := s.failed("ping", conc, err)
-		res.Way = pingWay
-		return res
-	}
 	res := s.result("ping", conc, elapsed, recs)
+	if err != nil {
+		res = s.failed("ping", conc, err)
+	}
 	res.Way = pingWay
 	return res
 }
