@@ -27,7 +27,7 @@ func parseFlags() (*config, error) {
 	fs.IntVar(&cfg.backlog, "mixed-backlog", 0, "most jobs waiting in the mixed workload (0: twice the workers)")
 	conc := fs.String("conc", "1,8,50", "concurrencies (clients = connections) for the everysec pass")
 	alwaysConc := fs.String("always-conc", "1,50", "concurrencies for the always pass")
-	work := fs.String("workloads", "footprint,ping,put,pop1,pop10,heartbeat,mixed", "workloads for the everysec pass")
+	work := fs.String("workloads", strings.Join(workloadNames, ","), "workloads for the everysec pass")
 	alwaysWork := fs.String("always-workloads", "put,pop1,mixed", "workloads for the always pass")
 	passes := fs.String("passes", "everysec,always", "appendfsync settings to run, on both servers")
 	servers := fs.String("servers", "redis,qlessd", "servers to run")
@@ -49,7 +49,7 @@ func parseFlags() (*config, error) {
 	cfg.workloads, cfg.alwaysWork = words(*work), words(*alwaysWork)
 	cfg.passes, cfg.servers, cfg.ways = words(*passes), words(*servers), words(*ways)
 	for _, w := range append(append([]string{}, cfg.workloads...), cfg.alwaysWork...) {
-		if !contains([]string{"footprint", "ping", "put", "pop1", "pop10", "heartbeat", "mixed"}, w) {
+		if !contains(workloadNames, w) {
 			return nil, fmt.Errorf("unknown workload %q", w)
 		}
 	}

@@ -81,9 +81,11 @@ func (s *session) ping(conc int) *result {
 			r.jobs++
 		}
 	})
-	res := s.result("ping", conc, elapsed, recs)
+	var res *result
 	if err != nil {
 		res = s.failed("ping", conc, err)
+	} else {
+		res = s.result("ping", conc, elapsed, recs)
 	}
 	res.Way = pingWay
 	return res
