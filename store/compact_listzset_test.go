@@ -60,43 +60,45 @@ func zrem(tx *Tx, key, member string) {
 	z.Flush()
 }
 
-func TestZSetListpackEntryLimit(t *testing.T) {
+func TestZSetInlineByteLimit(t *testing.T) {
 	db := memDB(t)
-	long := strings.Repeat("m", zInlineMaxValue-4)
+	member := func(i int) string { return fmt.Sprintf("m%04d", i) }
+	each := 8 + packedSize(member(0))
+	fit := zInlineMaxBytes / each // members that fit inline
 	db.Update(func(tx *Tx) error {
-		for i := zInlineMaxEntries - 1; i >= 0; i-- {
-			zput(tx, "z", fmt.Sprintf("%s%04d", long, i), float64(i%10))
+		for i := fit - 1; i >= 0; i-- {
+			zput(tx, "z", member(i), float64(i%10))
 		}
 		wantColl(t, tx, "z", true, 0)
 		// Score changes at the limit keep it inline and in order.
-		zput(tx, "z", long+"0005", -1)
+		zput(tx, "z", member(5), -1)
 		wantColl(t, tx, "z", true, 0)
 		z := zopen(t, tx, "z")
-		if z.Len() != zInlineMaxEntries {
-			t.Errorf("len %d", z.Len())
+		if z.Len() != int64(fit) {
+			t.Errorf("len %d, want %d", z.Len(), fit)
 		}
-		if e, _ := z.edge(false); e.Member != long+"0005" || e.Score != -1 {
+		if e, _ := z.edge(false); e.Member != member(5) || e.Score != -1 {
 			t.Errorf("first = %+v", e)
 		}
-		if r, _ := z.Rank(long+"0000", false); r != 1 {
+		if r, _ := z.Rank(member(0), false); r != 1 {
 			t.Errorf("rank of the lowest score-0 member = %d", r)
 		}
-		// One more member: an item per member from now on.
+		// One more member passes the limit: an item per member from now on.
 		zput(tx, "z", "extra", 0.5)
-		wantColl(t, tx, "z", false, zInlineMaxEntries+1)
+		wantColl(t, tx, "z", false, fit+1)
 		return nil
 	})
 	db.Update(func(tx *Tx) error {
 		z := zopen(t, tx, "z")
-		if z.Len() != zInlineMaxEntries+1 {
+		if z.Len() != int64(fit+1) {
 			t.Errorf("len %d after conversion", z.Len())
 		}
-		if s, ok := z.Score(long + "0005"); !ok || s != -1 {
+		if s, ok := z.Score(member(5)); !ok || s != -1 {
 			t.Errorf("score %v %v after conversion", s, ok)
 		}
 		// Never back, however small it gets.
-		for i := 0; i < zInlineMaxEntries; i++ {
-			z.Remove(fmt.Sprintf("%s%04d", long, i))
+		for i := 0; i < fit; i++ {
+			z.Remove(member(i))
 		}
 		z.Flush()
 		wantColl(t, tx, "z", false, 1)
@@ -107,18 +109,19 @@ func TestZSetListpackEntryLimit(t *testing.T) {
 	})
 }
 
-func TestZSetListpackValueLimit(t *testing.T) {
+func TestZSetInlineLongMember(t *testing.T) {
 	db := memDB(t)
 	db.Update(func(tx *Tx) error {
-		zput(tx, "z", strings.Repeat("a", zInlineMaxValue), 1)
+		// Longer than Redis's 64-byte listpack value: still one item.
+		zput(tx, "z", strings.Repeat("a", 200), 1)
 		zput(tx, "z", "b", 2)
 		wantColl(t, tx, "z", true, 0)
-		zput(tx, "z", strings.Repeat("c", zInlineMaxValue+1), 3)
+		zput(tx, "z", strings.Repeat("c", zInlineMaxBytes), 3)
 		wantColl(t, tx, "z", false, 3)
-		if got := zsetOf(tx, "z"); got != strings.Repeat("a", 64)+"=1 b=2 "+strings.Repeat("c", 65)+"=3 " {
-			t.Errorf("got %q", got)
+		if got := zsetOf(tx, "z"); got != strings.Repeat("a", 200)+"=1 b=2 "+strings.Repeat("c", zInlineMaxBytes)+"=3 " {
+			t.Errorf("got %.40q", got)
 		}
-		zrem(tx, "z", strings.Repeat("c", zInlineMaxValue+1))
+		zrem(tx, "z", strings.Repeat("c", zInlineMaxBytes))
 		wantColl(t, tx, "z", false, 2)
 		return nil
 	})
@@ -258,6 +261,7 @@ func TestLegacyListZSetLayout(t *testing.T) {
 func TestListZSetLayoutsSurviveRenameExpiryFlushReopen(t *testing.T) {
 	dir := t.TempDir()
 	db := openTemp(t, dir)
+	const zBig = 129 // members m0..m128 take 1.5 KB, past the inline limit
 	var bigList []string
 	for i := 0; i < listInlineMaxEntries+1; i++ {
 		bigList = append(bigList, "e"+strconv.Itoa(i))
@@ -266,7 +270,7 @@ func TestListZSetLayoutsSurviveRenameExpiryFlushReopen(t *testing.T) {
 		tx.ListPush("ls", []string{"a", "b"}, false, false)
 		tx.ListPush("lb", bigList, false, false)
 		zput(tx, "zs", "a", 1)
-		for i := 0; i < zInlineMaxEntries+1; i++ {
+		for i := 0; i < zBig; i++ {
 			zput(tx, "zb", "m"+strconv.Itoa(i), float64(i))
 		}
 		for _, k := range []string{"ls", "lb", "zs", "zb"} {
@@ -290,7 +294,7 @@ func TestListZSetLayoutsSurviveRenameExpiryFlushReopen(t *testing.T) {
 			t.Errorf("zs2 = %q", got)
 		}
 		z, _ := tx.OpenZSet("zb2")
-		if s, ok := z.Score("m100"); z.Len() != zInlineMaxEntries+1 || !ok || s != 100 {
+		if s, ok := z.Score("m100"); z.Len() != zBig || !ok || s != 100 {
 			t.Errorf("zb2: len %d, m100 %v %v", z.Len(), s, ok)
 		}
 		for _, k := range []string{"ls2", "zs2"} {
@@ -301,7 +305,7 @@ func TestListZSetLayoutsSurviveRenameExpiryFlushReopen(t *testing.T) {
 		wantColl(t, tx, "ls2", true, 0)
 		wantColl(t, tx, "lb2", false, listInlineMaxEntries+1)
 		wantColl(t, tx, "zs2", true, 0)
-		wantColl(t, tx, "zb2", false, zInlineMaxEntries+1)
+		wantColl(t, tx, "zb2", false, zBig)
 	}
 	db.View(func(tx *Tx) error { check(tx); return nil })
 	db.Close()
@@ -524,13 +528,16 @@ func TestListModelRandomWalk(t *testing.T) {
 // A random walk of sorted-set operations against a map, checking every
 // query the handle offers against the sorted model.
 func TestZSetModelRandomWalk(t *testing.T) {
-	for _, pool := range []int{20, 120, 135, 300} {
+	// Pools of 20 and 60 short members always fit inline; about two thirds
+	// of 150 or 300 are present at a time, past the limit.
+	for _, pool := range []int{20, 60, 150, 300} {
+		mayFit := pool*(8+packedSize("m"+strconv.Itoa(pool))) <= zInlineMaxBytes
 		r := rand.New(rand.NewPCG(uint64(pool), 9))
 		db := memDB(t)
 		model := map[string]float64{}
 		spilled := false
 		member := func() string {
-			if pool > zInlineMaxEntries && r.IntN(200) == 0 {
+			if !mayFit && r.IntN(200) == 0 {
 				return strings.Repeat("L", 60+r.IntN(10))
 			}
 			return "m" + strconv.Itoa(r.IntN(pool))
@@ -598,7 +605,7 @@ func TestZSetModelRandomWalk(t *testing.T) {
 					return nil
 				}
 				inline, items := collLayout(t, tx, "z")
-				if inline && (items != 0 || len(want) > zInlineMaxEntries) || !inline && items != len(want) {
+				if inline && (items != 0 || zInlineBytes(want) > zInlineMaxBytes) || !inline && items != len(want) {
 					t.Fatalf("pool %d step %d: inline %v with %d items for %d members", pool, step, inline, items, len(want))
 				}
 				spilled = spilled || !inline
@@ -648,10 +655,19 @@ func TestZSetModelRandomWalk(t *testing.T) {
 				return nil
 			})
 		}
-		if spilled != (pool > zInlineMaxEntries) {
+		if spilled == mayFit {
 			t.Errorf("pool %d: moved to items %v", pool, spilled)
 		}
 	}
+}
+
+// zInlineBytes is what entries take in an inline payload.
+func zInlineBytes(es []Entry) int {
+	n := 0
+	for _, e := range es {
+		n += 8 + packedSize(e.Member)
+	}
+	return n
 }
 
 // legacyScoreKey is the score-ordered item key of a member of a sorted set

@@ -42,6 +42,7 @@ type ZSet struct {
 	visits      int64   // items visited by iterations, so tests can check that bounded queries do not scan
 	inline      bool    // members live in the payload, decoded into list
 	list        []Entry // the inline members in (score, member) order, once loaded
+	size        int     // bytes the loaded inline members take in the payload
 	loaded      bool
 	idx         *zindex // the order of a set kept as items, once used
 }
