@@ -528,9 +528,9 @@ func TestListModelRandomWalk(t *testing.T) {
 // A random walk of sorted-set operations against a map, checking every
 // query the handle offers against the sorted model.
 func TestZSetModelRandomWalk(t *testing.T) {
-	// Pools of 20 and 60 short members always fit inline; about two thirds
-	// of 150 or 300 are present at a time, past the limit.
-	for _, pool := range []int{20, 60, 150, 300} {
+	// Pools of 15 and 40 short members always fit inline; about two thirds
+	// of 100 or 300 are present at a time, past the limit.
+	for _, pool := range []int{15, 40, 100, 300} {
 		mayFit := pool*(8+packedSize("m"+strconv.Itoa(pool))) <= zInlineMaxBytes
 		r := rand.New(rand.NewPCG(uint64(pool), 9))
 		db := memDB(t)

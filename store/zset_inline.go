@@ -21,16 +21,17 @@ import (
 //
 // The limit is on bytes, not on Redis's 128 entries of up to 64 bytes (which
 // no reply shows): every change rewrites the whole payload, in buntdb and in
-// the data file, where Redis moves bytes within its listpack. Measured on a
-// set of 50 jids (2 KB), a score change cost 1.6-1.9 us and 4 KB allocated
-// inline against 1.0 us and 0.5 KB as items, an add and remove 3.2-3.5 us
-// and 10 KB against 1.4 us and 0.7 KB; at 10 jids (0.4 KB) the two were
-// even. qless keeps a worker's running jobs in one sorted set, changed on
-// every pop, heartbeat and completion. Once past the limit a set stays in
-// items until it is emptied, as Redis never converts a skiplist back.
+// the data file, where Redis moves bytes within its listpack. Measured with
+// 32-byte members, a score change and an add-and-remove cost, inline
+// against as items: at 12 members (0.5 KB) 1.0-1.1 and 1.7-2.1 us against
+// 0.9 and 1.2 us; at 50 (2 KB) 1.6-1.9 and 3.2-3.5 us, allocating 4 and
+// 10 KB, against 1.0 and 1.4 us. qless keeps a worker's running jobs and a
+// queue's locks in sorted sets changed on every pop, heartbeat and
+// completion. Once past the limit a set stays in items until it is
+// emptied, as Redis never converts a skiplist back.
 const (
 	zInlineMark     = 'Z'
-	zInlineMaxBytes = 1024 // of scores and packed members
+	zInlineMaxBytes = 512 // of scores and packed members
 )
 
 // decodeZInline parses an inline payload into entries; a damaged tail is
