@@ -144,7 +144,7 @@ func fill(addr string, w *way, queue, prefix string, n int, deadline time.Time) 
 			}
 			to := min(from+depth, int64(n))
 			for i := from; i < to; i++ {
-				c.send(w.call("put", nowArg(), "w", queue, prefix+strconv.FormatInt(i, 10), "bench.Job", jobData(), "0")...)
+				c.send(w.call("put", nowArg(), "w", queue, jidOf(prefix, i), "bench.Job", jobData(), "0")...)
 			}
 			if err := c.flush(); err != nil {
 				firstErr.CompareAndSwap(nil, err)
@@ -170,9 +170,9 @@ func fill(addr string, w *way, queue, prefix string, n int, deadline time.Time) 
 	return int(done.Load()), elapsed, err
 }
 
-// popAll pops up to n queued jobs as worker "w" (pipelined, untimed) and
-// returns their jids, so they are running jobs for heartbeat.
-func popAll(addr string, w *way, queue string, n int) ([]string, error) {
+// popAll pops up to n queued jobs as worker (untimed) and returns their
+// jids, so they are running jobs for heartbeat.
+func popAll(addr string, w *way, queue string, n int, worker string) ([]string, error) {
 	c, err := dial(addr)
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func popAll(addr string, w *way, queue string, n int) ([]string, error) {
 	defer c.close()
 	var jids []string
 	for len(jids) < n {
-		r, err := c.do(w.call("pop", nowArg(), queue, "w", strconv.Itoa(min(100, n-len(jids))))...)
+		r, err := c.do(w.call("pop", nowArg(), queue, worker, strconv.Itoa(min(100, n-len(jids))))...)
 		if err != nil {
 			return jids, fmt.Errorf("pop: %s", firstLine(err.Error()))
 		}

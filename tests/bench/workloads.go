@@ -24,10 +24,22 @@ type session struct {
 	lastPopRate float64
 }
 
+// prefix starts the jids of one batch of puts: jidOf completes them.
 func (s *session) prefix() string {
 	s.seq++
-	return "j" + strconv.Itoa(s.seq) + "-"
+	return fmt.Sprintf("%08x", s.seq)
 }
+
+// jidOf is the i-th jid after prefix, 32 hex digits as qless clients make
+// them (a UUID without its dashes), so sets of jids weigh what they do in
+// use.
+func jidOf(prefix string, i int64) string {
+	return fmt.Sprintf("%s%0*x", prefix, 32-len(prefix), i)
+}
+
+// workerName is client id's worker, one per client as one per worker
+// process (qless clients use the host name and process id).
+func workerName(id int) string { return fmt.Sprintf("bench-host-%d", 40000+id) }
 
 func (s *session) flush() error {
 	c, err := dial(s.srv.addr)
@@ -105,7 +117,7 @@ func (s *session) put(conc int) *result {
 			if i > n {
 				return
 			}
-			_, err := r.timed(c, s.w.call("put", nowArg(), "w", queue, prefix+strconv.FormatInt(i, 10), "bench.Job", jobData(), "0"))
+			_, err := r.timed(c, s.w.call("put", nowArg(), "w", queue, jidOf(prefix, i), "bench.Job", jobData(), "0"))
 			if err != nil {
 				return
 			}
@@ -155,7 +167,8 @@ func (s *session) pop(conc, batch int) *result {
 			if claimed.Add(int64(batch))-int64(batch) >= n {
 				return
 			}
-			rep, err := r.timed(c, s.w.call("pop", nowArg(), queue, "w", count))
+			worker := workerName(id)
+			rep, err := r.timed(c, s.w.call("pop", nowArg(), queue, worker, count))
 			if err != nil {
 				return
 			}
@@ -170,7 +183,7 @@ func (s *session) pop(conc, batch int) *result {
 			}
 			popped.Add(int64(len(jobs)))
 			for _, j := range jobs {
-				if _, err := r.timed(c, s.w.call("complete", nowArg(), j.Jid, "w", queue, jobData())); err != nil {
+				if _, err := r.timed(c, s.w.call("complete", nowArg(), j.Jid, worker, queue, jobData())); err != nil {
 					return
 				}
 				r.jobs++
@@ -188,8 +201,8 @@ func (s *session) pop(conc, batch int) *result {
 	return res
 }
 
-// heartbeat: a pool of running jobs, each client heartbeating its share in
-// turn, one job per call.
+// heartbeat: a pool of running jobs, each client popping its share as its
+// own worker and heartbeating them in turn, one job per call.
 func (s *session) heartbeat(conc int) *result {
 	if err := s.flush(); err != nil {
 		return s.failed("heartbeat", conc, err)
@@ -198,19 +211,24 @@ func (s *session) heartbeat(conc int) *result {
 	if err := s.topUp(pool); err != nil {
 		return s.failed("heartbeat", conc, err)
 	}
-	jids, err := popAll(s.srv.addr, s.w, queue, pool)
-	s.queued -= len(jids)
-	if err != nil {
-		return s.failed("heartbeat", conc, err)
+	shares := make([][]string, conc)
+	for id := range shares {
+		jids, err := popAll(s.srv.addr, s.w, queue, pool/conc, workerName(id))
+		s.queued -= len(jids)
+		if err != nil {
+			return s.failed("heartbeat", conc, err)
+		}
+		shares[id] = jids
 	}
 	n, deadline := int64(s.cfg.jobs), s.deadline()
 	var next atomic.Int64
 	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
-		for k := id; !stopping() && time.Now().Before(deadline); k += conc {
+		mine, worker := shares[id], workerName(id)
+		for k := 0; !stopping() && time.Now().Before(deadline); k++ {
 			if next.Add(1) > n {
 				return
 			}
-			if _, err := r.timed(c, s.w.call("heartbeat", nowArg(), jids[k%len(jids)], "w", jobData())); err != nil {
+			if _, err := r.timed(c, s.w.call("heartbeat", nowArg(), mine[k%len(mine)], worker, jobData())); err != nil {
 				return
 			}
 			r.jobs++
@@ -244,12 +262,13 @@ func (s *session) mixed(conc int) (*result, *result) {
 		if i > n {
 			return false
 		}
-		_, err := r.timed(c, s.w.call("put", nowArg(), "w", queue, prefix+strconv.FormatInt(i, 10), "bench.Job", jobData(), "0"))
+		_, err := r.timed(c, s.w.call("put", nowArg(), "w", queue, jidOf(prefix, i), "bench.Job", jobData(), "0"))
 		return err == nil
 	}
 	// popOne reports whether the client should go on.
-	popOne := func(c *conn, r *recorder) bool {
-		rep, err := r.timed(c, s.w.call("pop", nowArg(), queue, "w", "1"))
+	popOne := func(id int, c *conn, r *recorder) bool {
+		worker := workerName(id)
+		rep, err := r.timed(c, s.w.call("pop", nowArg(), queue, worker, "1"))
 		if err != nil {
 			return false
 		}
@@ -268,7 +287,7 @@ func (s *session) mixed(conc int) (*result, *result) {
 			case <-slots:
 			default:
 			}
-			if _, err := r.timed(c, s.w.call("complete", nowArg(), j.Jid, "w", queue, jobData())); err != nil {
+			if _, err := r.timed(c, s.w.call("complete", nowArg(), j.Jid, worker, queue, jobData())); err != nil {
 				return false
 			}
 			r.jobs++
@@ -287,7 +306,7 @@ func (s *session) mixed(conc int) (*result, *result) {
 				if nextPut.Load() < n && !putOne(c, r) {
 					return
 				}
-				if !popOne(c, r) {
+				if !popOne(id, c, r) {
 					return
 				}
 			case id < producers:
@@ -300,7 +319,7 @@ func (s *session) mixed(conc int) (*result, *result) {
 					return
 				}
 			default:
-				if !popOne(c, r) {
+				if !popOne(id, c, r) {
 					return
 				}
 			}
