@@ -181,6 +181,42 @@ func (s *server) dataBytes() int64 {
 	return n
 }
 
+// waitRewrite waits, up to a minute, until the server is neither rewriting
+// its data file nor has a rewrite scheduled, and says how long it waited: a
+// rewrite started by one cell's writes would otherwise run during the next
+// cell, on qlessd's cores (Redis forks a child, which also takes a core
+// here), and whichever cell it lands on measures it.
+func waitRewrite(addr string) time.Duration {
+	start := time.Now()
+	for time.Since(start) < time.Minute && !stopping() {
+		c, err := dial(addr)
+		if err != nil {
+			break
+		}
+		r, err := c.do("INFO", "persistence")
+		c.close()
+		if err != nil || !rewriting(r.str) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if d := time.Since(start); d >= 50*time.Millisecond {
+		return d
+	}
+	return 0
+}
+
+// rewriting reads INFO persistence: a rewrite is running or scheduled.
+func rewriting(info string) bool {
+	for _, line := range strings.Split(info, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if (k == "aof_rewrite_in_progress" || k == "aof_rewrite_scheduled") && v == "1" {
+			return true
+		}
+	}
+	return false
+}
+
 // usedMemory reads used_memory from INFO memory after MEMORY PURGE, so
 // qlessd's figure is its live heap rather than live data plus garbage the
 // collector has not reached yet (on Redis, used_memory is exact either way);
