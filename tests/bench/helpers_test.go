@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,5 +96,30 @@ func TestCallShapes(t *testing.T) {
 	native := &way{server: "qlessd", name: "native"}
 	if n := native.call("pop", "1.5", "q", "w", "10"); n[0] != "QLESS" || n[1] != "pop" || n[2] != "1.5" || callNameIndex(n) != 1 {
 		t.Fatalf("%q", n)
+	}
+}
+
+func TestRewritingReadsInfoPersistence(t *testing.T) {
+	idle := "# Persistence\r\nloading:0\r\naof_enabled:1\r\naof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n"
+	if rewriting(idle) {
+		t.Error("idle server read as rewriting")
+	}
+	for _, f := range []string{"aof_rewrite_in_progress", "aof_rewrite_scheduled"} {
+		if info := strings.Replace(idle, f+":0", f+":1", 1); !rewriting(info) {
+			t.Errorf("%s:1 not read as rewriting", f)
+		}
+	}
+}
+
+func TestJidsAreThirtyTwoHexDigitsAndUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range []string{"00000001", "00000002"} {
+		for i := int64(0); i < 3; i++ {
+			j := jidOf(p, i)
+			if len(j) != 32 || strings.Trim(j, "0123456789abcdef") != "" || seen[j] {
+				t.Fatalf("jid %q", j)
+			}
+			seen[j] = true
+		}
 	}
 }
