@@ -581,6 +581,9 @@ func TestZSetModelRandomWalk(t *testing.T) {
 						}
 					}
 				}
+				if z.inline && z.loaded && z.size != zInlineBytes(z.list) {
+					t.Fatalf("pool %d step %d: size %d, members take %d", pool, step, z.size, zInlineBytes(z.list))
+				}
 				z.Flush()
 				return nil
 			})
@@ -659,15 +662,6 @@ func TestZSetModelRandomWalk(t *testing.T) {
 			t.Errorf("pool %d: moved to items %v", pool, spilled)
 		}
 	}
-}
-
-// zInlineBytes is what entries take in an inline payload.
-func zInlineBytes(es []Entry) int {
-	n := 0
-	for _, e := range es {
-		n += 8 + packedSize(e.Member)
-	}
-	return n
 }
 
 // legacyScoreKey is the score-ordered item key of a member of a sorted set

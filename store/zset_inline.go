@@ -100,10 +100,7 @@ func (z *ZSet) ents() []Entry {
 	if !z.loaded {
 		z.list = decodeZInline(z.list, z.meta.Payload)
 		z.loaded = true
-		z.size = 0
-		for _, e := range z.list {
-			z.size += 8 + packedSize(e.Member)
-		}
+		z.size = zInlineBytes(z.list)
 		// A damaged payload may hold fewer members than its count says.
 		if n := int64(len(z.list)); n != z.card {
 			z.card = n
@@ -158,12 +155,18 @@ func (z *ZSet) spill() {
 	z.headerStale = true
 }
 
+// zInlineBytes is what entries take in an inline payload, past its count.
+func zInlineBytes(es []Entry) int {
+	n := 0
+	for _, e := range es {
+		n += 8 + packedSize(e.Member)
+	}
+	return n
+}
+
 // flushInline writes the metadata item with the members inside.
 func (z *ZSet) flushInline() {
-	size := 1 + uvarintLen(uint64(len(z.list)))
-	for _, e := range z.list {
-		size += 8 + packedSize(e.Member)
-	}
+	size := 1 + uvarintLen(uint64(len(z.list))) + z.size
 	b := make([]byte, 0, metaHeader+size)
 	b = append(b, byte(TypeZSet))
 	b = binary.BigEndian.AppendUint64(b, uint64(z.meta.ExpireAt))
