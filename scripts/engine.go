@@ -4,7 +4,6 @@
 package scripts
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -224,18 +223,18 @@ func (e *Engine) putState(s *state) {
 // call runs fn with args on a pooled state for host and writes the
 // converted result; errText shapes the error reply of a failed call.
 //
-// A trusted library call (lib) runs without the context that lets SCRIPT
-// KILL stop a script between any two instructions: gopher-lua then checks
-// the context's channel before every instruction, a large share of a qless
-// call. Library code cannot spin forever, so it is stopped at its next
-// redis.call instead (before any write, as for scripts).
+// A trusted library call (lib) runs without the kill switch that lets
+// SCRIPT KILL stop a script between any two instructions (killswitch.go):
+// with one, gopher-lua calls into it before every instruction. Library code
+// cannot spin forever, so it is stopped at its next redis.call instead
+// (before any write, as for scripts).
 func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, int, error), w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
 	s := e.getState()
 	r := e.begin(!lib)
 	s.host, s.cur, s.lib = host, r, lib
 	L := s.L
 	if !lib {
-		L.SetContext(r.ctx)
+		L.SetContext(r.stop)
 	}
 	broken := false
 	defer func() {
@@ -347,22 +346,21 @@ func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 
 // run is one script execution, tracked for BUSY and SCRIPT KILL.
 type run struct {
-	start  time.Time
-	done   chan struct{} // made lazily for running scripts; runMu guards it
-	ctx    context.Context
-	cancel context.CancelFunc
+	start time.Time
+	done  chan struct{} // made lazily for running scripts; runMu guards it
+	stop  *killSwitch   // nil for a library call
 
 	mu     sync.Mutex
 	wrote  bool
 	killed bool
 }
 
-// begin tracks a run; withCtx gives it the context SCRIPT KILL cancels.
+// begin tracks a run; withCtx gives it the kill switch SCRIPT KILL trips.
 // Its done channel is made when someone first waits on it (doneChan).
 func (e *Engine) begin(withCtx bool) *run {
 	r := &run{start: time.Now()}
 	if withCtx {
-		r.ctx, r.cancel = context.WithCancel(context.Background())
+		r.stop = &killSwitch{}
 	}
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
@@ -372,9 +370,6 @@ func (e *Engine) begin(withCtx bool) *run {
 }
 
 func (e *Engine) end(r *run) {
-	if r.cancel != nil {
-		r.cancel()
-	}
 	e.runMu.Lock()
 	delete(e.running, r)
 	e.active.Add(-1)
@@ -524,8 +519,8 @@ func (e *Engine) killBusy() (msg string, ok bool) {
 		r.mu.Lock()
 		r.killed = true
 		r.mu.Unlock()
-		if r.cancel != nil {
-			r.cancel()
+		if r.stop != nil {
+			r.stop.trip()
 		}
 	}
 	e.opts.Logger.Warn("Lua script killed by user with SCRIPT KILL.")

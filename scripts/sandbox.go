@@ -40,6 +40,7 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 	g.RawSetString("_G", s.proxy)
 
 	s.installBase(g)
+	s.installCoroutine(g.RawGetString("coroutine").(*lua.LTable))
 	s.installMath(g.RawGetString("math").(*lua.LTable))
 	strLib := g.RawGetString("string").(*lua.LTable)
 	s.installString(strLib)

@@ -293,6 +293,16 @@ func TestScriptingBusyAndKill(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("kill through pcall:\n  qlessd: %q\n  redis:  %q", got, want)
 	}
+	// Inside a coroutine, and after the killed coroutine hands back.
+	for _, co := range []string{
+		"coroutine.wrap(function() local i = 0 while true do i = i + 1 end end)()",
+		"local co = coroutine.create(function() local i = 0 while true do i = i + 1 end end) coroutine.resume(co) while true do end",
+	} {
+		got, want = replies(q.Addr, co), replies(r.Addr, co)
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("kill in a coroutine %q:\n  qlessd: %q\n  redis:  %q", co, got, want)
+		}
+	}
 }
 
 // A script that has written cannot be killed; SHUTDOWN NOSAVE is then the
