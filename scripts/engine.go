@@ -230,11 +230,11 @@ func (e *Engine) putState(s *state) {
 // (before any write, as for scripts).
 func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, int, error), w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
 	s := e.getState()
-	r := e.begin(!lib)
+	r := e.begin()
 	s.host, s.cur, s.lib = host, r, lib
 	L := s.L
 	if !lib {
-		L.SetContext(r.stop)
+		L.SetContext(&r.stop)
 	}
 	broken := false
 	defer func() {
@@ -348,20 +348,18 @@ func strTable(L *lua.LState, items [][]byte) *lua.LTable {
 type run struct {
 	start time.Time
 	done  chan struct{} // made lazily for running scripts; runMu guards it
-	stop  *killSwitch   // nil for a library call
+	// stop is tripped by SCRIPT KILL; a script runs under it as its
+	// context, a library call only reads it (at its next redis.call).
+	stop killSwitch
 
-	mu     sync.Mutex
-	wrote  bool
-	killed bool
+	mu    sync.Mutex // orders a write against a kill
+	wrote bool
 }
 
-// begin tracks a run; withCtx gives it the kill switch SCRIPT KILL trips.
-// Its done channel is made when someone first waits on it (doneChan).
-func (e *Engine) begin(withCtx bool) *run {
+// begin tracks a run. Its done channel is made when someone first waits on
+// it (doneChan).
+func (e *Engine) begin() *run {
 	r := &run{start: time.Now()}
-	if withCtx {
-		r.stop = &killSwitch{}
-	}
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
 	e.active.Add(1)
@@ -392,18 +390,14 @@ func (r *run) doneChan() chan struct{} {
 func (r *run) noteWrite() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.killed {
+	if r.stop.tripped.Load() {
 		return false
 	}
 	r.wrote = true
 	return true
 }
 
-func (r *run) wasKilled() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.killed
-}
+func (r *run) wasKilled() bool { return r.stop.tripped.Load() }
 
 // Announce registers a script about to run, before its caller takes the
 // store lock, so a command arriving meanwhile waits for it (or gets BUSY)
@@ -517,11 +511,8 @@ func (e *Engine) killBusy() (msg string, ok bool) {
 	}
 	for _, r := range busy {
 		r.mu.Lock()
-		r.killed = true
+		r.stop.trip()
 		r.mu.Unlock()
-		if r.stop != nil {
-			r.stop.trip()
-		}
 	}
 	e.opts.Logger.Warn("Lua script killed by user with SCRIPT KILL.")
 	return "", true

@@ -75,7 +75,7 @@ func (s *state) installCoroutine(co *lua.LTable) {
 // underSwitch puts a new thread under the running script's kill switch; a
 // library call runs without one, and so do its threads.
 func (s *state) underSwitch(th *lua.LState) {
-	if s.cur != nil && s.cur.stop != nil {
-		th.SetContext(s.cur.stop)
+	if s.cur != nil && !s.lib {
+		th.SetContext(&s.cur.stop)
 	}
 }

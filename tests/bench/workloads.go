@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -32,9 +33,10 @@ func (s *session) prefix() string {
 
 // jidOf is the i-th jid after prefix, 32 hex digits as qless clients make
 // them (a UUID without its dashes), so sets of jids weigh what they do in
-// use.
+// use. It is made on the timed path, so without fmt.
 func jidOf(prefix string, i int64) string {
-	return fmt.Sprintf("%s%0*x", prefix, 32-len(prefix), i)
+	h := strconv.FormatInt(i, 16)
+	return prefix + strings.Repeat("0", max(0, 32-len(prefix)-len(h))) + h
 }
 
 // workerName is client id's worker, one per client as one per worker
@@ -163,11 +165,11 @@ func (s *session) pop(conc, batch int) *result {
 	var claimed, popped atomic.Int64
 	count := strconv.Itoa(batch)
 	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
+		worker := workerName(id)
 		for !stopping() && time.Now().Before(deadline) {
 			if claimed.Add(int64(batch))-int64(batch) >= n {
 				return
 			}
-			worker := workerName(id)
 			rep, err := r.timed(c, s.w.call("pop", nowArg(), queue, worker, count))
 			if err != nil {
 				return
@@ -266,8 +268,7 @@ func (s *session) mixed(conc int) (*result, *result) {
 		return err == nil
 	}
 	// popOne reports whether the client should go on.
-	popOne := func(id int, c *conn, r *recorder) bool {
-		worker := workerName(id)
+	popOne := func(worker string, c *conn, r *recorder) bool {
 		rep, err := r.timed(c, s.w.call("pop", nowArg(), queue, worker, "1"))
 		if err != nil {
 			return false
@@ -300,13 +301,14 @@ func (s *session) mixed(conc int) (*result, *result) {
 		return true
 	}
 	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
+		worker := workerName(id)
 		for !stopping() && time.Now().Before(deadline) && done.Load() < n {
 			switch {
 			case conc == 1:
 				if nextPut.Load() < n && !putOne(c, r) {
 					return
 				}
-				if !popOne(id, c, r) {
+				if !popOne(worker, c, r) {
 					return
 				}
 			case id < producers:
@@ -319,7 +321,7 @@ func (s *session) mixed(conc int) (*result, *result) {
 					return
 				}
 			default:
-				if !popOne(id, c, r) {
+				if !popOne(worker, c, r) {
 					return
 				}
 			}
