@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/qlessd/qlessd/scripts/luacjson"
 )
@@ -257,7 +258,9 @@ func nesting(s []byte) int {
 
 // jsonString is cjson's text of a string.
 func jsonString(s string) string {
-	return string(luacjson.AppendString(nil, s))
+	// Sized for no escapes: then one allocation, shared by the string.
+	b := luacjson.AppendString(make([]byte, 0, len(s)+2), s)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // stringArray reads a JSON array of strings written without whitespace and

@@ -5,8 +5,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/scripts/luacjson"
 	"github.com/qlessd/qlessd/store"
 )
 
@@ -175,12 +177,9 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	f.zrem(work, jids...)
 
 	extra := `{"worker":` + qworker + `,"when":` + when + `,"what":"popped"}`
-	var b strings.Builder
-	b.WriteByte('[')
+	histories := make([][]string, len(jobs))
+	size := 2
 	for i := range jobs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
 		j := &jobs[i]
 		history := append(j.history, extra)
 		if trimmed[i] {
@@ -188,10 +187,21 @@ func fastPop(f *fastCall, args [][]byte) bool {
 			keep := int(f.historyLimit) - 1
 			history = append([]string{history[0]}, history[len(history)-keep:]...)
 		}
-		writePopJob(&b, j, worker, expires, history)
+		histories[i] = history
+		size += popJobSize(j, worker, history)
 	}
-	b.WriteByte(']')
-	f.reply(b.String())
+	// One allocation of about the reply's size, not a doubling per
+	// kilobyte: this text is most of what a pop allocates.
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i := range jobs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendPopJob(b, &jobs[i], worker, expires, histories[i])
+	}
+	b = append(b, ']')
+	f.reply(unsafe.String(unsafe.SliceData(b), len(b)))
 	return true
 }
 
@@ -454,50 +464,67 @@ func cutJSONString(s string) (str, rest string, ok bool) {
 	return s[1 : 1+end], s[2+end:], true
 }
 
-// writePopJob is job_json's text for a job pop just handed to worker.
-func writePopJob(b *strings.Builder, j *popJob, worker string, expires float64, history []string) {
-	b.WriteString(`{"jid":`)
-	b.WriteString(jsonString(j.jid))
-	b.WriteString(`,"klass":`)
-	b.WriteString(jsonString(j.klass))
-	b.WriteString(`,"state":"running","queue":`)
-	b.WriteString(jsonString(j.queue))
-	b.WriteString(`,"worker":`)
-	b.WriteString(jsonString(worker))
+// popJobSize is about the length of appendPopJob's text: the fixed part,
+// the strings as they are (escapes only add), the history entries.
+func popJobSize(j *popJob, worker string, history []string) int {
+	n := 320 + len(j.jid) + len(j.klass) + len(j.queue) + len(worker) + len(j.data) + len(j.tags) +
+		len(j.spawned) + len(j.dependents) + len(j.depsOn)
+	for _, h := range history {
+		n += len(h) + 1
+	}
+	return n
+}
+
+// appendPopJob is job_json's text for a job pop just handed to worker.
+func appendPopJob(b []byte, j *popJob, worker string, expires float64, history []string) []byte {
+	b = append(b, `{"jid":`...)
+	b = luacjson.AppendString(b, j.jid)
+	b = append(b, `,"klass":`...)
+	b = luacjson.AppendString(b, j.klass)
+	b = append(b, `,"state":"running","queue":`...)
+	b = luacjson.AppendString(b, j.queue)
+	b = append(b, `,"worker":`...)
+	b = luacjson.AppendString(b, worker)
 	if j.tracked {
-		b.WriteString(`,"tracked":true`)
+		b = append(b, `,"tracked":true`...)
 	} else {
-		b.WriteString(`,"tracked":false`)
+		b = append(b, `,"tracked":false`...)
 	}
-	b.WriteString(`,"priority":`)
-	b.WriteString(luaNumber(j.priority))
-	b.WriteString(`,"expires":`)
-	b.WriteString(luaNumber(expires))
-	b.WriteString(`,"retries":`)
-	b.WriteString(luaNumber(j.retries))
-	b.WriteString(`,"remaining":`)
-	b.WriteString(luaNumber(j.remaining))
-	b.WriteString(`,"data":`)
-	b.WriteString(jsonString(j.data))
-	b.WriteString(`,"tags":`)
-	b.WriteString(j.tags)
-	b.WriteString(`,"history":`)
+	b = append(b, `,"priority":`...)
+	b = append(b, luaNumber(j.priority)...)
+	b = append(b, `,"expires":`...)
+	b = append(b, luaNumber(expires)...)
+	b = append(b, `,"retries":`...)
+	b = append(b, luaNumber(j.retries)...)
+	b = append(b, `,"remaining":`...)
+	b = append(b, luaNumber(j.remaining)...)
+	b = append(b, `,"data":`...)
+	b = luacjson.AppendString(b, j.data)
+	b = append(b, `,"tags":`...)
+	b = append(b, j.tags...)
+	b = append(b, `,"history":`...)
 	if len(history) == 0 {
-		b.WriteString("{}")
+		b = append(b, "{}"...)
 	} else {
-		b.WriteByte('[')
-		b.WriteString(strings.Join(history, ","))
-		b.WriteByte(']')
+		for i, h := range history {
+			if i == 0 {
+				b = append(b, '[')
+			} else {
+				b = append(b, ',')
+			}
+			b = append(b, h...)
+		}
+		b = append(b, ']')
 	}
-	b.WriteString(`,"failure":{},"spawned_from_jid":`)
+	b = append(b, `,"failure":{},"spawned_from_jid":`...)
 	if j.hasSpawned {
-		b.WriteString(jsonString(j.spawned))
+		b = luacjson.AppendString(b, j.spawned)
 	} else {
-		b.WriteString("false")
+		b = append(b, "false"...)
 	}
-	b.WriteString(`,"dependents":`)
-	b.WriteString(j.dependents)
-	b.WriteString(`,"dependencies":`)
-	b.WriteString(j.depsOn)
-	b.WriteByte('}')
+	b = append(b, `,"dependents":`...)
+	b = append(b, j.dependents...)
+	b = append(b, `,"dependencies":`...)
+	b = append(b, j.depsOn...)
+	return append(b, '}')
 }

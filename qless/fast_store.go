@@ -140,9 +140,14 @@ func (f *fastCall) historyWhen() string {
 type statPlan struct {
 	key             string
 	count, mean, vk float64
-	fields          []string // buckets in the order first hit
-	hits            []int64
-	values          []string // each bucket's count after the hits
+	buckets         []statBucket // in the order first hit
+}
+
+// statBucket is one histogram field a plan increments.
+type statBucket struct {
+	field int // index in statFields
+	hits  int64
+	value string // the field's count after the hits
 }
 
 // planStat reads what stat(key, val) needs and computes what it writes;
@@ -161,40 +166,46 @@ func (f *fastCall) planStatFold(key string, vals []float64) (statPlan, bool) {
 			return p, false
 		}
 		found := false
-		for i, have := range p.fields {
-			if have == field {
-				p.hits[i]++
+		for i := range p.buckets {
+			if p.buckets[i].field == field {
+				p.buckets[i].hits++
 				found = true
 				break
 			}
 		}
 		if !found {
-			p.fields = append(p.fields, field)
-			p.hits = append(p.hits, 1)
+			p.buckets = append(p.buckets, statBucket{field: field, hits: 1})
 		}
 	}
-	names := make([][]byte, 3+len(p.fields))
-	names[0], names[1], names[2] = []byte("total"), []byte("mean"), []byte("vk")
-	for i, field := range p.fields {
-		names[3+i] = []byte(field)
+	// A pop of up to five distinct buckets reads without allocating.
+	var namesArr [8][]byte
+	var vArr [8]string
+	var hasArr [8]bool
+	n := 3 + len(p.buckets)
+	names, v, has := namesArr[:0], vArr[:], hasArr[:]
+	if n > len(namesArr) {
+		names, v, has = make([][]byte, 0, n), make([]string, n), make([]bool, n)
 	}
-	v := make([]string, len(names))
-	has := make([]bool, len(names))
+	names = append(names, fieldTotal, fieldMean, fieldVK)
+	for _, b := range p.buckets {
+		names = append(names, statFieldBytes[b.field])
+	}
+	v, has = v[:n], has[:n]
 	if !f.hmget(key, names, v, has) {
 		return p, false
 	}
-	p.values = make([]string, len(p.fields))
-	for i := range p.fields {
+	for i := range p.buckets {
+		b := &p.buckets[i]
 		var n int64
 		if has[3+i] {
 			var ok bool
 			n, ok = commands.ParseInt([]byte(v[3+i]))
 			// HINCRBY takes only an integer's canonical text.
-			if !ok || n > math.MaxInt64-p.hits[i] || strconv.FormatInt(n, 10) != v[3+i] {
+			if !ok || n > math.MaxInt64-b.hits || strconv.FormatInt(n, 10) != v[3+i] {
 				return p, false
 			}
 		}
-		p.values[i] = strconv.FormatInt(n+p.hits[i], 10)
+		b.value = strconv.FormatInt(n+b.hits, 10)
 	}
 	if has[0] {
 		c, ok1 := plainString(v[0])
@@ -218,36 +229,65 @@ func (f *fastCall) planStatFold(key string, vals []float64) (statPlan, bool) {
 	return p, true
 }
 
+var fieldTotal, fieldMean, fieldVK = []byte("total"), []byte("mean"), []byte("vk")
+
 // applyStat writes a planned stat as stat and stat_flush do (the first
 // bucket's HINCRBY, the running figures, then the other buckets), as one
 // HSET of the fields in that order: the same values and field order, one
 // rewrite of the hash instead of one per command.
 func (f *fastCall) applyStat(p *statPlan) {
-	pairs := make([]string, 0, 6+2*len(p.fields))
-	pairs = append(pairs, p.fields[0], p.values[0],
+	var arr [16]string
+	pairs := arr[:0]
+	first := &p.buckets[0]
+	pairs = append(pairs, statFields[first.field], first.value,
 		"total", f.number(p.count), "mean", f.number(p.mean), "vk", f.number(p.vk))
-	for i := 1; i < len(p.fields); i++ {
-		pairs = append(pairs, p.fields[i], p.values[i])
+	for _, b := range p.buckets[1:] {
+		pairs = append(pairs, statFields[b.field], b.value)
 	}
 	f.tx.HSet(p.key, pairs...)
 }
 
-// statField is stat_field for the times the fast paths take: 0 up to a
-// week, positive zero (a -0 or negative time goes to the Lua).
-func statField(val float64) (string, bool) {
+// statFields are the histogram's field names, as stat_field makes them:
+// s0-s59, m1-m59, h1-h23, d1-d6 (a week at most), with their bytes for
+// HMGET.
+var statFields, statFieldBytes = func() ([]string, [][]byte) {
+	var names []string
+	for i := 0; i < 60; i++ {
+		names = append(names, "s"+strconv.Itoa(i))
+	}
+	for i := 1; i < 60; i++ {
+		names = append(names, "m"+strconv.Itoa(i))
+	}
+	for i := 1; i < 24; i++ {
+		names = append(names, "h"+strconv.Itoa(i))
+	}
+	for i := 1; i < 7; i++ {
+		names = append(names, "d"+strconv.Itoa(i))
+	}
+	b := make([][]byte, len(names))
+	for i, n := range names {
+		b[i] = []byte(n)
+	}
+	return names, b
+}()
+
+// statField is stat_field for the times the fast paths take, as an index
+// in statFields: 0 up to a week, positive zero (a -0 or negative time goes
+// to the Lua).
+func statField(val float64) (int, bool) {
 	v := math.Floor(val)
 	if !(v >= 0 && v < 604800) || math.Signbit(v) {
-		return "", false
+		return 0, false
 	}
 	switch {
 	case v < 60:
-		return "s" + luaNumber(v), true
+		return int(v), true
 	case v < 3600:
-		return "m" + luaNumber(math.Floor(v/60)), true
+		return 60 + int(v/60) - 1, true
 	case v < 86400:
-		return "h" + luaNumber(math.Floor(v/3600)), true
+		return 60 + 59 + int(v/3600) - 1, true
 	}
-	return "d" + luaNumber(math.Floor(v/86400)), true
+	return 60 + 59 + 23 + int(v/86400) - 1, true
 }
 
 // workScore is work_add's score for a job of priority put at now.

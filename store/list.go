@@ -92,7 +92,7 @@ func (tx *Tx) loadList(key string) (*list, error) {
 	case !ok:
 		l.h = listHeader{head: listStart}
 		l.inline = true
-	case len(m.Payload) != listItemHeaderLen && len(m.Payload) > 0 && m.Payload[0] == listInlineMark:
+	case listPayloadInline(m.Payload):
 		l.inline = true
 		l.vals, l.size = decodeListInline(l.vals, m.Payload)
 		l.h = listHeader{head: listStart, n: int64(len(l.vals))}

@@ -141,3 +141,9 @@ func (l *list) saveInline() {
 	l.meta = Meta{Type: TypeList, ExpireAt: l.meta.ExpireAt, Payload: unsafe.String(&b[metaHeader], len(b)-metaHeader)}
 	l.existed = true
 }
+
+// listPayloadInline reports whether a list's payload holds its elements
+// (else they are items).
+func listPayloadInline(p string) bool {
+	return len(p) != listItemHeaderLen && len(p) > 0 && p[0] == listInlineMark
+}

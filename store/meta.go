@@ -67,3 +67,21 @@ func decodeMeta(s string) (Meta, bool) {
 		Payload:  s[metaHeader:],
 	}, true
 }
+
+// hasItems reports whether the key may have items besides its metadata
+// item: false for strings and for collections kept inline, whose deletion
+// then needs no scan of their data range.
+func (m Meta) hasItems() bool {
+	switch m.Type {
+	case TypeString:
+		return false
+	case TypeHash, TypeSet:
+		h, _ := decodeCollHeader(m.Payload)
+		return !h.inline()
+	case TypeList:
+		return !listPayloadInline(m.Payload)
+	case TypeZSet:
+		return !zsetPayloadInline(m.Payload)
+	}
+	return true
+}

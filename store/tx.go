@@ -182,7 +182,7 @@ func (tx *Tx) remove(key string, m Meta) {
 	if m.ExpireAt != 0 {
 		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, key))
 	}
-	if m.Type != TypeString {
+	if m.hasItems() {
 		tx.deleteRange(dataPrefix(tx.sel, key))
 	}
 	if m.Type == TypeZSet {

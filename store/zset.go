@@ -64,9 +64,9 @@ func (tx *Tx) OpenZSet(key string) (*ZSet, error) {
 	switch {
 	case !ok:
 		z.inline, z.loaded = true, true
-	case len(m.Payload) == 8:
+	case len(m.Payload) == zItemsPayloadLen:
 		z.card = int64(len(z.index().scores))
-	case len(m.Payload) > 0 && m.Payload[0] == zInlineMark:
+	case zsetPayloadInline(m.Payload):
 		z.inline = true
 		z.card = zInlineCount(m.Payload)
 	}

@@ -82,7 +82,7 @@ func (z *ZSet) index() *zindex {
 		return ix
 	}
 	hint := 0
-	if len(z.meta.Payload) == 8 {
+	if len(z.meta.Payload) == zItemsPayloadLen {
 		hint = int(min(binary.BigEndian.Uint64([]byte(z.meta.Payload)), 1<<20))
 	}
 	ix := newZIndex(hint)
@@ -176,7 +176,7 @@ func (db *DB) loadZSets() error {
 		var sets []dbKey
 		tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, v string) bool {
 			m, ok := decodeMeta(v)
-			if ok && m.Type == TypeZSet && len(m.Payload) == 8 {
+			if ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen {
 				sets = append(sets, dbKey{int(k[1]), k[2:]})
 			}
 			return true

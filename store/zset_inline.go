@@ -30,8 +30,9 @@ import (
 // completion. Once past the limit a set stays in items until it is
 // emptied, as Redis never converts a skiplist back.
 const (
-	zInlineMark     = 'Z'
-	zInlineMaxBytes = 512 // of scores and packed members
+	zInlineMark      = 'Z'
+	zItemsPayloadLen = 8   // the payload of a set kept as items
+	zInlineMaxBytes  = 512 // of scores and packed members
 )
 
 // decodeZInline parses an inline payload into entries; a damaged tail is
@@ -259,4 +260,10 @@ func (z *ZSet) putInline(member string, score float64) bool {
 		z.spill()
 	}
 	return i < 0
+}
+
+// zsetPayloadInline reports whether a sorted set's payload holds its
+// members (else they are items).
+func zsetPayloadInline(p string) bool {
+	return len(p) != zItemsPayloadLen && len(p) > 0 && p[0] == zInlineMark
 }
