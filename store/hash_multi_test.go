@@ -36,6 +36,19 @@ func TestHMGetMatchesHGet(t *testing.T) {
 		}
 		tx.HSet("big", big...)
 		tx.SetString("str", "x", 0, false)
+		// An inline hash asked for more fields than one walk answers, and
+		// for fewer, in another order than stored.
+		var wide, many, manyWant, some, someWant []string
+		for i := 0; i < 40; i++ {
+			wide = append(wide, "w"+strconv.Itoa(i), "x"+strconv.Itoa(i))
+			many = append(many, "w"+strconv.Itoa(39-i))
+			manyWant = append(manyWant, "x"+strconv.Itoa(39-i))
+		}
+		for i := 0; i < 20; i += 2 {
+			some = append(some, "w"+strconv.Itoa(i), "nope"+strconv.Itoa(i))
+			someWant = append(someWant, "x"+strconv.Itoa(i), "-")
+		}
+		tx.HSet("wide", wide...)
 		for _, c := range []struct {
 			key    string
 			fields []string
@@ -44,6 +57,8 @@ func TestHMGetMatchesHGet(t *testing.T) {
 			{"small", []string{"c", "zz", "a", "b", "a"}, "3,-,1,,1"},
 			{"big", []string{"f599", "nope", "f0"}, "v599,-,v0"},
 			{"missing", []string{"a", "b"}, "-,-"},
+			{"wide", many, strings.Join(manyWant, ",")},
+			{"wide", some, strings.Join(someWant, ",")},
 		} {
 			got, err := hmget(t, tx, c.key, c.fields...)
 			if err != nil || got != c.want {
