@@ -2,7 +2,6 @@ package qless
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/qlessd/qlessd/store"
 )
@@ -150,7 +149,7 @@ func (f *fastCall) leaveQueue(c *completion) {
 
 // storeCompletion is job_complete's HSET of the job, in state and queue.
 func (f *fastCall) storeCompletion(c *completion, state, queue string) {
-	f.hset(c.key, "data", c.data, "time", strconv.FormatFloat(f.now, 'f', 20, 64),
+	f.hset(c.key, "data", c.data, "time", fixed20(f.now),
 		"state", state, "worker", "", "failure", "{}", "queue", queue, "expires", "0",
 		"remaining", f.number(c.retries))
 }

@@ -3,7 +3,6 @@ package qless
 import (
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -150,7 +149,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	qworker := jsonString(worker)
 	when := f.historyWhen()
 	entry := "[" + when + `,"popped",{"worker":` + qworker + "}]"
-	stamp := strconv.FormatFloat(f.now, 'f', 20, 64)
+	stamp := fixed20(f.now)
 	expText := f.number(expires)
 	trimmed := make([]bool, len(jids))
 	for i := range jobs {

@@ -1,8 +1,6 @@
 package qless
 
 import (
-	"strconv"
-
 	"github.com/qlessd/qlessd/store"
 )
 
@@ -174,7 +172,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	f.hset(key, "jid", jid, "klass", klass, "data", string(data), "priority", f.number(priority),
 		"tags", tagsText, "state", newState, "worker", "", "expires", "0", "queue", qname,
 		"retries", f.number(retries), "remaining", f.number(retries),
-		"time", strconv.FormatFloat(f.now, 'f', 20, 64))
+		"time", fixed20(f.now))
 	for _, d := range blocking {
 		f.tx.SAdd("ql:j:"+d+"-dependents", jid)
 		f.tx.SAdd(key+"-dependencies", d)
