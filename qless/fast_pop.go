@@ -34,6 +34,7 @@ type popJob struct {
 	started                 float64 // the time the wait statistic counts from
 	tracked                 bool
 	history                 []string // each entry's object text, as job_json writes it
+	trimmed                 bool     // history_add dropped entries past the limit
 }
 
 // fastPop is queue_pop (API pop: queue, worker, count) when nothing but
@@ -89,7 +90,12 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	// take_work: the top of the work set once the due jobs joined it.
+	// A pop of one job (the usual call) keeps its working slices in these
+	// arrays rather than allocating each.
 	var top []store.Entry
+	var jidArr [1]string
+	var jobArr [1]popJob
+	var valArr [1]float64
 	z, _ := f.tx.OpenZSet(work)
 	z.RangeByRank(0, min(int64(count), z.Len())-1, true, func(e store.Entry) bool {
 		top = append(top, e)
@@ -106,14 +112,16 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		})
 		top = top[:min(len(top), int(count))]
 	}
-	jids := make([]string, len(top))
-	for i, e := range top {
-		jids[i] = e.Member
+	jids, jobs, vals := jidArr[:0], jobArr[:0], valArr[:0]
+	if len(top) > 1 {
+		jids, jobs, vals = make([]string, 0, len(top)), make([]popJob, 0, len(top)), make([]float64, 0, len(top))
 	}
+	for _, e := range top {
+		jids = append(jids, e.Member)
+	}
+	jobs, vals = jobs[:len(jids)], vals[:len(jids)]
 	wjobs := workerJobsKey(worker)
 	skey := "ql:s:wait:" + dayBin(f.now) + ":" + qname
-	jobs := make([]popJob, len(jids))
-	vals := make([]float64, len(jids))
 	for i, jid := range jids {
 		if !f.readPopJob(jid, &jobs[i]) {
 			return false
@@ -151,11 +159,10 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	entry := "[" + when + `,"popped",{"worker":` + qworker + "}]"
 	stamp := fixed20(f.now)
 	expText := f.number(expires)
-	trimmed := make([]bool, len(jids))
 	for i := range jobs {
 		j := &jobs[i]
 		key := "ql:j:" + j.jid
-		trimmed[i] = !f.historyAppend(key+"-history", entry)
+		j.trimmed = !f.historyAppend(key+"-history", entry)
 		if len(jids) == 1 {
 			f.applyStat(&stat)
 			f.zadd(wjobs, expires, j.jid)
@@ -176,18 +183,16 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	f.zrem(work, jids...)
 
 	extra := `{"worker":` + qworker + `,"when":` + when + `,"what":"popped"}`
-	histories := make([][]string, len(jobs))
 	size := 2
 	for i := range jobs {
 		j := &jobs[i]
-		history := append(j.history, extra)
-		if trimmed[i] {
+		j.history = append(j.history, extra)
+		if j.trimmed {
 			// history_add kept the first entry and the newest others.
 			keep := int(f.historyLimit) - 1
-			history = append([]string{history[0]}, history[len(history)-keep:]...)
+			j.history = append(j.history[:1], j.history[len(j.history)-keep:]...)
 		}
-		histories[i] = history
-		size += popJobSize(j, worker, history)
+		size += popJobSize(j, worker)
 	}
 	// One allocation of about the reply's size, not a doubling per
 	// kilobyte: this text is most of what a pop allocates.
@@ -197,7 +202,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendPopJob(b, &jobs[i], worker, expires, histories[i])
+		b = appendPopJob(b, &jobs[i], worker, expires)
 	}
 	b = append(b, ']')
 	f.reply(unsafe.String(unsafe.SliceData(b), len(b)))
@@ -465,17 +470,17 @@ func cutJSONString(s string) (str, rest string, ok bool) {
 
 // popJobSize is about the length of appendPopJob's text: the fixed part,
 // the strings as they are (escapes only add), the history entries.
-func popJobSize(j *popJob, worker string, history []string) int {
+func popJobSize(j *popJob, worker string) int {
 	n := 320 + len(j.jid) + len(j.klass) + len(j.queue) + len(worker) + len(j.data) + len(j.tags) +
 		len(j.spawned) + len(j.dependents) + len(j.depsOn)
-	for _, h := range history {
+	for _, h := range j.history {
 		n += len(h) + 1
 	}
 	return n
 }
 
 // appendPopJob is job_json's text for a job pop just handed to worker.
-func appendPopJob(b []byte, j *popJob, worker string, expires float64, history []string) []byte {
+func appendPopJob(b []byte, j *popJob, worker string, expires float64) []byte {
 	b = append(b, `{"jid":`...)
 	b = luacjson.AppendString(b, j.jid)
 	b = append(b, `,"klass":`...)
@@ -502,10 +507,10 @@ func appendPopJob(b []byte, j *popJob, worker string, expires float64, history [
 	b = append(b, `,"tags":`...)
 	b = append(b, j.tags...)
 	b = append(b, `,"history":`...)
-	if len(history) == 0 {
+	if len(j.history) == 0 {
 		b = append(b, "{}"...)
 	} else {
-		for i, h := range history {
+		for i, h := range j.history {
 			if i == 0 {
 				b = append(b, '[')
 			} else {
