@@ -71,12 +71,13 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 			return false
 		}
 	}
-	c := completion{jid: jid, worker: worker, qname: qname, key: key, hkey: key + "-history",
-		data: string(args[3]), retries: retries}
 	prefix := "ql:q:" + qname
-	if !f.holds(c.hkey, store.TypeList) || !f.holds(prefix+"-work", store.TypeZSet) ||
-		!f.holds(prefix+"-locks", store.TypeZSet) || !f.holds(prefix+"-scheduled", store.TypeZSet) ||
-		!f.holds(workerJobsKey(worker), store.TypeZSet) {
+	c := completion{jid: jid, worker: worker, qname: qname, key: key, hkey: key + "-history",
+		data: string(args[3]), retries: retries, work: prefix + "-work", locks: prefix + "-locks",
+		scheduled: prefix + "-scheduled", wjobs: workerJobsKey(worker)}
+	if !f.holds(c.hkey, store.TypeList) || !f.holds(c.work, store.TypeZSet) ||
+		!f.holds(c.locks, store.TypeZSet) || !f.holds(c.scheduled, store.TypeZSet) ||
+		!f.holds(c.wjobs, store.TypeZSet) {
 		return false
 	}
 	if c.stat, ok = f.planStat("ql:s:run:"+dayBin(f.now)+":"+qname, f.now-started); !ok {
@@ -126,6 +127,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 // completion is what a complete has read and planned about its job.
 type completion struct {
 	jid, worker, qname, key, hkey, data string
+	work, locks, scheduled, wjobs       string // the keys it leaves
 	retries                             float64
 	stat                                statPlan
 	tracked                             bool
@@ -136,12 +138,11 @@ type completion struct {
 // the run statistic, the tracking event.
 func (f *fastCall) leaveQueue(c *completion) {
 	f.historyAppend(c.hkey, "["+f.historyWhen()+`,"done"]`)
-	prefix := "ql:q:" + c.qname
-	f.zrem(prefix+"-work", c.jid)
-	f.zrem(prefix+"-locks", c.jid)
-	f.zrem(prefix+"-scheduled", c.jid)
+	f.zrem(c.work, c.jid)
+	f.zrem(c.locks, c.jid)
+	f.zrem(c.scheduled, c.jid)
 	f.applyStat(&c.stat)
-	f.zrem(workerJobsKey(c.worker), c.jid)
+	f.zrem(c.wjobs, c.jid)
 	if c.tracked {
 		f.publish("ql:completed", c.jid)
 	}

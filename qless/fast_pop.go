@@ -12,11 +12,8 @@ import (
 )
 
 var (
-	fieldsPopConfig = func(qname string) [][]byte {
-		return [][]byte{[]byte(qname + "-heartbeat"), []byte("heartbeat"),
-			[]byte(qname + "-max-concurrency"), []byte("max-job-history")}
-	}
-	fieldsJobRead = [][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
+	fieldHeartbeat, fieldHistory = []byte("heartbeat"), []byte("max-job-history")
+	fieldsJobRead                = [][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
 		[]byte("worker"), []byte("priority"), []byte("expires"), []byte("retries"),
 		[]byte("remaining"), []byte("data"), []byte("tags"), []byte("failure"),
 		[]byte("spawned_from_jid"), []byte("time")}
@@ -25,6 +22,7 @@ var (
 // popJob is one job as pop read it, before its writes.
 type popJob struct {
 	jid, klass, queue, data string
+	key, hkey               string // its hash and history keys
 	tags                    string // job_json's text of the tags
 	dependents, depsOn      string // and of its dependents and dependencies
 	spawned                 string
@@ -55,7 +53,14 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	work, lkey, skeyd, rkey := prefix+"-work", prefix+"-locks", prefix+"-scheduled", prefix+"-recur"
 	var cfg [4]string
 	var has [4]bool
-	if !f.hmget("ql:config", fieldsPopConfig(qname), cfg[:], has[:]) {
+	// The queue's own settings, then the defaults: both queue fields in
+	// one buffer.
+	qf := make([]byte, 0, 2*len(qname)+len("-heartbeat-max-concurrency"))
+	qf = append(append(qf, qname...), "-heartbeat"...)
+	qf = append(append(qf, qname...), "-max-concurrency"...)
+	cut := len(qname) + len("-heartbeat")
+	fields := [4][]byte{qf[:cut], fieldHeartbeat, qf[cut:], fieldHistory}
+	if !f.hmget("ql:config", fields[:], cfg[:], has[:]) {
 		return false
 	}
 	hb := 60.0
@@ -161,8 +166,8 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	expText := f.number(expires)
 	for i := range jobs {
 		j := &jobs[i]
-		key := "ql:j:" + j.jid
-		j.trimmed = !f.historyAppend(key+"-history", entry)
+		key := j.key
+		j.trimmed = !f.historyAppend(j.hkey, entry)
 		if len(jids) == 1 {
 			f.applyStat(&stat)
 			f.zadd(wjobs, expires, j.jid)
@@ -287,6 +292,7 @@ func (f *fastCall) zaddAll(key string, score float64, members []string) {
 // readPopJob is job_read for the jobs fastPop takes.
 func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 	key := "ql:j:" + jid
+	j.key = key
 	var v [14]string
 	var has [14]bool
 	if !f.hmget(key, fieldsJobRead, v[:], has[:]) {
@@ -331,6 +337,7 @@ func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 	}
 	j.tracked = tracked
 	hkey := key + "-history"
+	j.hkey = hkey
 	if !f.holds(hkey, store.TypeList) || !f.holds(key, store.TypeHash) {
 		return false
 	}
