@@ -124,14 +124,22 @@ func (tx *Tx) FlushDB() {
 	}
 }
 
-// FlushAll deletes every key of every database.
+// FlushAll deletes every key of every database. buntdb swaps in empty
+// trees and logs one flushdb record: deleting item by item logged every
+// item and held the store for about 3 s per million keys.
 func (tx *Tx) FlushAll() {
-	cur := tx.sel
-	for i := 0; i < tx.db.opts.Databases; i++ {
-		tx.sel = i
-		tx.FlushDB()
-	}
-	tx.sel = cur
+	tx.dropMetaCache()
+	tx.db.dropCaches()
+	tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, _ string) bool {
+		tx.touched = append(tx.touched, KeyRef{DB: int(k[1]), Key: k[2:]})
+		return true
+	})
+	// buntdb refuses only read-only transactions and those inside an
+	// iteration; a write command runs in neither.
+	tx.btx.DeleteAll()
+	// The layout's version is not data: an empty store has no
+	// score-ordered sorted-set items either.
+	tx.btx.Set(formatKey, formatZSetInMemoryOrder, nil)
 }
 
 // KeyCount returns, per database index with keys, how many keys it has and
