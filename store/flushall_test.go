@@ -82,3 +82,52 @@ func TestFlushAllEmptiesEveryDatabase(t *testing.T) {
 		return nil
 	})
 }
+
+// TestFlushDBAloneOrBeside: FLUSHDB empties the selected database and
+// leaves the others, whether it is the only one with keys (then it takes
+// FLUSHALL's way) or not, and the data file replays the same.
+func TestFlushDBAloneOrBeside(t *testing.T) {
+	dir := t.TempDir()
+	db := openTemp(t, dir)
+	fill := func(tx *Tx, d int) {
+		tx.Select(d)
+		tx.HSet("h", "f", "v")
+		zputN(tx, "zbig", zInlineMaxBytes/8+1)
+		tx.SetString("s", "v", tx.Now()+3600_000, false)
+	}
+	keys := func(tx *Tx, d int) int {
+		tx.Select(d)
+		return tx.DBSize()
+	}
+	db.Update(func(tx *Tx) error {
+		fill(tx, 0)
+		tx.Select(0)
+		tx.FlushDB() // alone
+		if n := keys(tx, 0); n != 0 {
+			t.Errorf("db 0 has %d keys after FLUSHDB alone", n)
+		}
+		fill(tx, 0)
+		fill(tx, 2)
+		tx.Select(0)
+		tx.FlushDB() // beside db 2
+		if n0, n2 := keys(tx, 0), keys(tx, 2); n0 != 0 || n2 != 3 {
+			t.Errorf("after FLUSHDB beside db 2: db 0 has %d keys, db 2 %d", n0, n2)
+		}
+		tx.Select(2)
+		tx.FlushDB() // alone again
+		if n := keys(tx, 2); n != 0 {
+			t.Errorf("db 2 has %d keys after FLUSHDB alone", n)
+		}
+		fill(tx, 1)
+		return nil
+	})
+	db.Close()
+	db = openTemp(t, dir)
+	defer db.Close()
+	db.View(func(tx *Tx) error {
+		if n0, n1, n2 := keys(tx, 0), keys(tx, 1), keys(tx, 2); n0 != 0 || n1 != 3 || n2 != 0 {
+			t.Errorf("after reopening: %d, %d, %d keys in dbs 0-2, want 0, 3, 0", n0, n1, n2)
+		}
+		return nil
+	})
+}
