@@ -72,7 +72,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		}
 	}
 	prefix := "ql:q:" + qname
-	c := completion{jid: jid, worker: worker, qname: qname, key: key, hkey: key + "-history",
+	c := completion{jid: jid, qname: qname, key: key, hkey: key + "-history",
 		data: string(args[3]), retries: retries, work: prefix + "-work", locks: prefix + "-locks",
 		scheduled: prefix + "-scheduled", wjobs: workerJobsKey(worker)}
 	if !f.holds(c.hkey, store.TypeList) || !f.holds(c.work, store.TypeZSet) ||
@@ -126,11 +126,11 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 
 // completion is what a complete has read and planned about its job.
 type completion struct {
-	jid, worker, qname, key, hkey, data string
-	work, locks, scheduled, wjobs       string // the keys it leaves
-	retries                             float64
-	stat                                statPlan
-	tracked                             bool
+	jid, qname, key, hkey, data   string
+	work, locks, scheduled, wjobs string // the keys it leaves
+	retries                       float64
+	stat                          statPlan
+	tracked                       bool
 }
 
 // leaveQueue is job_complete's writes up to where complete and advance

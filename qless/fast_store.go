@@ -249,20 +249,26 @@ func (f *fastCall) applyStat(p *statPlan) {
 
 // statFields are the histogram's field names, as stat_field makes them:
 // s0-s59, m1-m59, h1-h23, d1-d6 (a week at most), with their bytes for
-// HMGET.
+// HMGET. The minutes start at index statMinutes, the hours at statHours,
+// the days at statDays.
+const (
+	statMinutes = 60
+	statHours   = statMinutes + 59
+	statDays    = statHours + 23
+)
+
 var statFields, statFieldBytes = func() ([]string, [][]byte) {
 	var names []string
 	for i := 0; i < 60; i++ {
 		names = append(names, "s"+strconv.Itoa(i))
 	}
-	for i := 1; i < 60; i++ {
-		names = append(names, "m"+strconv.Itoa(i))
-	}
-	for i := 1; i < 24; i++ {
-		names = append(names, "h"+strconv.Itoa(i))
-	}
-	for i := 1; i < 7; i++ {
-		names = append(names, "d"+strconv.Itoa(i))
+	for _, unit := range []struct {
+		prefix string
+		count  int
+	}{{"m", statHours - statMinutes}, {"h", statDays - statHours}, {"d", 6}} {
+		for i := 1; i <= unit.count; i++ {
+			names = append(names, unit.prefix+strconv.Itoa(i))
+		}
 	}
 	b := make([][]byte, len(names))
 	for i, n := range names {
@@ -283,11 +289,11 @@ func statField(val float64) (int, bool) {
 	case v < 60:
 		return int(v), true
 	case v < 3600:
-		return 60 + int(v/60) - 1, true
+		return statMinutes + int(v/60) - 1, true
 	case v < 86400:
-		return 60 + 59 + int(v/3600) - 1, true
+		return statHours + int(v/3600) - 1, true
 	}
-	return 60 + 59 + 23 + int(v/86400) - 1, true
+	return statDays + int(v/86400) - 1, true
 }
 
 // workScore is work_add's score for a job of priority put at now.

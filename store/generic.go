@@ -157,7 +157,7 @@ func (tx *Tx) FlushAll() {
 	tx.btx.DeleteAll()
 	// The layout's version is not data: an empty store has no
 	// score-ordered sorted-set items either.
-	tx.btx.Set(formatKey, formatZSetInMemoryOrder, nil)
+	markZSetFormat(tx.btx)
 }
 
 // KeyCount returns, per database index with keys, how many keys it has and

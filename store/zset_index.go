@@ -185,7 +185,7 @@ func (db *DB) loadZSets() error {
 			for _, s := range sets {
 				tx.deleteRange(dataPrefix(s.db, s.key) + string(zTagScore))
 			}
-			if _, _, err := btx.Set(formatKey, formatZSetInMemoryOrder, nil); err != nil {
+			if err := markZSetFormat(btx); err != nil {
 				return err
 			}
 		}
@@ -198,4 +198,11 @@ func (db *DB) loadZSets() error {
 		}
 		return nil
 	})
+}
+
+// markZSetFormat records that no sorted set has score-ordered items in the
+// data file (formatKey).
+func markZSetFormat(btx *buntdb.Tx) error {
+	_, _, err := btx.Set(formatKey, formatZSetInMemoryOrder, nil)
+	return err
 }
