@@ -223,7 +223,7 @@ func TestLegacyListZSetLayout(t *testing.T) {
 		}
 		binary.BigEndian.PutUint64(b[:], 2)
 		tx.putMeta("z", Meta{}, false, Meta{Type: TypeZSet, Payload: string(b[:])})
-		tx.btx.Delete(formatKey)
+		tx.rawDelete(formatKey)
 		return nil
 	})
 	db.Close()
@@ -366,11 +366,11 @@ func TestDamagedInlineListZSet(t *testing.T) {
 			if len(bad.Payload) == listItemHeaderLen {
 				continue // would read as a header
 			}
-			tx.btx.Set(metaKey(tx.sel, "l"), bad.encode(), nil)
+			tx.rawSet(metaKey(tx.sel, "l"), bad.encode())
 			tx.ListRange("l", 0, -1)
 			tx.ListIndex("l", 2)
 			tx.ListPop("l", false, 5)
-			tx.btx.Set(metaKey(tx.sel, "l"), bad.encode(), nil)
+			tx.rawSet(metaKey(tx.sel, "l"), bad.encode())
 			tx.ListPush("l", []string{"d"}, true, false)
 		}
 		zput(tx, "z", "a", 1)
@@ -382,7 +382,7 @@ func TestDamagedInlineListZSet(t *testing.T) {
 			if len(bad.Payload) == 8 {
 				continue
 			}
-			tx.btx.Set(metaKey(tx.sel, "z"), bad.encode(), nil)
+			tx.rawSet(metaKey(tx.sel, "z"), bad.encode())
 			z := zopen(t, tx, "z")
 			z.RangeByRank(0, z.Len()-1, true, func(Entry) bool { return true })
 			z.Rank("b", true)

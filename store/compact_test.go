@@ -362,7 +362,7 @@ func TestDamagedInlinePayload(t *testing.T) {
 		for cut := len(m.Payload) - 1; cut >= 0; cut-- {
 			bad := m
 			bad.Payload = m.Payload[:cut] + "\xff"
-			tx.btx.Set(metaKey(tx.sel, "h"), bad.encode(), nil)
+			tx.rawSet(metaKey(tx.sel, "h"), bad.encode())
 			tx.HGetAll("h")
 			tx.HGet("h", "b")
 			tx.HSet("h", "c", "3")
@@ -372,7 +372,7 @@ func TestDamagedInlinePayload(t *testing.T) {
 		for cut := len(m.Payload) - 1; cut >= 0; cut-- {
 			bad := m
 			bad.Payload = m.Payload[:cut] + "\x90"
-			tx.btx.Set(metaKey(tx.sel, "s"), bad.encode(), nil)
+			tx.rawSet(metaKey(tx.sel, "s"), bad.encode())
 			tx.SMembers("s")
 			tx.SIsMember("s", "2")
 			tx.SAdd("s", "3")

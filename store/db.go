@@ -73,6 +73,7 @@ type DB struct {
 	dirtyMu   sync.Mutex
 	dirty     int64 // writes since the last save, for INFO
 	startTime time.Time
+	jr        *journal     // the data file; nil for ":memory:"
 	syncer    *syncer      // nil for ":memory:"
 	policy    atomic.Int32 // a Sync: appendfsync, changed by CONFIG SET
 	zidx      zindexes     // in-memory order of sorted sets kept as items
@@ -108,39 +109,35 @@ func Open(opts Options) (*DB, error) {
 			return nil, fmt.Errorf("create data directory: %w", err)
 		}
 		path = filepath.Join(opts.Dir, DataFile)
-		if err := repairTail(path, db.log); err != nil {
+	}
+	db.path = path
+	// buntdb keeps the items in memory; the journal keeps the data file.
+	bdb, err := buntdb.Open(":memory:")
+	if err != nil {
+		return nil, err
+	}
+	if path != ":memory:" {
+		if err := loadJournal(path, bdb, db.log); err != nil {
+			bdb.Close()
+			return nil, err
+		}
+		if db.jr, err = openJournal(path, db.log); err != nil {
+			bdb.Close()
 			return nil, err
 		}
 	}
-	db.path = path
-	bdb, err := buntdb.Open(path)
-	if err != nil {
-		if errors.Is(err, buntdb.ErrInvalid) {
-			return nil, fmt.Errorf("data file %s is damaged before its last record; refusing to start (move it aside to start empty): %w", path, err)
-		}
-		return nil, fmt.Errorf("open data file %s: %w", path, err)
-	}
-	var cfg buntdb.Config
-	if err := bdb.ReadConfig(&cfg); err != nil {
-		bdb.Close()
-		return nil, err
-	}
-	// Rewrites are ours to schedule (rewrite.go).
-	cfg.AutoShrinkDisabled = true
-	// buntdb never fsyncs itself: its EverySecond policy fsyncs while
-	// holding the store lock, stalling every client for the length of the
-	// fsync once a second, and its Always policy fsyncs once per commit.
-	// The syncer does both outside the lock (groupcommit.go, everysec.go).
-	cfg.SyncPolicy = buntdb.Never
 	db.policy.Store(int32(opts.Sync))
-	if err := bdb.SetConfig(cfg); err != nil {
-		bdb.Close()
-		return nil, err
-	}
 	db.bdb = bdb
 	if err := db.loadZSets(); err != nil {
-		bdb.Close()
+		db.closeFiles()
 		return nil, err
+	}
+	if db.jr != nil {
+		// loadZSets may have written the layout marker.
+		if err := db.jr.flush(db.jr.seq.Load()); err != nil {
+			db.closeFiles()
+			return nil, err
+		}
 	}
 	db.lastSave = time.Now()
 	if path != ":memory:" {
@@ -149,7 +146,7 @@ func Open(opts Options) (*DB, error) {
 			// The file may have just been created: make it and its
 			// directory entry durable before the first reply.
 			if err := db.syncer.syncFile(0); err != nil {
-				bdb.Close()
+				db.closeFiles()
 				return nil, err
 			}
 		}
@@ -190,15 +187,47 @@ func (db *DB) OnCommit(fn func(touched []KeyRef)) { db.onCommit = fn }
 // fn wrote, even when fn returns an error: like Redis, a command or script
 // that fails part way keeps its earlier writes. Commands validate their
 // arguments before writing so a rejected command writes nothing.
+//
+// Update returns once the transaction's changes are in the data file (with
+// appendfsync always, synced): the caller replies after that.
 func (db *DB) Update(fn func(tx *Tx) error) error {
+	c, err := db.UpdateAsync(fn)
+	if c.db == nil {
+		return err
+	}
+	if werr := c.Wait(); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// Committed is a transaction that committed; Wait returns once its changes
+// are as durable as appendfsync asks.
+type Committed struct {
+	db  *DB
+	seq uint64
+}
+
+// UpdateAsync is Update returning as soon as the transaction committed,
+// before its changes reach the data file, so that the next transaction can
+// run meanwhile. The caller must not reply before c.Wait returns. c is the
+// zero Committed when nothing committed (err says why); otherwise err is
+// fn's.
+func (db *DB) UpdateAsync(fn func(tx *Tx) error) (c Committed, err error) {
+	if db.jr != nil {
+		if err := db.jr.refuses(); err != nil {
+			return Committed{}, err
+		}
+	}
 	var fnErr error
 	var tx *Tx
-	if err := db.commit(func(btx *buntdb.Tx) error {
+	seq, err := db.commit(func(btx *buntdb.Tx) error {
 		tx = newTx(db, btx, true)
 		fnErr = fn(tx)
 		return nil
-	}); err != nil {
-		return err
+	})
+	if err != nil {
+		return Committed{}, err
 	}
 	defer tx.release()
 	touched := tx.touched
@@ -210,21 +239,30 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 			db.onCommit(touched)
 		}
 	}
-	if db.syncer != nil && db.SyncPolicy() == SyncAlways {
-		// The caller replies once we return: not before the commit
-		// is on disk.
-		if err := db.syncer.wait(); err != nil {
+	return Committed{db, seq}, fnErr
+}
+
+// Wait returns once the transaction's changes, and those of every earlier
+// one, are in the data file, and with appendfsync always synced.
+func (c Committed) Wait() error {
+	db := c.db
+	if db.jr != nil {
+		if err := db.jr.flush(c.seq); err != nil {
 			return err
 		}
 	}
-	return fnErr
+	if db.syncer != nil && db.SyncPolicy() == SyncAlways {
+		return db.syncer.wait()
+	}
+	return nil
 }
 
-// commit runs a buntdb write transaction under txMu. When it fails
-// (buntdb then rolls the items back) or panics, the caches kept beside
-// buntdb (sorted-set orders, shared metadata) may hold what never
-// committed: they are dropped before any other transaction can start.
-func (db *DB) commit(fn func(btx *buntdb.Tx) error) (err error) {
+// commit runs a buntdb write transaction under txMu and returns the journal
+// sequence its replies wait for (journal.seal). When it fails (buntdb then
+// rolls the items back) or panics, the caches kept beside buntdb
+// (sorted-set orders, shared metadata) may hold what never committed: they
+// are dropped before any other transaction can start.
+func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, err error) {
 	db.txMu.Lock()
 	start := time.Now()
 	failed := true
@@ -235,9 +273,27 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (err error) {
 		db.rw.busyNs.Add(int64(time.Since(start)))
 		db.txMu.Unlock()
 	}()
-	err = db.bdb.Update(fn)
+	err = db.bdb.Update(func(btx *buntdb.Tx) (ferr error) {
+		if db.jr == nil {
+			return fn(btx)
+		}
+		mark := db.jr.begin()
+		returned := false
+		defer func() {
+			// buntdb commits unless fn returns an error, a panic
+			// included: the journal keeps exactly what buntdb keeps.
+			if returned && ferr != nil {
+				db.jr.discard(mark)
+			} else {
+				seq = db.jr.seal()
+			}
+		}()
+		ferr = fn(btx)
+		returned = true
+		return ferr
+	})
 	failed = false
-	return err
+	return seq, err
 }
 
 func (db *DB) dropCaches() {
@@ -245,43 +301,46 @@ func (db *DB) dropCaches() {
 	db.shared.drop()
 }
 
-// View runs fn in a read-only transaction.
+// View runs fn in a read-only transaction. It returns once what fn could
+// read is in the data file, so no reply shows a change a crash could undo;
+// while writes to the file fail, it returns without waiting.
 func (db *DB) View(fn func(tx *Tx) error) error {
 	var fnErr error
+	var seq uint64
 	db.txMu.RLock()
-	defer db.txMu.RUnlock()
 	err := db.bdb.View(func(btx *buntdb.Tx) error {
 		tx := newTx(db, btx, false)
 		fnErr = fn(tx)
 		tx.release()
 		return nil
 	})
+	if db.jr != nil {
+		seq = db.jr.seq.Load()
+	}
+	db.txMu.RUnlock()
 	if err != nil {
 		return err
+	}
+	if db.jr != nil && !db.jr.failed.Load() {
+		db.jr.flush(seq)
 	}
 	return fnErr
 }
 
-// Save compacts the data file (SAVE/BGSAVE): buntdb rewrites it holding only
-// the live items.
+// Save compacts the data file (SAVE/BGSAVE): it is rewritten holding only
+// the live items (journal_rewrite.go).
 func (db *DB) Save() error {
-	if db.path == ":memory:" {
+	if db.jr == nil {
 		db.markSaved()
 		return nil
 	}
 	db.rw.running.Add(1)
-	err := db.bdb.Shrink()
+	err := db.rewriteJournal()
 	db.rw.running.Add(-1)
 	if err == nil {
 		db.rewrote()
 	}
-	if err == nil || errors.Is(err, buntdb.ErrShrinkInProcess) {
-		if err == nil && db.syncer != nil && db.SyncPolicy() == SyncAlways {
-			// buntdb renamed an unsynced file over the data file.
-			if err := db.syncer.wait(); err != nil {
-				return err
-			}
-		}
+	if err == nil || errors.Is(err, errRewriteRunning) {
 		db.markSaved()
 		return nil
 	}
@@ -311,7 +370,8 @@ func (db *DB) Dirty() int64 {
 	return db.dirty
 }
 
-// Close stops background work, syncs and closes the data file.
+// Close stops background work, writes what is pending, syncs and closes
+// the data file.
 func (db *DB) Close() error {
 	select {
 	case <-db.stop:
@@ -320,15 +380,22 @@ func (db *DB) Close() error {
 	}
 	close(db.stop)
 	db.wg.Wait()
-	if db.syncer == nil {
-		return db.bdb.Close()
+	return db.closeFiles()
+}
+
+func (db *DB) closeFiles() error {
+	var err error
+	if db.jr != nil {
+		err = db.jr.close()
 	}
-	// buntdb's Close syncs too but drops the error.
-	syncErr := db.syncer.syncFile(0)
-	err := db.bdb.Close()
-	db.syncer.release()
-	if syncErr != nil {
-		return syncErr
+	if db.syncer != nil {
+		if serr := db.syncer.syncFile(0); err == nil {
+			err = serr
+		}
+		db.syncer.release()
+	}
+	if berr := db.bdb.Close(); err == nil {
+		err = berr
 	}
 	return err
 }

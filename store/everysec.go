@@ -16,6 +16,10 @@ func (db *DB) everysecLoop() {
 		case <-db.stop:
 			return
 		case <-t.C:
+			if db.jr.failed.Load() {
+				// Retry what a failed write left pending.
+				db.jr.refuses()
+			}
 			if db.SyncPolicy() == SyncEverySec {
 				db.syncer.syncFile(0)
 			}

@@ -72,15 +72,15 @@ func (tx *Tx) Rename(src, dst string) bool {
 			return true
 		})
 		for _, it := range items {
-			tx.btx.Delete(it.k)
-			tx.btx.Set(dp+it.k[len(sp):], it.v, nil)
+			tx.rawDelete(it.k)
+			tx.rawSet(dp+it.k[len(sp):], it.v)
 		}
 	}
 	mk := metaKey(tx.sel, src)
-	tx.btx.Delete(mk)
+	tx.rawDelete(mk)
 	tx.metaWritten(mk, src, Meta{}, false)
 	if m.ExpireAt != 0 {
-		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, src))
+		tx.rawDelete(expiryKey(tx.sel, m.ExpireAt, src))
 	}
 	tx.touch(src)
 	tx.putMeta(dst, Meta{}, false, m)
@@ -155,9 +155,12 @@ func (tx *Tx) FlushAll() {
 	// buntdb refuses only read-only transactions and those inside an
 	// iteration; a write command runs in neither.
 	tx.btx.DeleteAll()
+	if j := tx.db.jr; j != nil {
+		j.addFlushAll()
+	}
 	// The layout's version is not data: an empty store has no
 	// score-ordered sorted-set items either.
-	markZSetFormat(tx.btx)
+	markZSetFormat(tx)
 }
 
 // KeyCount returns, per database index with keys, how many keys it has and
@@ -201,7 +204,7 @@ func (tx *Tx) SwapDB(a, b int) {
 		}
 	}
 	for _, it := range items {
-		tx.btx.Delete(it.k)
+		tx.rawDelete(it.k)
 	}
 	for _, it := range items {
 		nk := []byte(it.k)
@@ -210,7 +213,7 @@ func (tx *Tx) SwapDB(a, b int) {
 		} else {
 			nk[1] = byte(a)
 		}
-		tx.btx.Set(string(nk), it.v, nil)
+		tx.rawSet(string(nk), it.v)
 	}
 	for _, r := range tx.touched {
 		if r.DB == a || r.DB == b {

@@ -10,38 +10,23 @@ import (
 
 // Group commit for appendfsync always.
 //
-// buntdb's own Always policy fsyncs inside every commit while holding its
-// single write lock, so concurrent writers queue for one fsync each. Instead
-// buntdb runs with SyncPolicy Never and DB.Update, once buntdb's commit has
-// written the transaction to the file (not yet synced) and let go of the lock,
-// joins the next sync round and waits for it. A round is only synced after
-// its members joined, so its fsync starts after all of their commits
-// finished writing and covers them all: one fsync per round, however
-// many writers joined it, as redis-server fsyncs once per event-loop pass.
+// Once a writer's records are in the data file (journal.flush, outside the
+// store lock), it joins the next sync round and waits for it. A round is
+// only synced after its members joined, so its fsync starts after all of
+// their records were written and covers them all: one fsync per round,
+// however many writers joined it, as redis-server fsyncs once per
+// event-loop pass.
 //
 // The fsync goes through our own descriptor on the data file: on Linux fsync
 // on any descriptor of a file flushes all of its dirty pages.
 //
-// Shrinks (SAVE, BGSAVE, automatic rewrites: rewrite.go) write a new file, copy
-// into it, under buntdb's write lock, what was appended to the old one
-// meanwhile, rename it over the data file and append to it from then on.
-// buntdb v1.3.2 closes the new file without syncing it before the rename
-// (Shrink: f.Close, then renameFile), so after a rename the data of earlier
-// commits, synced in the old file, also lives in a new file nobody has
-// synced. Hence a round, after its fsync, stats the path: if the inode is no
-// longer our descriptor's, it reopens, syncs the new file and the directory
-// (making the rename durable), and checks again. A commit that finished
-// before the round started is in the old file (which the first fsync covers)
-// or, if the rename came first, in the new one too, since the shrink copies
-// the tail under the write lock; so once the file the round synced last is
-// still the one at the path, every member's commit is durable under that
-// name, whether the rename landed before the round, during its fsync, or not
-// at all. What remains is a rename after the round's last stat: until the
-// next round syncs the new file, a crash may find the rename on disk but not
-// the new file's data (ext4's auto_da_alloc flushes the data of a file
-// renamed over another, other filesystems need not). We cannot close that
-// window without changing buntdb, so we keep it short: every shrink goes
-// through Save, which (appendfsync always) syncs as soon as Shrink returns.
+// Rewrites (SAVE, BGSAVE, automatic ones: journal_rewrite.go) write a new
+// file, copy into it what was appended to the old one meanwhile, sync it,
+// rename it over the data file and sync the directory, with writers of the
+// file held for the last part; records go to the new file from then on. A
+// round, after its fsync, stats the path: if the inode is no longer our
+// descriptor's, it reopens and syncs the new file too, so a round that
+// straddles a rename covers the records written to either file.
 
 // syncRound is one fsync shared by every writer that joined it.
 type syncRound struct {

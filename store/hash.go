@@ -162,8 +162,7 @@ func (w *hashWriter) set(field, val string) bool {
 			added = true
 		}
 	} else {
-		_, replaced, _ := w.tx.btx.Set(hashFieldKey(w.tx.sel, w.key, field), strings.Clone(val), nil)
-		added = !replaced
+		added = !w.tx.rawSet(hashFieldKey(w.tx.sel, w.key, field), strings.Clone(val))
 	}
 	if added {
 		w.h.count++
@@ -217,7 +216,7 @@ func (w *hashWriter) del(field string) bool {
 		w.ents = append(w.ents[:i], w.ents[i+1:]...)
 	} else {
 		k := hashFieldKey(w.tx.sel, w.key, field)
-		if _, err := w.tx.btx.Delete(k); err != nil {
+		if !w.tx.rawDelete(k) {
 			return false
 		}
 	}

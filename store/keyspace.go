@@ -52,7 +52,7 @@ func (tx *Tx) Copy(src string, dstDB int, dst string, replace bool) bool {
 	}
 	dp := dataPrefix(dstDB, dst)
 	for _, it := range items {
-		tx.btx.Set(dp+it.k, it.v, nil)
+		tx.rawSet(dp+it.k, it.v)
 	}
 	tx.putMeta(dst, Meta{}, false, m)
 	return true

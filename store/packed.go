@@ -105,7 +105,7 @@ func collMetaSize(h collHeader, size int) int {
 func (tx *Tx) commitColl(key string, b []byte) {
 	v := unsafe.String(unsafe.SliceData(b), len(b))
 	mk := metaKey(tx.sel, key)
-	tx.btx.Set(mk, v, nil)
+	tx.rawSet(mk, v)
 	m, _ := decodeMeta(v)
 	tx.metaWritten(mk, key, m, true)
 	tx.touch(key)

@@ -153,7 +153,7 @@ func (db *DB) rewriteWanted(busy bool) bool {
 // rewrite rewrites the data file and reports whether it did.
 func (db *DB) rewrite() bool {
 	if err := db.Save(); err != nil {
-		if !errors.Is(err, buntdb.ErrDatabaseClosed) {
+		if !errors.Is(err, buntdb.ErrDatabaseClosed) && !errors.Is(err, errJournalClosed) {
 			db.log.Error("automatic rewrite of the data file failed", "path", db.path, "err", err)
 		}
 		return false

@@ -131,7 +131,7 @@ func (w *setWriter) rem(member string) bool {
 		}
 		w.size -= packedSize(member)
 		w.mems = append(w.mems[:i], w.mems[i+1:]...)
-	} else if _, err := w.tx.btx.Delete(w.memberKey(member)); err != nil {
+	} else if !w.tx.rawDelete(w.memberKey(member)) {
 		return false
 	}
 	w.h.count--

@@ -163,13 +163,13 @@ func (tx *Tx) lookupType(key string, t Type) (Meta, bool, error) {
 // putMeta writes key's metadata, keeping the expiry index in step with it.
 func (tx *Tx) putMeta(key string, old Meta, existed bool, m Meta) {
 	if existed && old.ExpireAt != 0 && old.ExpireAt != m.ExpireAt {
-		tx.btx.Delete(expiryKey(tx.sel, old.ExpireAt, key))
+		tx.rawDelete(expiryKey(tx.sel, old.ExpireAt, key))
 	}
 	if m.ExpireAt != 0 && (!existed || old.ExpireAt != m.ExpireAt) {
-		tx.btx.Set(expiryKey(tx.sel, m.ExpireAt, key), "", nil)
+		tx.rawSet(expiryKey(tx.sel, m.ExpireAt, key), "")
 	}
 	mk := metaKey(tx.sel, key)
-	tx.btx.Set(mk, m.encode(), nil)
+	tx.rawSet(mk, m.encode())
 	tx.metaWritten(mk, key, m, true)
 	tx.touch(key)
 }
@@ -177,10 +177,10 @@ func (tx *Tx) putMeta(key string, old Meta, existed bool, m Meta) {
 // remove deletes key's metadata, expiry entry and elements.
 func (tx *Tx) remove(key string, m Meta) {
 	mk := metaKey(tx.sel, key)
-	tx.btx.Delete(mk)
+	tx.rawDelete(mk)
 	tx.metaWritten(mk, key, Meta{}, false)
 	if m.ExpireAt != 0 {
-		tx.btx.Delete(expiryKey(tx.sel, m.ExpireAt, key))
+		tx.rawDelete(expiryKey(tx.sel, m.ExpireAt, key))
 	}
 	if m.hasItems() {
 		tx.deleteRange(dataPrefix(tx.sel, key))
@@ -199,7 +199,7 @@ func (tx *Tx) deleteRange(prefix string) {
 		return true
 	})
 	for _, k := range keys {
-		tx.btx.Delete(k)
+		tx.rawDelete(k)
 	}
 }
 
@@ -214,6 +214,8 @@ func (tx *Tx) ascendPrefix(prefix string, fn func(k, v string) bool) {
 }
 
 // rawGet, rawSet and rawDelete give the type files direct access to items.
+// rawSet and rawDelete are the only ways an item changes (FlushAll aside):
+// each change goes to buntdb and, with a data file, to the journal.
 func (tx *Tx) rawGet(k string) (string, bool) {
 	v, err := tx.btx.Get(k)
 	if err != nil {
@@ -222,6 +224,22 @@ func (tx *Tx) rawGet(k string) (string, bool) {
 	return v, true
 }
 
-func (tx *Tx) rawSet(k, v string) { tx.btx.Set(k, v, nil) }
+// rawSet reports whether k already had a value.
+func (tx *Tx) rawSet(k, v string) (replaced bool) {
+	_, replaced, err := tx.btx.Set(k, v, nil)
+	if err == nil && tx.db.jr != nil {
+		tx.db.jr.addSet(k, v)
+	}
+	return replaced
+}
 
-func (tx *Tx) rawDelete(k string) { tx.btx.Delete(k) }
+// rawDelete reports whether k existed.
+func (tx *Tx) rawDelete(k string) bool {
+	if _, err := tx.btx.Delete(k); err != nil {
+		return false
+	}
+	if tx.db.jr != nil {
+		tx.db.jr.addDel(k)
+	}
+	return true
+}

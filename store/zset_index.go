@@ -171,7 +171,7 @@ func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
 // stall everyone while its order is built (about a second per million
 // members), as Redis loads its whole data set before serving.
 func (db *DB) loadZSets() error {
-	return db.commit(func(btx *buntdb.Tx) error {
+	_, err := db.commit(func(btx *buntdb.Tx) error {
 		tx := newTx(db, btx, true)
 		var sets []dbKey
 		tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, v string) bool {
@@ -185,9 +185,7 @@ func (db *DB) loadZSets() error {
 			for _, s := range sets {
 				tx.deleteRange(dataPrefix(s.db, s.key) + string(zTagScore))
 			}
-			if err := markZSetFormat(btx); err != nil {
-				return err
-			}
+			markZSetFormat(tx)
 		}
 		for _, s := range sets {
 			tx.Select(s.db)
@@ -198,11 +196,9 @@ func (db *DB) loadZSets() error {
 		}
 		return nil
 	})
+	return err
 }
 
 // markZSetFormat records that no sorted set has score-ordered items in the
 // data file (formatKey).
-func markZSetFormat(btx *buntdb.Tx) error {
-	_, _, err := btx.Set(formatKey, formatZSetInMemoryOrder, nil)
-	return err
-}
+func markZSetFormat(tx *Tx) { tx.rawSet(formatKey, formatZSetInMemoryOrder) }

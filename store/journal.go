@@ -1,0 +1,212 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// The journal is the append-only data file. buntdb keeps the items in
+// memory only; every change a write transaction makes is also encoded here,
+// in buntdb's own record format (so files of earlier versions load), and
+// written to the file after the transaction lets go of the store lock.
+//
+// buntdb's own persistence wrote each commit to the file inside the commit,
+// under its single write lock: a write(2) of about a kilobyte per batch of
+// commands, 10% of the server's time in a pop + complete load, on the path
+// every other writer waits on. A write that met the once-a-second fsync
+// stalled for up to tens of milliseconds with the lock held. Now the next
+// batch runs while this one's records are written, and one write carries
+// whatever batches committed meanwhile.
+//
+// No reply leaves before the records it may depend on are in the file:
+// DB.Update returns only once its own transaction and every earlier one
+// are written, and DB.View once everything committed before it is, so a
+// reader never reports a value a crash could take back. A failed write
+// keeps the records pending; the failing transaction's clients hear
+// MISCONF, and the store refuses writes until a retry (the next write
+// command or the once-a-second tick) gets everything into the file, as
+// Redis refuses writes after an AOF write error.
+type journal struct {
+	path string
+	log  *slog.Logger
+
+	// open holds the records of the running write transaction. Only the
+	// holder of DB.txMu touches it.
+	open []byte
+
+	mu      sync.Mutex    // guards pending
+	pending []byte        // records of committed transactions not yet written
+	seq     atomic.Uint64 // committed transactions that logged records
+
+	written atomic.Uint64 // seq up to which records are in the file
+	failed  atomic.Bool   // the last write failed; pending is being retried
+
+	wmu    sync.Mutex // one writer at a time; guards the fields below
+	f      *os.File
+	size   int64  // bytes of the file that hold whole records
+	spare  []byte // the buffer written last, reused for pending
+	closed bool
+
+	rewriting atomic.Bool // journal_rewrite.go
+}
+
+var errJournalClosed = errors.New("the data file is closed")
+
+// openJournal opens (creating) the data file for appending after its last
+// whole record; repairTail has dropped any torn one.
+func openJournal(path string, log *slog.Logger) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open data file %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat data file %s: %w", path, err)
+	}
+	return &journal{path: path, log: log, f: f, size: st.Size()}, nil
+}
+
+// addSet and addDel record one change of the running transaction, encoded
+// as buntdb encodes them: RESP arrays of bulk strings.
+func (j *journal) addSet(k, v string) {
+	b := append(j.open, "*3\r\n$3\r\nset\r\n"...)
+	b = appendBulk(b, k)
+	j.open = appendBulk(b, v)
+}
+
+func (j *journal) addDel(k string) {
+	j.open = appendBulk(append(j.open, "*2\r\n$3\r\ndel\r\n"...), k)
+}
+
+func (j *journal) addFlushAll() {
+	j.open = append(j.open, "*1\r\n$7\r\nflushdb\r\n"...)
+}
+
+func appendBulk(b []byte, s string) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, s...)
+	return append(b, '\r', '\n')
+}
+
+// begin marks where the running transaction's records start.
+func (j *journal) begin() int { return len(j.open) }
+
+// discard drops the records of a transaction buntdb rolled back.
+func (j *journal) discard(mark int) { j.open = j.open[:mark] }
+
+// seal moves the committed transaction's records to pending and returns
+// the sequence number every reply of it must wait for: its own, or, when
+// it logged nothing, that of the last transaction that did (it may have
+// read what that one wrote).
+func (j *journal) seal() uint64 {
+	if len(j.open) == 0 {
+		return j.seq.Load()
+	}
+	j.mu.Lock()
+	if len(j.pending) == 0 {
+		j.pending, j.open = j.open, j.pending[:0]
+	} else {
+		j.pending = append(j.pending, j.open...)
+		j.open = j.open[:0]
+	}
+	seq := j.seq.Add(1)
+	j.mu.Unlock()
+	return seq
+}
+
+// flush returns once the records of transaction seq and every earlier one
+// are in the file. Writers queue on wmu; the one holding it writes all that
+// is pending, so those behind it usually find their records written.
+func (j *journal) flush(seq uint64) error {
+	if j.written.Load() >= seq && !j.failed.Load() {
+		return nil
+	}
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if j.written.Load() >= seq && !j.failed.Load() {
+		return nil
+	}
+	return j.writeLocked()
+}
+
+// writeLocked writes everything pending. On failure the records stay
+// pending, ahead of any committed since, and a partial write is cut off so
+// the file ends at a whole record.
+func (j *journal) writeLocked() error {
+	if j.closed {
+		return errJournalClosed
+	}
+	if j.failed.Load() {
+		if err := j.f.Truncate(j.size); err != nil {
+			return err
+		}
+	}
+	j.mu.Lock()
+	buf, upto := j.pending, j.seq.Load()
+	j.pending = j.spare[:0]
+	j.mu.Unlock()
+	j.spare = nil
+	if len(buf) > 0 {
+		n, err := j.f.Write(buf)
+		if err != nil {
+			j.mu.Lock()
+			j.pending = append(buf, j.pending...)
+			j.mu.Unlock()
+			if n > 0 {
+				// Cut the torn record now if we can; the retry cuts it
+				// otherwise, before writing anything after it.
+				j.f.Truncate(j.size)
+			}
+			if !j.failed.Swap(true) {
+				j.log.Error("write to the data file failed; write commands are refused until it succeeds", "path", j.path, "err", err)
+			}
+			return err
+		}
+		j.size += int64(n)
+	}
+	if cap(buf) <= 1<<20 {
+		j.spare = buf[:0]
+	}
+	j.written.Store(upto)
+	if j.failed.Swap(false) {
+		j.log.Warn("writes to the data file succeed again", "path", j.path)
+	}
+	return nil
+}
+
+// refuses returns the error of the last failed write after a retry failed
+// too: write commands are then refused before they run.
+func (j *journal) refuses() error {
+	if !j.failed.Load() {
+		return nil
+	}
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if !j.failed.Load() {
+		return nil
+	}
+	return j.writeLocked()
+}
+
+// close writes what is pending and closes the file.
+func (j *journal) close() error {
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if j.closed {
+		return nil
+	}
+	err := j.writeLocked()
+	j.closed = true
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,224 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"unsafe"
+
+	"github.com/tidwall/buntdb"
+)
+
+// loadBatch is how many records one buntdb transaction replays at start-up:
+// a transaction keeps a rollback entry per key it changes.
+const loadBatch = 8192
+
+// maxBulk bounds one string of a record, as Redis's proto-max-bulk-len
+// bounds a value: a damaged length must not ask for terabytes.
+const maxBulk = 512 << 20
+
+// loadJournal replays the data file into bdb. A record cut short by a crash
+// at the end of the file is dropped, with a log line saying how many bytes
+// went; any other damage stops start-up, so data is never dropped silently.
+func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open data file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	rr := recordReader{r: bufio.NewReaderSize(f, 1<<20)}
+	var batch []record
+	apply := func() error {
+		err := bdb.Update(func(btx *buntdb.Tx) error {
+			for _, r := range batch {
+				switch r.op {
+				case opSet:
+					if _, _, err := btx.Set(r.k, r.v, nil); err != nil {
+						return err
+					}
+				case opDel:
+					btx.Delete(r.k)
+				case opFlush:
+					if err := btx.DeleteAll(); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		batch = batch[:0]
+		return err
+	}
+	for {
+		r, err := rr.next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			log.Warn("dropped incomplete record at the end of the data file",
+				"file", path, "kept_bytes", rr.good, "dropped_bytes", fi.Size()-rr.good)
+			if err := f.Truncate(rr.good); err != nil {
+				return fmt.Errorf("truncate damaged tail of %s: %w", path, err)
+			}
+			if err := f.Sync(); err != nil {
+				return err
+			}
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("data file %s is damaged at byte %d: %v; refusing to start (move the file aside to start empty, or truncate it to %d bytes to keep what precedes the damage)", path, rr.good, err, rr.good)
+		}
+		batch = append(batch, r)
+		if len(batch) == loadBatch {
+			if err := apply(); err != nil {
+				return err
+			}
+		}
+	}
+	return apply()
+}
+
+type recordOp byte
+
+const (
+	opSet recordOp = iota
+	opDel
+	opFlush
+)
+
+// record is one change read back from the data file.
+type record struct {
+	op   recordOp
+	k, v string
+}
+
+// recordReader reads the records buntdb and the journal write: RESP arrays
+// of bulk strings, "set key value", "del key" or "flushdb". Zero bytes
+// between records are skipped, as buntdb's loader skips them.
+type recordReader struct {
+	r    *bufio.Reader
+	pos  int64 // bytes consumed
+	good int64 // offset just past the last whole record
+	args []string
+}
+
+// next returns the next record; io.EOF at a clean end, io.ErrUnexpectedEOF
+// when the input ends inside a record, another error when one is malformed.
+func (rr *recordReader) next() (record, error) {
+	for {
+		c, err := rr.r.ReadByte()
+		if err == io.EOF {
+			return record{}, io.EOF
+		}
+		if err != nil {
+			return record{}, err
+		}
+		rr.pos++
+		if c == 0 {
+			rr.good = rr.pos
+			continue
+		}
+		if c != '*' {
+			return record{}, fmt.Errorf("expected '*', found %q", c)
+		}
+		break
+	}
+	n, err := rr.number()
+	if err != nil {
+		return record{}, err
+	}
+	rr.args = rr.args[:0]
+	for i := 0; i < n; i++ {
+		c, err := rr.r.ReadByte()
+		if err == io.EOF {
+			return record{}, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return record{}, err
+		}
+		rr.pos++
+		if c != '$' {
+			return record{}, fmt.Errorf("expected '$', found %q", c)
+		}
+		size, err := rr.number()
+		if err != nil {
+			return record{}, err
+		}
+		if size > maxBulk {
+			return record{}, fmt.Errorf("bulk length %d over %d", size, maxBulk)
+		}
+		b := make([]byte, size+2)
+		m, err := io.ReadFull(rr.r, b)
+		rr.pos += int64(m)
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			return record{}, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return record{}, err
+		}
+		if b[size] != '\r' || b[size+1] != '\n' {
+			return record{}, fmt.Errorf("bulk string of %d bytes not followed by CRLF", size)
+		}
+		rr.args = append(rr.args, unsafe.String(unsafe.SliceData(b), size))
+	}
+	var r record
+	switch {
+	case n == 3 && equalFoldASCII(rr.args[0], "set"):
+		r = record{op: opSet, k: rr.args[1], v: rr.args[2]}
+	case n == 2 && equalFoldASCII(rr.args[0], "del"):
+		r = record{op: opDel, k: rr.args[1]}
+	case n == 1 && equalFoldASCII(rr.args[0], "flushdb"):
+		r = record{op: opFlush}
+	default:
+		return record{}, fmt.Errorf("unknown record of %d parts", n)
+	}
+	rr.good = rr.pos
+	return r, nil
+}
+
+// number reads a decimal length and its CRLF.
+func (rr *recordReader) number() (int, error) {
+	line, err := rr.r.ReadSlice('\n')
+	rr.pos += int64(len(line))
+	if err == io.EOF {
+		return 0, io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(line) < 3 || line[len(line)-2] != '\r' {
+		return 0, fmt.Errorf("malformed line")
+	}
+	n, perr := strconv.Atoi(string(line[:len(line)-2]))
+	if perr != nil || n < 0 {
+		return 0, fmt.Errorf("bad length %q", line[:len(line)-2])
+	}
+	return n, nil
+}
+
+func equalFoldASCII(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}

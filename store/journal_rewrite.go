@@ -1,0 +1,145 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tidwall/buntdb"
+)
+
+// rewriteChunk is how many items one read transaction of a rewrite copies:
+// writers wait while it holds the read lock.
+const rewriteChunk = 4096
+
+var errRewriteRunning = errors.New("a rewrite of the data file is already running")
+
+// rewriteJournal replaces the data file with one holding a set record per
+// live item. It runs beside the clients:
+//
+//  1. The file's size marks where the tail starts: whatever it does not
+//     hold yet is written after that.
+//  2. The items are copied, a chunk per read transaction, into a new file,
+//     which is then synced. A chunk may already hold changes made after
+//     step 1; they are in the tail too.
+//  3. The tail, every record written to the old file since step 1, is
+//     copied after them, the last part while writers of the file wait; the
+//     new file is synced and renamed over the old one, the directory synced,
+//     and writes go to the new file from then on.
+//
+// Replaying the new file gives the items as of the copy, then every change
+// not yet in the file at step 1, in order: the store as it is. Set and delete records
+// are idempotent, so a change both copied and in the tail is harmless.
+func (db *DB) rewriteJournal() error {
+	j := db.jr
+	if !j.rewriting.CompareAndSwap(false, true) {
+		return errRewriteRunning
+	}
+	defer j.rewriting.Store(false)
+	j.wmu.Lock()
+	start := j.size
+	j.wmu.Unlock()
+
+	tmp := filepath.Join(filepath.Dir(db.path), "temp-rewrite-"+filepath.Base(db.path))
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("create rewrite file: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	size, err := db.copyItems(f)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync rewrite file: %w", err)
+	}
+	// Most of the tail while writers go on, the rest while they wait.
+	j.wmu.Lock()
+	end := j.size
+	j.wmu.Unlock()
+	if err := copyRange(f, j.f, start, end); err != nil {
+		return err
+	}
+	size += end - start
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if j.closed {
+		return errJournalClosed
+	}
+	if err := copyRange(f, j.f, end, j.size); err != nil {
+		return err
+	}
+	size += j.size - end
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync rewrite file: %w", err)
+	}
+	if err := os.Rename(tmp, db.path); err != nil {
+		return fmt.Errorf("rename rewrite file: %w", err)
+	}
+	done = true
+	if err := syncDir(filepath.Dir(db.path)); err != nil {
+		db.log.Error("fsync of the data directory after a rewrite failed", "err", err)
+	}
+	old := j.f
+	j.f, j.size = f, size
+	old.Close()
+	return nil
+}
+
+// copyItems writes a set record for every item to w and returns the bytes
+// written.
+func (db *DB) copyItems(f *os.File) (int64, error) {
+	w := bufio.NewWriterSize(f, 1<<20)
+	var size int64
+	var rec []byte
+	after, first := "", true
+	for {
+		n := 0
+		db.txMu.RLock()
+		err := db.bdb.View(func(btx *buntdb.Tx) error {
+			return btx.AscendGreaterOrEqual("", after, func(k, v string) bool {
+				if !first && k == after {
+					return true
+				}
+				first = false
+				rec = appendBulk(appendBulk(append(rec[:0], "*3\r\n$3\r\nset\r\n"...), k), v)
+				w.Write(rec)
+				size += int64(len(rec))
+				after = k
+				n++
+				return n < rewriteChunk
+			})
+		})
+		db.txMu.RUnlock()
+		if err != nil {
+			return 0, err
+		}
+		if n < rewriteChunk {
+			break
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return 0, fmt.Errorf("write rewrite file: %w", err)
+	}
+	return size, nil
+}
+
+// copyRange appends bytes [from, to) of src to dst.
+func copyRange(dst, src *os.File, from, to int64) error {
+	if to <= from {
+		return nil
+	}
+	if _, err := io.Copy(dst, io.NewSectionReader(src, from, to-from)); err != nil {
+		return fmt.Errorf("copy the data file's tail: %w", err)
+	}
+	return nil
+}

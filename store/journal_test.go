@@ -1,0 +1,166 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func getKey(t *testing.T, db *DB, k string) (string, bool) {
+	t.Helper()
+	var v string
+	var ok bool
+	db.View(func(tx *Tx) error {
+		v, ok, _ = tx.GetString(k)
+		return nil
+	})
+	return v, ok
+}
+
+// A failed write keeps the records pending and refuses later writes until a
+// retry gets everything into the file; nothing committed is lost.
+func TestJournalWriteFailureRefusesThenRecovers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, DataFile)
+	db, err := Open(Options{Dir: dir, Sync: SyncEverySec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setKey(db, "before", "1"); err != nil {
+		t.Fatal(err)
+	}
+	good := db.jr.f
+	ro, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.jr.wmu.Lock()
+	db.jr.f = ro
+	db.jr.wmu.Unlock()
+
+	if err := setKey(db, "during", "2"); err == nil {
+		t.Fatal("a write to a read-only descriptor succeeded")
+	}
+	ran := false
+	err = db.Update(func(tx *Tx) error {
+		ran = true
+		tx.SetString("refused", "3", 0, false)
+		return nil
+	})
+	if err == nil || ran {
+		t.Fatalf("write after a failed write: err %v, ran %v", err, ran)
+	}
+	// Reads go on, and see what committed.
+	if v, ok := getKey(t, db, "during"); !ok || v != "2" {
+		t.Errorf("during = %q %v", v, ok)
+	}
+
+	db.jr.wmu.Lock()
+	db.jr.f = good
+	db.jr.wmu.Unlock()
+	ro.Close()
+	if err := setKey(db, "after", "4"); err != nil {
+		t.Fatalf("write once the file is writable again: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = openTemp(t, dir)
+	defer db.Close()
+	for k, want := range map[string]string{"before": "1", "during": "2", "after": "4"} {
+		if v, ok := getKey(t, db, k); !ok || v != want {
+			t.Errorf("%s after reopen = %q %v, want %q", k, v, ok, want)
+		}
+	}
+	if _, ok := getKey(t, db, "refused"); ok {
+		t.Error("a refused write was kept")
+	}
+}
+
+// A read returns only once what it saw is in the file.
+func TestViewWaitsForTheFile(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(Options{Dir: dir, Sync: SyncEverySec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	val := strings.Repeat("v", 40)
+	c, err := db.UpdateAsync(func(tx *Tx) error {
+		tx.SetString("k", val, 0, false)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := getKey(t, db, "k"); !ok || v != val {
+		t.Fatalf("k = %q %v", v, ok)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, DataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(val)) {
+		t.Error("a read returned before the value it read was in the data file")
+	}
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRecordReader(t *testing.T) {
+	in := "*3\r\n$3\r\nset\r\n$1\r\na\r\n$2\r\nxy\r\n\x00\x00" +
+		"*2\r\n$3\r\nDEL\r\n$1\r\na\r\n" +
+		"*1\r\n$7\r\nflushdb\r\n" +
+		"*3\r\n$3\r\nset\r\n$1\r\nb\r\n$0\r\n\r\n"
+	rr := recordReader{r: bufio.NewReader(strings.NewReader(in))}
+	var got []record
+	for {
+		r, err := rr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	want := []record{{opSet, "a", "xy"}, {opDel, "a", ""}, {opFlush, "", ""}, {opSet, "b", ""}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if rr.good != int64(len(in)) {
+		t.Errorf("good = %d, want %d", rr.good, len(in))
+	}
+
+	for _, c := range []struct {
+		in   string
+		torn bool
+	}{
+		{"*3\r\n$3\r\nset\r\n$1\r\na\r\n$2\r\nx", true},
+		{"*2\r\n$3\r\ndel\r\n", true},
+		{"*2\r\n$3\r\nget\r\n$1\r\na\r\n", false},
+		{"*3\r\n$3\r\nset\r\n$1\r\na\r\n$2\r\nxyz\r\n", false},
+		{"+OK\r\n", false},
+		{"*1\r\n$99999999999\r\n", false},
+	} {
+		rr := recordReader{r: bufio.NewReader(strings.NewReader(c.in))}
+		_, err := rr.next()
+		if torn := errors.Is(err, io.ErrUnexpectedEOF); err == nil || torn != c.torn {
+			t.Errorf("%q: err %v, want torn %v", c.in, err, c.torn)
+		}
+		if rr.good != 0 {
+			t.Errorf("%q: good %d", c.in, rr.good)
+		}
+	}
+}
