@@ -3,6 +3,7 @@ package qless
 import (
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/qlessd/qlessd/commands"
@@ -46,6 +47,10 @@ type fastCall struct {
 	num          []byte // scratch for number arguments
 }
 
+// fastCalls recycles fastCall values with their scratch: one escaped to
+// the heap per command, as the path is called through a map.
+var fastCalls = sync.Pool{New: func() any { return new(fastCall) }}
+
 // runFast runs call (function, now, args...) through its fast path and
 // reports whether it did.
 func runFast(c *commands.Ctx, w resp.Writer, call [][]byte) bool {
@@ -60,8 +65,12 @@ func runFast(c *commands.Ctx, w resp.Writer, call [][]byte) bool {
 	if !ok {
 		return false
 	}
-	f := fastCall{c: c, w: w, tx: c.Tx, now: now}
-	if !fn(&f, call[2:]) {
+	f := fastCalls.Get().(*fastCall)
+	*f = fastCall{c: c, w: w, tx: c.Tx, now: now, num: f.num[:0]}
+	done := fn(f, call[2:])
+	*f = fastCall{num: f.num[:0]}
+	fastCalls.Put(f)
+	if !done {
 		return false
 	}
 	if fastTaken != nil {

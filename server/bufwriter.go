@@ -1,9 +1,27 @@
 package server
 
-import "github.com/tidwall/redcon"
+import (
+	"sync"
+
+	"github.com/tidwall/redcon"
+)
 
 // bufWriter collects a reply as RESP bytes to be sent later.
 type bufWriter struct{ b []byte }
+
+// replyBufs recycles the buffers write commands reply into until their
+// transaction commits: a popped job's reply is about a kilobyte, allocated
+// anew for every command before.
+var replyBufs = sync.Pool{New: func() any { return new(bufWriter) }}
+
+// release returns w to replyBufs; w.b must no longer be referenced.
+func (w *bufWriter) release() {
+	if cap(w.b) > 64<<10 {
+		return
+	}
+	w.b = w.b[:0]
+	replyBufs.Put(w)
+}
 
 func (w *bufWriter) WriteError(msg string)    { w.b = redcon.AppendError(w.b, msg) }
 func (w *bufWriter) WriteStatus(s string)     { w.b = redcon.AppendString(w.b, s) }

@@ -377,9 +377,10 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 		s.pubsub.publish(ctx.TakePublished())
 		return s.registerAfter(sess, ctx, cmd, args)
 	}
-	var buf bufWriter
+	buf := replyBufs.Get().(*bufWriter)
+	defer buf.release()
 	var wt *waiter
-	ctx.W = &buf
+	ctx.W = buf
 	err := s.update(func(tx *store.Tx) []commands.Message {
 		tx.Select(ctx.Sess.DB())
 		ctx.Tx = tx
@@ -392,7 +393,7 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 		}
 		return ctx.TakePublished()
 	})
-	ctx.Tx = nil
+	ctx.Tx, ctx.W = nil, nil
 	if err != nil {
 		s.cfg.Logger.Error("write failed", "err", err)
 		if wt != nil && !s.waiters.leave(wt) {
