@@ -11,9 +11,9 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// rewriteChunk is how many items one read transaction of a rewrite copies:
-// writers wait while it holds the read lock.
-const rewriteChunk = 4096
+// rewriteChunk is how many items one read transaction of a rewrite
+// collects: writers wait while it holds the read lock.
+const rewriteChunk = 1024
 
 var errRewriteRunning = errors.New("a rewrite of the data file is already running")
 
@@ -95,15 +95,19 @@ func (db *DB) rewriteJournal() error {
 	return nil
 }
 
-// copyItems writes a set record for every item to w and returns the bytes
-// written.
+// copyItems writes a set record for every item to f and returns the bytes
+// written. Each read transaction only collects a chunk of items (buntdb's
+// strings are immutable, so nothing is copied); they are encoded and
+// written after it lets go, so writers wait microseconds per chunk.
 func (db *DB) copyItems(f *os.File) (int64, error) {
 	w := bufio.NewWriterSize(f, 1<<20)
 	var size int64
 	var rec []byte
+	type item struct{ k, v string }
+	chunk := make([]item, 0, rewriteChunk)
 	after, first := "", true
 	for {
-		n := 0
+		chunk = chunk[:0]
 		db.txMu.RLock()
 		err := db.bdb.View(func(btx *buntdb.Tx) error {
 			return btx.AscendGreaterOrEqual("", after, func(k, v string) bool {
@@ -111,21 +115,24 @@ func (db *DB) copyItems(f *os.File) (int64, error) {
 					return true
 				}
 				first = false
-				rec = appendBulk(appendBulk(append(rec[:0], "*3\r\n$3\r\nset\r\n"...), k), v)
-				w.Write(rec)
-				size += int64(len(rec))
-				after = k
-				n++
-				return n < rewriteChunk
+				chunk = append(chunk, item{k, v})
+				return len(chunk) < rewriteChunk
 			})
 		})
 		db.txMu.RUnlock()
 		if err != nil {
 			return 0, err
 		}
-		if n < rewriteChunk {
+		for _, it := range chunk {
+			rec = appendBulk(appendBulk(append(rec[:0], "*3\r\n$3\r\nset\r\n"...), it.k), it.v)
+			w.Write(rec)
+			size += int64(len(rec))
+		}
+		if len(chunk) < rewriteChunk {
 			break
 		}
+		after = chunk[len(chunk)-1].k
+		clear(chunk)
 	}
 	if err := w.Flush(); err != nil {
 		return 0, fmt.Errorf("write rewrite file: %w", err)
