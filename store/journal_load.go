@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/tidwall/buntdb"
@@ -117,14 +118,10 @@ type recordReader struct {
 // when the input ends inside a record, another error when one is malformed.
 func (rr *recordReader) next() (record, error) {
 	for {
-		c, err := rr.r.ReadByte()
-		if err == io.EOF {
-			return record{}, io.EOF
-		}
+		c, err := rr.byte()
 		if err != nil {
 			return record{}, err
 		}
-		rr.pos++
 		if c == 0 {
 			rr.good = rr.pos
 			continue
@@ -140,14 +137,13 @@ func (rr *recordReader) next() (record, error) {
 	}
 	rr.args = rr.args[:0]
 	for i := 0; i < n; i++ {
-		c, err := rr.r.ReadByte()
+		c, err := rr.byte()
 		if err == io.EOF {
 			return record{}, io.ErrUnexpectedEOF
 		}
 		if err != nil {
 			return record{}, err
 		}
-		rr.pos++
 		if c != '$' {
 			return record{}, fmt.Errorf("expected '$', found %q", c)
 		}
@@ -174,17 +170,25 @@ func (rr *recordReader) next() (record, error) {
 	}
 	var r record
 	switch {
-	case n == 3 && equalFoldASCII(rr.args[0], "set"):
+	case n == 3 && strings.EqualFold(rr.args[0], "set"):
 		r = record{op: opSet, k: rr.args[1], v: rr.args[2]}
-	case n == 2 && equalFoldASCII(rr.args[0], "del"):
+	case n == 2 && strings.EqualFold(rr.args[0], "del"):
 		r = record{op: opDel, k: rr.args[1]}
-	case n == 1 && equalFoldASCII(rr.args[0], "flushdb"):
+	case n == 1 && strings.EqualFold(rr.args[0], "flushdb"):
 		r = record{op: opFlush}
 	default:
 		return record{}, fmt.Errorf("unknown record of %d parts", n)
 	}
 	rr.good = rr.pos
 	return r, nil
+}
+
+func (rr *recordReader) byte() (byte, error) {
+	c, err := rr.r.ReadByte()
+	if err == nil {
+		rr.pos++
+	}
+	return c, err
 }
 
 // number reads a decimal length and its CRLF.
@@ -205,20 +209,4 @@ func (rr *recordReader) number() (int, error) {
 		return 0, fmt.Errorf("bad length %q", line[:len(line)-2])
 	}
 	return n, nil
-}
-
-func equalFoldASCII(s, lower string) bool {
-	if len(s) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
