@@ -166,10 +166,17 @@ func infoPersistence(c *Ctx, b *infoBuilder) {
 	b.field("aof_rewrite_in_progress", boolInt(rw.InProgress))
 	b.field("aof_rewrite_scheduled", boolInt(rw.Scheduled))
 	b.field("aof_last_bgrewrite_status", "ok")
-	b.field("aof_last_write_status", "ok")
+	b.field("aof_last_write_status", okOrErr(!rw.WriteFailed))
 	b.field("aof_current_size", rw.CurrentSize)
 	b.field("aof_base_size", rw.BaseSize)
 	b.field("appendfsync", db.SyncPolicy().String())
+}
+
+func okOrErr(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "err"
 }
 
 func infoStats(c *Ctx, b *infoBuilder) {

@@ -55,6 +55,9 @@ func TestJournalWriteFailureRefusesThenRecovers(t *testing.T) {
 	if err == nil || ran {
 		t.Fatalf("write after a failed write: err %v, ran %v", err, ran)
 	}
+	if !db.RewriteStatus().WriteFailed {
+		t.Error("INFO would report the last write as ok")
+	}
 	// Reads go on, and see what committed.
 	if v, ok := getKey(t, db, "during"); !ok || v != "2" {
 		t.Errorf("during = %q %v", v, ok)
@@ -66,6 +69,9 @@ func TestJournalWriteFailureRefusesThenRecovers(t *testing.T) {
 	ro.Close()
 	if err := setKey(db, "after", "4"); err != nil {
 		t.Fatalf("write once the file is writable again: %v", err)
+	}
+	if db.RewriteStatus().WriteFailed {
+		t.Error("INFO would still report the last write as failed")
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

@@ -72,13 +72,15 @@ func (db *DB) RewritePolicy() (percentage, minSize int64) {
 type RewriteStatus struct {
 	CurrentSize, BaseSize int64
 	InProgress, Scheduled bool
+	WriteFailed           bool // the last write to the data file failed
 }
 
 // RewriteStatus returns the data file's size and rewrite state.
 func (db *DB) RewriteStatus() RewriteStatus {
 	size, _ := db.fileSize()
 	return RewriteStatus{CurrentSize: size, BaseSize: db.rw.base.Load(),
-		InProgress: db.rw.running.Load() > 0, Scheduled: db.rw.deferred.Load()}
+		InProgress: db.rw.running.Load() > 0, Scheduled: db.rw.deferred.Load(),
+		WriteFailed: db.jr != nil && db.jr.failed.Load()}
 }
 
 func (db *DB) fileSize() (int64, error) {
