@@ -307,17 +307,19 @@ func (db *DB) dropCaches() {
 func (db *DB) View(fn func(tx *Tx) error) error {
 	var fnErr error
 	var seq uint64
-	db.txMu.RLock()
-	err := db.bdb.View(func(btx *buntdb.Tx) error {
-		tx := newTx(db, btx, false)
-		fnErr = fn(tx)
-		tx.release()
-		return nil
-	})
-	if db.jr != nil {
-		seq = db.jr.seq.Load()
-	}
-	db.txMu.RUnlock()
+	err := func() error {
+		db.txMu.RLock()
+		defer db.txMu.RUnlock()
+		if db.jr != nil {
+			seq = db.jr.seq.Load()
+		}
+		return db.bdb.View(func(btx *buntdb.Tx) error {
+			tx := newTx(db, btx, false)
+			fnErr = fn(tx)
+			tx.release()
+			return nil
+		})
+	}()
 	if err != nil {
 		return err
 	}

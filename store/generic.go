@@ -152,12 +152,7 @@ func (tx *Tx) FlushAll() {
 		tx.touched = append(tx.touched, KeyRef{DB: int(k[1]), Key: k[2:]})
 		return true
 	})
-	// buntdb refuses only read-only transactions and those inside an
-	// iteration; a write command runs in neither.
-	tx.btx.DeleteAll()
-	if j := tx.db.jr; j != nil {
-		j.addFlushAll()
-	}
+	tx.rawDeleteAll()
 	// The layout's version is not data: an empty store has no
 	// score-ordered sorted-set items either.
 	markZSetFormat(tx)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func getKey(t *testing.T, db *DB, k string) (string, bool) {
@@ -168,5 +169,28 @@ func TestRecordReader(t *testing.T) {
 		if rr.good != 0 {
 			t.Errorf("%q: good %d", c.in, rr.good)
 		}
+	}
+}
+
+// A read that panics lets go of the store: writers after it proceed.
+func TestViewPanicReleasesTheStore(t *testing.T) {
+	db, err := Open(Options{Dir: t.TempDir(), Sync: SyncEverySec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	func() {
+		defer func() { recover() }()
+		db.View(func(tx *Tx) error { panic("boom") })
+	}()
+	done := make(chan error, 1)
+	go func() { done <- setKey(db, "k", "v") }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write waited on a read that panicked")
 	}
 }

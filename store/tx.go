@@ -214,8 +214,8 @@ func (tx *Tx) ascendPrefix(prefix string, fn func(k, v string) bool) {
 }
 
 // rawGet, rawSet and rawDelete give the type files direct access to items.
-// rawSet and rawDelete are the only ways an item changes (FlushAll aside):
-// each change goes to buntdb and, with a data file, to the journal.
+// rawSet, rawDelete and rawDeleteAll are the only ways items change: each
+// change goes to buntdb and, with a data file, to the journal.
 func (tx *Tx) rawGet(k string) (string, bool) {
 	v, err := tx.btx.Get(k)
 	if err != nil {
@@ -231,6 +231,15 @@ func (tx *Tx) rawSet(k, v string) (replaced bool) {
 		tx.db.jr.addSet(k, v)
 	}
 	return replaced
+}
+
+// rawDeleteAll deletes every item. buntdb refuses only read-only
+// transactions and those inside an iteration; a write command runs in
+// neither.
+func (tx *Tx) rawDeleteAll() {
+	if tx.btx.DeleteAll() == nil && tx.db.jr != nil {
+		tx.db.jr.addFlushAll()
+	}
 }
 
 // rawDelete reports whether k existed.
