@@ -35,9 +35,10 @@ type journal struct {
 	path string
 	log  *slog.Logger
 
-	// open holds the records of the running write transaction. Only the
-	// holder of DB.txMu touches it.
-	open []byte
+	// open holds the records of the running write transaction, records
+	// counts them. Only the holder of DB.txMu touches them.
+	open    []byte
+	records int
 
 	mu      sync.Mutex    // guards pending
 	pending []byte        // records of committed transactions not yet written
@@ -78,15 +79,29 @@ func (j *journal) addSet(k, v string) {
 	b := append(j.open, "*3\r\n$3\r\nset\r\n"...)
 	b = appendBulk(b, k)
 	j.open = appendBulk(b, v)
+	j.records++
 }
 
 func (j *journal) addDel(k string) {
 	j.open = appendBulk(append(j.open, "*2\r\n$3\r\ndel\r\n"...), k)
+	j.records++
 }
 
 func (j *journal) addFlushAll() {
-	j.open = append(j.open, "*1\r\n$7\r\nflushdb\r\n"...)
+	j.open = append(j.open, recFlushAll...)
+	j.records++
 }
+
+// A transaction of more than one record is framed by multi and exec
+// records, as Redis frames a MULTI block or a script's effects in its AOF:
+// loading drops a transaction whose exec never reached the file, so a
+// crash in the middle of a write cannot keep half of a MULTI, a script or
+// a batch.
+const (
+	recFlushAll = "*1\r\n$7\r\nflushdb\r\n"
+	recMulti    = "*1\r\n$5\r\nmulti\r\n"
+	recExec     = "*1\r\n$4\r\nexec\r\n"
+)
 
 func appendBulk(b []byte, s string) []byte {
 	b = append(b, '$')
@@ -100,7 +115,7 @@ func appendBulk(b []byte, s string) []byte {
 func (j *journal) begin() int { return len(j.open) }
 
 // discard drops the records of a transaction buntdb rolled back.
-func (j *journal) discard(mark int) { j.open = j.open[:mark] }
+func (j *journal) discard(mark int) { j.open, j.records = j.open[:mark], 0 }
 
 // seal moves the committed transaction's records to pending and returns
 // the sequence number every reply of it must wait for: its own, or, when
@@ -111,12 +126,19 @@ func (j *journal) seal() uint64 {
 		return j.seq.Load()
 	}
 	j.mu.Lock()
-	if len(j.pending) == 0 {
+	switch {
+	case j.records > 1:
+		j.pending = append(j.pending, recMulti...)
+		j.pending = append(j.pending, j.open...)
+		j.pending = append(j.pending, recExec...)
+		j.open = j.open[:0]
+	case len(j.pending) == 0:
 		j.pending, j.open = j.open, j.pending[:0]
-	} else {
+	default:
 		j.pending = append(j.pending, j.open...)
 		j.open = j.open[:0]
 	}
+	j.records = 0
 	seq := j.seq.Add(1)
 	j.mu.Unlock()
 	return seq

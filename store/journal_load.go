@@ -61,15 +61,31 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) error {
 		batch = batch[:0]
 		return err
 	}
+	// A transaction's records are held until its exec record: one cut
+	// short by the end of the file is dropped whole (journal.go).
+	var tx []record
+	inTx := false
+	var txStart int64
 	for {
+		start := rr.good
 		r, err := rr.next()
+		keep := rr.good
+		if inTx {
+			keep = txStart
+		}
+		if err == io.EOF && inTx {
+			err = io.ErrUnexpectedEOF
+		}
 		if err == io.EOF {
 			break
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			log.Warn("dropped incomplete record at the end of the data file",
-				"file", path, "kept_bytes", rr.good, "dropped_bytes", fi.Size()-rr.good)
-			if err := f.Truncate(rr.good); err != nil {
+			what := "dropped incomplete record at the end of the data file"
+			if inTx {
+				what = "dropped incomplete transaction at the end of the data file"
+			}
+			log.Warn(what, "file", path, "kept_bytes", keep, "dropped_bytes", fi.Size()-keep)
+			if err := f.Truncate(keep); err != nil {
 				return fmt.Errorf("truncate damaged tail of %s: %w", path, err)
 			}
 			if err := f.Sync(); err != nil {
@@ -77,11 +93,32 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) error {
 			}
 			break
 		}
-		if err != nil {
-			return fmt.Errorf("data file %s is damaged at byte %d: %v; refusing to start (move the file aside to start empty, or truncate it to %d bytes to keep what precedes the damage)", path, rr.good, err, rr.good)
+		if err == nil {
+			switch {
+			case r.op == opMulti && inTx:
+				err = errors.New("a transaction begins inside another")
+			case r.op == opExec && !inTx:
+				err = errors.New("a transaction ends that never began")
+			}
 		}
-		batch = append(batch, r)
-		if len(batch) == loadBatch {
+		if err != nil {
+			return fmt.Errorf("data file %s is damaged at byte %d: %v; refusing to start (move the file aside to start empty, or truncate it to %d bytes to keep what precedes the damage)", path, rr.good, err, keep)
+		}
+		switch r.op {
+		case opMulti:
+			inTx, txStart, tx = true, start, tx[:0]
+			continue
+		case opExec:
+			batch = append(batch, tx...)
+			inTx = false
+		default:
+			if inTx {
+				tx = append(tx, r)
+				continue
+			}
+			batch = append(batch, r)
+		}
+		if len(batch) >= loadBatch {
 			if err := apply(); err != nil {
 				return err
 			}
@@ -96,6 +133,8 @@ const (
 	opSet recordOp = iota
 	opDel
 	opFlush
+	opMulti // the records up to the next opExec are one transaction
+	opExec
 )
 
 // record is one change read back from the data file.
@@ -105,7 +144,8 @@ type record struct {
 }
 
 // recordReader reads the records buntdb and the journal write: RESP arrays
-// of bulk strings, "set key value", "del key" or "flushdb". Zero bytes
+// of bulk strings, "set key value", "del key" or "flushdb", and the
+// journal's "multi" and "exec" around a transaction. Zero bytes
 // between records are skipped, as buntdb's loader skips them.
 type recordReader struct {
 	r    *bufio.Reader
@@ -176,6 +216,10 @@ func (rr *recordReader) next() (record, error) {
 		r = record{op: opDel, k: rr.args[1]}
 	case n == 1 && strings.EqualFold(rr.args[0], "flushdb"):
 		r = record{op: opFlush}
+	case n == 1 && strings.EqualFold(rr.args[0], "multi"):
+		r = record{op: opMulti}
+	case n == 1 && strings.EqualFold(rr.args[0], "exec"):
+		r = record{op: opExec}
 	default:
 		return record{}, fmt.Errorf("unknown record of %d parts", n)
 	}

@@ -194,3 +194,85 @@ func TestViewPanicReleasesTheStore(t *testing.T) {
 		t.Fatal("a write waited on a read that panicked")
 	}
 }
+
+// A transaction cut short by the end of the file, inside a record or
+// between two, is dropped whole; the transactions before it stay.
+func TestTornTransactionDropped(t *testing.T) {
+	for _, cut := range []struct {
+		name string
+		back int // bytes cut from the end of the file
+	}{
+		{"inside exec", 3},
+		{"before exec", len(recExec)},
+		{"inside a record", len(recExec) + 5},
+	} {
+		t.Run(cut.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, DataFile)
+			db, err := Open(Options{Dir: dir, Sync: SyncEverySec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := setKey(db, "first", "1"); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.Stat(path)
+			db.Update(func(tx *Tx) error {
+				for _, k := range []string{"a", "b", "c"} {
+					tx.SetString(k, "v", 0, false)
+				}
+				return nil
+			})
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tail := string(b[before.Size():])
+			if !strings.HasPrefix(tail, recMulti) || !strings.HasSuffix(tail, recExec) {
+				t.Fatalf("the three-key transaction is not framed: %q", tail)
+			}
+			if err := os.Truncate(path, int64(len(b)-cut.back)); err != nil {
+				t.Fatal(err)
+			}
+			db = openTemp(t, dir)
+			defer db.Close()
+			if v, ok := getKey(t, db, "first"); !ok || v != "1" {
+				t.Errorf("first = %q %v", v, ok)
+			}
+			for _, k := range []string{"a", "b", "c"} {
+				if _, ok := getKey(t, db, k); ok {
+					t.Errorf("%s of the torn transaction was kept", k)
+				}
+			}
+			if st, _ := os.Stat(path); st.Size() < before.Size() || st.Size() > before.Size()+64 {
+				t.Errorf("file is %d bytes after the cut, want the %d before the transaction (plus what opening wrote)", st.Size(), before.Size())
+			}
+		})
+	}
+}
+
+// Transaction records out of place are damage, not a torn tail.
+func TestTransactionFramingDamage(t *testing.T) {
+	for name, body := range map[string]string{
+		"exec without multi": "*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\nb\r\n" + recExec + "*3\r\n$3\r\nset\r\n$1\r\nc\r\n$1\r\nd\r\n",
+		"multi inside multi": recMulti + recMulti + recExec,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, DataFile), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db, err := Open(Options{Dir: dir})
+			if err == nil {
+				db.Close()
+				t.Fatal("opened a damaged file")
+			}
+			if !strings.Contains(err.Error(), "damaged") {
+				t.Errorf("error %v", err)
+			}
+		})
+	}
+}
