@@ -28,10 +28,7 @@ func getKey(t *testing.T, db *DB, k string) (string, bool) {
 func TestJournalWriteFailureRefusesThenRecovers(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, DataFile)
-	db, err := Open(Options{Dir: dir, Sync: SyncEverySec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openSync(t, dir, SyncEverySec)
 	if err := setKey(db, "before", "1"); err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +89,7 @@ func TestJournalWriteFailureRefusesThenRecovers(t *testing.T) {
 // A read returns only once what it saw is in the file.
 func TestViewWaitsForTheFile(t *testing.T) {
 	dir := t.TempDir()
-	db, err := Open(Options{Dir: dir, Sync: SyncEverySec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openSync(t, dir, SyncEverySec)
 	defer db.Close()
 	val := strings.Repeat("v", 40)
 	c, err := db.UpdateAsync(func(tx *Tx) error {
@@ -174,10 +168,7 @@ func TestRecordReader(t *testing.T) {
 
 // A read that panics lets go of the store: writers after it proceed.
 func TestViewPanicReleasesTheStore(t *testing.T) {
-	db, err := Open(Options{Dir: t.TempDir(), Sync: SyncEverySec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openSync(t, t.TempDir(), SyncEverySec)
 	defer db.Close()
 	func() {
 		defer func() { recover() }()
@@ -209,10 +200,7 @@ func TestTornTransactionDropped(t *testing.T) {
 		t.Run(cut.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, DataFile)
-			db, err := Open(Options{Dir: dir, Sync: SyncEverySec})
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := openSync(t, dir, SyncEverySec)
 			if err := setKey(db, "first", "1"); err != nil {
 				t.Fatal(err)
 			}

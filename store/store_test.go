@@ -8,7 +8,12 @@ import (
 
 func openTemp(t *testing.T, dir string) *DB {
 	t.Helper()
-	db, err := Open(Options{Dir: dir, Sync: SyncAlways})
+	return openSync(t, dir, SyncAlways)
+}
+
+func openSync(t *testing.T, dir string, sync Sync) *DB {
+	t.Helper()
+	db, err := Open(Options{Dir: dir, Sync: sync})
 	if err != nil {
 		t.Fatal(err)
 	}
