@@ -61,6 +61,7 @@ var errJournalClosed = errors.New("the data file is closed")
 // openJournal opens (creating) the data file for appending after its last
 // whole record; repairTail has dropped any torn one.
 func openJournal(path string, log *slog.Logger) (*journal, error) {
+	os.Remove(rewriteTemp(path))
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open data file %s: %w", path, err)

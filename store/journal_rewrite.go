@@ -31,8 +31,9 @@ var errRewriteRunning = errors.New("a rewrite of the data file is already runnin
 //     and writes go to the new file from then on.
 //
 // Replaying the new file gives the items as of the copy, then every change
-// not yet in the file at step 1, in order: the store as it is. Set and delete records
-// are idempotent, so a change both copied and in the tail is harmless.
+// not yet in the file at step 1, in order: the store as it is. Set and
+// delete records are idempotent, so a change both copied and in the tail
+// is harmless.
 func (db *DB) rewriteJournal() error {
 	j := db.jr
 	if !j.rewriting.CompareAndSwap(false, true) {
@@ -43,7 +44,7 @@ func (db *DB) rewriteJournal() error {
 	start := j.size
 	j.wmu.Unlock()
 
-	tmp := filepath.Join(filepath.Dir(db.path), "temp-rewrite-"+filepath.Base(db.path))
+	tmp := rewriteTemp(db.path)
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("create rewrite file: %w", err)
@@ -93,6 +94,12 @@ func (db *DB) rewriteJournal() error {
 	j.f, j.size = f, size
 	old.Close()
 	return nil
+}
+
+// rewriteTemp is where a rewrite writes the new file; a crash may leave
+// it behind, and opening removes it.
+func rewriteTemp(path string) string {
+	return filepath.Join(filepath.Dir(path), "temp-rewrite-"+filepath.Base(path))
 }
 
 // copyItems writes a set record for every item to f and returns the bytes
