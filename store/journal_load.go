@@ -22,9 +22,10 @@ const loadBatch = 8192
 // bounds a value: a damaged length must not ask for terabytes.
 const maxBulk = 512 << 20
 
-// loadJournal replays the data file into bdb. A record cut short by a crash
-// at the end of the file is dropped, with a log line saying how many bytes
-// went; any other damage stops start-up, so data is never dropped silently.
+// loadJournal replays the data file into bdb. A record or a transaction cut
+// short by a crash at the end of the file is dropped, with a log line saying
+// how many bytes went; any other damage stops start-up, so data is never
+// dropped silently.
 func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -93,6 +94,7 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) error {
 			}
 			break
 		}
+		at := rr.good
 		if err == nil {
 			switch {
 			case r.op == opMulti && inTx:
@@ -100,9 +102,10 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) error {
 			case r.op == opExec && !inTx:
 				err = errors.New("a transaction ends that never began")
 			}
+			at, keep = start, min(keep, start)
 		}
 		if err != nil {
-			return fmt.Errorf("data file %s is damaged at byte %d: %v; refusing to start (move the file aside to start empty, or truncate it to %d bytes to keep what precedes the damage)", path, rr.good, err, keep)
+			return fmt.Errorf("data file %s is damaged at byte %d: %v; refusing to start (move the file aside to start empty, or truncate it to %d bytes to keep what precedes the damage)", path, at, err, keep)
 		}
 		switch r.op {
 		case opMulti:

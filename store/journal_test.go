@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -244,13 +245,17 @@ func TestTornTransactionDropped(t *testing.T) {
 
 // Transaction records out of place are damage, not a torn tail.
 func TestTransactionFramingDamage(t *testing.T) {
-	for name, body := range map[string]string{
-		"exec without multi": "*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\nb\r\n" + recExec + "*3\r\n$3\r\nset\r\n$1\r\nc\r\n$1\r\nd\r\n",
-		"multi inside multi": recMulti + recMulti + recExec,
+	set := "*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\nb\r\n"
+	for name, c := range map[string]struct {
+		body string
+		keep int // bytes the error advises keeping
+	}{
+		"exec without multi": {set + recExec + set, len(set)},
+		"multi inside multi": {set + recMulti + set + recMulti + recExec, len(set)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, DataFile), []byte(body), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, DataFile), []byte(c.body), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			db, err := Open(Options{Dir: dir})
@@ -258,8 +263,11 @@ func TestTransactionFramingDamage(t *testing.T) {
 				db.Close()
 				t.Fatal("opened a damaged file")
 			}
-			if !strings.Contains(err.Error(), "damaged") {
-				t.Errorf("error %v", err)
+			if want := fmt.Sprintf("damaged at byte %d", c.keep); name == "exec without multi" && !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want %q", err, want)
+			}
+			if want := fmt.Sprintf("truncate it to %d bytes", c.keep); !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want %q", err, want)
 			}
 		})
 	}
