@@ -142,6 +142,7 @@ func Open(opts Options) (*DB, error) {
 	db.lastSave = time.Now()
 	if path != ":memory:" {
 		db.syncer = newSyncer(path, db.log)
+		db.syncer.written = db.jr.written.Load
 		if opts.Sync == SyncAlways {
 			// The file may have just been created: make it and its
 			// directory entry durable before the first reply.
@@ -251,7 +252,7 @@ func (c Committed) Wait() error {
 			return err
 		}
 	}
-	if db.syncer != nil && db.SyncPolicy() == SyncAlways {
+	if db.syncer != nil && db.SyncPolicy() == SyncAlways && db.syncer.synced.Load() < c.seq {
 		return db.syncer.wait()
 	}
 	return nil
@@ -302,8 +303,9 @@ func (db *DB) dropCaches() {
 }
 
 // View runs fn in a read-only transaction. It returns once what fn could
-// read is in the data file, so no reply shows a change a crash could undo;
-// while writes to the file fail, it returns without waiting.
+// read is in the data file (with appendfsync always, synced), so no reply
+// shows a change a crash could undo; while writes to the file fail, it
+// returns without waiting.
 func (db *DB) View(fn func(tx *Tx) error) error {
 	var fnErr error
 	var seq uint64
@@ -323,8 +325,11 @@ func (db *DB) View(fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
-	if db.jr != nil && !db.jr.failed.Load() {
-		db.jr.flush(seq)
+	if db.jr != nil && !db.jr.failed.Load() && db.jr.flush(seq) == nil &&
+		db.syncer != nil && db.SyncPolicy() == SyncAlways && db.syncer.synced.Load() < seq {
+		// As Redis answers a read after the fsync of the writes
+		// before it, with appendfsync always.
+		db.syncer.wait()
 	}
 	return fnErr
 }

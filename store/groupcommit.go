@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 )
 
 // Group commit for appendfsync always.
@@ -57,6 +58,12 @@ type syncer struct {
 	covered    uint64
 	released   bool                 // the store is closed: close f after each sync
 	fsync      func(*os.File) error // (*os.File).Sync, replaced by tests
+
+	// written reports the journal sequence whose records are in the file;
+	// synced is the highest one a completed fsync covered, so a read
+	// knows whether what it saw is on disk yet.
+	written func() uint64
+	synced  atomic.Uint64
 }
 
 func newSyncer(path string, log *slog.Logger) *syncer {
@@ -98,6 +105,10 @@ func (s *syncer) wait() error {
 func (s *syncer) syncFile(lastSeq uint64) error {
 	s.fileMu.Lock()
 	defer s.fileMu.Unlock()
+	var written uint64
+	if s.written != nil {
+		written = s.written()
+	}
 	err := s.syncLocked()
 	if s.released && s.f != nil {
 		s.f.Close()
@@ -109,6 +120,9 @@ func (s *syncer) syncFile(lastSeq uint64) error {
 	}
 	if lastSeq > s.covered {
 		s.covered = lastSeq
+	}
+	if written > s.synced.Load() {
+		s.synced.Store(written)
 	}
 	return nil
 }

@@ -272,3 +272,32 @@ func TestTransactionFramingDamage(t *testing.T) {
 		})
 	}
 }
+
+// With appendfsync always, a read returns only once what it read is synced.
+func TestViewWaitsForTheFsyncWithAlways(t *testing.T) {
+	db := openTemp(t, t.TempDir())
+	defer db.Close()
+	c, err := db.UpdateAsync(func(tx *Tx) error {
+		tx.SetString("k", "v", 0, false)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.syncer.synced.Load() >= c.seq {
+		t.Fatal("synced before anything waited")
+	}
+	if v, ok := getKey(t, db, "k"); !ok || v != "v" {
+		t.Fatalf("k = %q %v", v, ok)
+	}
+	if got := db.syncer.synced.Load(); got < c.seq {
+		t.Errorf("a read returned with its value unsynced (synced %d, its transaction %d)", got, c.seq)
+	}
+	syncs, _ := db.syncer.syncStats()
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := db.syncer.syncStats(); after != syncs {
+		t.Errorf("the writer synced again (%d fsyncs, then %d) though a read's fsync covered it", syncs, after)
+	}
+}
