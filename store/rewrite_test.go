@@ -26,7 +26,11 @@ func TestRewriteNeeded(t *testing.T) {
 		{500 * mb, 60 * mb, 0, 64 * mb, rewriteNotDue},   // percentage 0: off
 		{150 * mb, 100 * mb, 50, 64 * mb, rewriteDue},
 		{200 * mb, 100 * mb, 50, 64 * mb, rewriteUrgent},
-		{1 << 40, 1 << 30, 1<<31 - 1, 0, rewriteNotDue}, // no overflow
+		{255 * mb, 0, 100, 64 * mb, rewriteUrgent},       // not yet four times min-size
+		{256 * mb, 0, 100, 64 * mb, rewriteForced},       // four times min-size
+		{299 * mb, 60 * mb, 100, 64 * mb, rewriteUrgent}, // not yet 400%
+		{300 * mb, 60 * mb, 100, 64 * mb, rewriteForced}, // grown 400%
+		{1 << 40, 1 << 30, 1<<31 - 1, 0, rewriteNotDue},  // no overflow
 	} {
 		if got := rewriteNeeded(c.size, c.base, c.pct, c.min); got != c.want {
 			t.Errorf("size %d base %d pct %d min %d: %v, want %v", c.size, c.base, c.pct, c.min, got, c.want)
@@ -34,8 +38,9 @@ func TestRewriteNeeded(t *testing.T) {
 	}
 }
 
-// A due rewrite waits while the store is busy, runs once it is quiet, and
-// runs anyway once the file has grown twice as far; the data survives.
+// A due rewrite waits while the store is busy and runs once it is quiet.
+// Once the file has grown twice as far it runs anyway after rewriteGrace,
+// and at four times as far at once; the data survives.
 func TestRewriteWaitsForQuiet(t *testing.T) {
 	dir := t.TempDir()
 	db := openTemp(t, dir)
@@ -80,8 +85,16 @@ func TestRewriteWaitsForQuiet(t *testing.T) {
 		t.Fatal("rewrote a busy store at 100% growth")
 	}
 	grow(2 * min) // twice min-size, and far past 200% growth
+	if db.maybeRewrite(true) {
+		t.Fatal("rewrote a busy store as soon as the file had grown twice as far")
+	}
+	db.rw.urgentSince.Add(-int64(rewriteGrace)) // the grace has run out
 	if !db.maybeRewrite(true) {
-		t.Fatal("a busy store did not rewrite a file grown twice as far")
+		t.Fatal("a busy store did not rewrite a file grown twice as far once the grace ran out")
+	}
+	grow(4 * min) // four times min-size, and far past 400% growth
+	if !db.maybeRewrite(true) {
+		t.Fatal("a busy store did not rewrite at once a file grown four times as far")
 	}
 	db.Close()
 	db = openTemp(t, dir)
