@@ -58,6 +58,9 @@ type journal struct {
 
 var errJournalClosed = errors.New("the data file is closed")
 
+// maxKeptBuffer is the largest record buffer kept for reuse.
+const maxKeptBuffer = 1 << 20
+
 // openJournal opens (creating) the data file for appending after its last
 // whole record; repairTail has dropped any torn one.
 func openJournal(path string, log *slog.Logger) (*journal, error) {
@@ -140,6 +143,9 @@ func (j *journal) seal() uint64 {
 		j.open = j.open[:0]
 	}
 	j.records = 0
+	if cap(j.open) > maxKeptBuffer {
+		j.open = nil // one huge transaction must not pin its buffer
+	}
 	seq := j.seq.Add(1)
 	j.mu.Unlock()
 	return seq
@@ -195,7 +201,7 @@ func (j *journal) writeLocked() error {
 		}
 		j.size += int64(n)
 	}
-	if cap(buf) <= 1<<20 {
+	if cap(buf) <= maxKeptBuffer {
 		j.spare = buf[:0]
 	}
 	j.written.Store(upto)

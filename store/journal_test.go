@@ -301,3 +301,29 @@ func TestViewWaitsForTheFsyncWithAlways(t *testing.T) {
 		t.Errorf("the writer synced again (%d fsyncs, then %d) though a read's fsync covered it", syncs, after)
 	}
 }
+
+// A huge transaction's record buffers are not kept once it is written.
+func TestJournalDropsHugeBuffers(t *testing.T) {
+	db := openSync(t, t.TempDir(), SyncEverySec)
+	defer db.Close()
+	big := strings.Repeat("x", 3*maxKeptBuffer)
+	db.Update(func(tx *Tx) error {
+		tx.SetString("a", big, 0, false)
+		tx.SetString("b", big, 0, false)
+		return nil
+	})
+	db.Update(func(tx *Tx) error {
+		tx.SetString("c", "small", 0, false)
+		tx.SetString("d", "small", 0, false)
+		return nil
+	})
+	db.jr.wmu.Lock()
+	spare := cap(db.jr.spare)
+	db.jr.wmu.Unlock()
+	db.jr.mu.Lock()
+	pending := cap(db.jr.pending)
+	db.jr.mu.Unlock()
+	if open := cap(db.jr.open); open > maxKeptBuffer || spare > maxKeptBuffer || pending > maxKeptBuffer {
+		t.Errorf("buffers kept: open %d, pending %d, spare %d bytes", open, pending, spare)
+	}
+}
