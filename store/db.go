@@ -278,13 +278,12 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, err error) {
 		if db.jr == nil {
 			return fn(btx)
 		}
-		mark := db.jr.begin()
 		returned := false
 		defer func() {
 			// buntdb commits unless fn returns an error, a panic
 			// included: the journal keeps exactly what buntdb keeps.
 			if returned && ferr != nil {
-				db.jr.discard(mark)
+				db.jr.discard()
 			} else {
 				seq = db.jr.seal()
 			}

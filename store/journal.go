@@ -62,7 +62,7 @@ var errJournalClosed = errors.New("the data file is closed")
 const maxKeptBuffer = 1 << 20
 
 // openJournal opens (creating) the data file for appending after its last
-// whole record; repairTail has dropped any torn one.
+// whole record; loadJournal has dropped any torn one.
 func openJournal(path string, log *slog.Logger) (*journal, error) {
 	os.Remove(rewriteTemp(path))
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
@@ -80,10 +80,14 @@ func openJournal(path string, log *slog.Logger) (*journal, error) {
 // addSet and addDel record one change of the running transaction, encoded
 // as buntdb encodes them: RESP arrays of bulk strings.
 func (j *journal) addSet(k, v string) {
-	b := append(j.open, "*3\r\n$3\r\nset\r\n"...)
-	b = appendBulk(b, k)
-	j.open = appendBulk(b, v)
+	j.open = appendSetRecord(j.open, k, v)
 	j.records++
+}
+
+// appendSetRecord appends the record setting k to v, as the journal and a
+// rewrite write it.
+func appendSetRecord(b []byte, k, v string) []byte {
+	return appendBulk(appendBulk(append(b, "*3\r\n$3\r\nset\r\n"...), k), v)
 }
 
 func (j *journal) addDel(k string) {
@@ -115,11 +119,9 @@ func appendBulk(b []byte, s string) []byte {
 	return append(b, '\r', '\n')
 }
 
-// begin marks where the running transaction's records start.
-func (j *journal) begin() int { return len(j.open) }
-
-// discard drops the records of a transaction buntdb rolled back.
-func (j *journal) discard(mark int) { j.open, j.records = j.open[:mark], 0 }
+// discard drops the records of a transaction buntdb rolled back: the only
+// ones open, as seal empties open.
+func (j *journal) discard() { j.open, j.records = j.open[:0], 0 }
 
 // seal moves the committed transaction's records to pending and returns
 // the sequence number every reply of it must wait for: its own, or, when
@@ -217,12 +219,7 @@ func (j *journal) refuses() error {
 	if !j.failed.Load() {
 		return nil
 	}
-	j.wmu.Lock()
-	defer j.wmu.Unlock()
-	if !j.failed.Load() {
-		return nil
-	}
-	return j.writeLocked()
+	return j.flush(j.seq.Load())
 }
 
 // close writes what is pending and closes the file.

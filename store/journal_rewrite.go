@@ -131,7 +131,7 @@ func (db *DB) copyItems(f *os.File) (int64, error) {
 			return 0, err
 		}
 		for _, it := range chunk {
-			rec = appendBulk(appendBulk(append(rec[:0], "*3\r\n$3\r\nset\r\n"...), it.k), it.v)
+			rec = appendSetRecord(rec[:0], it.k, it.v)
 			w.Write(rec)
 			size += int64(len(rec))
 		}
