@@ -25,7 +25,7 @@ const (
 	cfgInt
 	cfgEnum
 	cfgSave
-	cfgMemory // bytes, with an optional unit (parseMemory)
+	cfgMemory // bytes, with an optional unit (ParseMemory)
 )
 
 var configParams = []configParam{
@@ -88,7 +88,7 @@ func (p *configParam) validate(v string) (string, string) {
 		}
 		return strconv.FormatInt(n, 10), ""
 	case cfgMemory:
-		n, ok := parseMemory(v)
+		n, ok := ParseMemory(v)
 		if !ok {
 			return "", "argument must be a memory value"
 		}
@@ -126,12 +126,12 @@ func CheckConfig(name, value string) (string, error) {
 	return v, nil
 }
 
-// parseMemory reads a memory value as redis.conf writes them: digits (none
+// ParseMemory reads a memory value as redis.conf writes them: digits (none
 // reads as 0) with an optional unit, k/m/g for powers of 1000 and kb/mb/gb
 // for powers of 1024, in any case. A value too large for 64 bits reads as
 // the largest one, which the caller's range check then refuses, as Redis
 // does.
-func parseMemory(s string) (uint64, bool) {
+func ParseMemory(s string) (uint64, bool) {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++

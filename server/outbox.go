@@ -2,11 +2,14 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/qlessd/qlessd/commands"
 )
 
 // OutputLimit is a client-output-buffer-limit class: a client is dropped
@@ -214,22 +217,11 @@ func ParseOutputLimit(s string) (OutputLimit, error) {
 	return OutputLimit{Hard: hard, Soft: soft, SoftFor: time.Duration(secs) * time.Second}, nil
 }
 
+// parseMemory is commands.ParseMemory for a size that must fit an int.
 func parseMemory(s string) (int, error) {
-	units := []struct {
-		suffix string
-		mul    int
-	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}, {"g", 1e9}, {"m", 1e6}, {"k", 1e3}, {"b", 1}}
-	low := strings.ToLower(s)
-	mul := 1
-	for _, u := range units {
-		if strings.HasSuffix(low, u.suffix) {
-			low, mul = strings.TrimSuffix(low, u.suffix), u.mul
-			break
-		}
-	}
-	n, err := strconv.Atoi(low)
-	if err != nil || n < 0 {
+	n, ok := commands.ParseMemory(s)
+	if !ok || s == "" || n > math.MaxInt {
 		return 0, fmt.Errorf("bad memory size %q", s)
 	}
-	return n * mul, nil
+	return int(n), nil
 }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestGCPercentFor(t *testing.T) {
+	for _, c := range []struct {
+		live, floor uint64
+		want        int
+	}{
+		{8 << 20, 64 << 20, 701},  // goal 8 MB * 8.01, just past the floor
+		{32 << 20, 64 << 20, 101}, // half the floor: GOGC 100 already gets there
+		{40 << 20, 64 << 20, 100}, // never below the base
+		{200 << 20, 64 << 20, 100},
+		{0, 64 << 20, 1501}, // before the first cycle: Go's 4 MB starting point
+	} {
+		if got := gcPercentFor(c.live, c.floor, 100); got != c.want {
+			t.Errorf("gcPercentFor(%d, %d) = %d, want %d", c.live, c.floor, got, c.want)
+		}
+	}
+}
+
+// The floor is re-applied after every collection: with a tiny live heap
+// GOGC climbs well past 100, and it stays in force across cycles.
+func TestGCFloorRaisesGOGC(t *testing.T) {
+	t.Setenv("GOGC", "")
+	defer debug.SetGCPercent(100)
+	startGCFloor(256 << 20)
+	for range 3 {
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond) // the finalizer goroutine runs after the cycle
+	}
+	got := debug.SetGCPercent(100)
+	if got <= 1000 {
+		t.Fatalf("GOGC %d after three cycles with a floor of 256 MB over a test-sized heap, want > 1000", got)
+	}
+}
