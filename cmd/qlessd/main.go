@@ -50,7 +50,7 @@ func run(argv []string) int {
 	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY")
 	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
 	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
-	gcMinHeap := fs.String("gc-min-heap", "64mb", "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)")
+	gcMinHeap := fs.String("gc-min-heap", "16mb", "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)")
 	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
