@@ -39,3 +39,11 @@ func TestGCFloorRaisesGOGC(t *testing.T) {
 		t.Fatalf("GOGC %d after three cycles with a floor of 256 MB over a test-sized heap, want > 1000", got)
 	}
 }
+
+func TestGCMinHeapFlagRefusesBadSizes(t *testing.T) {
+	for _, v := range []string{"bogus", "-5mb", "12qb"} {
+		if code := run([]string{"--gc-min-heap", v, "--dir", t.TempDir(), "--port", "0"}); code != 2 {
+			t.Errorf("--gc-min-heap %q: exit code %d, want 2", v, code)
+		}
+	}
+}
