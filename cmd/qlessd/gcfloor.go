@@ -13,14 +13,17 @@ import (
 // concurrency 50, each cycle taking a P for its mark worker and stopping
 // the world twice. Raising GOGC while the live heap is small spaces the
 // cycles out; once the live heap passes half the floor GOGC is back at 100,
-// so a large store pays nothing extra. The cost is resident memory up to
-// the floor on a small store.
+// so a large store pays nothing extra. The cost on a small store is
+// resident memory up to the floor, and live data spread over more of the
+// heap (README, Storage, has the figures).
 type gcFloor struct {
 	floor  uint64
-	base   int // GOGC when the floor does not apply
-	last   int
+	last   int // the GOGC set last
 	sample []metrics.Sample
 }
+
+// defaultGOGC is Go's own GOGC, kept wherever the floor does not apply.
+const defaultGOGC = 100
 
 // sentinel is garbage from birth: its finalizer runs after the next cycle,
 // which is when the live heap is known.
@@ -32,7 +35,7 @@ func startGCFloor(floor uint64) {
 	if floor == 0 || os.Getenv("GOGC") != "" {
 		return
 	}
-	g := &gcFloor{floor: floor, base: 100, last: 100,
+	g := &gcFloor{floor: floor, last: defaultGOGC,
 		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
 	g.adjust()
 	g.arm()
@@ -51,7 +54,7 @@ func (g *gcFloor) adjust() {
 	if g.sample[0].Value.Kind() == metrics.KindUint64 {
 		live = g.sample[0].Value.Uint64()
 	}
-	pct := gcPercentFor(live, g.floor, g.base)
+	pct := gcPercentFor(live, g.floor)
 	if pct != g.last {
 		debug.SetGCPercent(pct)
 		g.last = pct
@@ -59,16 +62,16 @@ func (g *gcFloor) adjust() {
 }
 
 // gcPercentFor is the GOGC that puts the goal, live*(1+pct/100), at the
-// floor, and never below base.
-func gcPercentFor(live, floor uint64, base int) int {
+// floor, and never below Go's default.
+func gcPercentFor(live, floor uint64) int {
 	if live == 0 {
 		// Before the first collection: Go's starting goal is 4 MB times
 		// GOGC/100, so this puts that goal at the floor too.
 		live = 4 << 20
 	}
 	if live >= floor {
-		return base
+		return defaultGOGC
 	}
 	pct := int((floor-live)*100/live) + 1
-	return max(pct, base)
+	return max(pct, defaultGOGC)
 }

@@ -14,11 +14,11 @@ func TestGCPercentFor(t *testing.T) {
 	}{
 		{8 << 20, 64 << 20, 701},  // goal 8 MB * 8.01, just past the floor
 		{32 << 20, 64 << 20, 101}, // half the floor: GOGC 100 already gets there
-		{40 << 20, 64 << 20, 100}, // never below the base
+		{40 << 20, 64 << 20, 100}, // never below the default
 		{200 << 20, 64 << 20, 100},
 		{0, 64 << 20, 1501}, // before the first cycle: Go's 4 MB starting point
 	} {
-		if got := gcPercentFor(c.live, c.floor, 100); got != c.want {
+		if got := gcPercentFor(c.live, c.floor); got != c.want {
 			t.Errorf("gcPercentFor(%d, %d) = %d, want %d", c.live, c.floor, got, c.want)
 		}
 	}

@@ -64,7 +64,7 @@ func run(argv []string) int {
 	spareProc()
 	minHeap, ok := commands.ParseMemory(*gcMinHeap)
 	if !ok {
-		logger.Error("gc-min-heap must be a size such as 64mb", "value", *gcMinHeap)
+		logger.Error("gc-min-heap must be a size such as 16mb", "value", *gcMinHeap)
 		return 2
 	}
 	startGCFloor(minHeap)
