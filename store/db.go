@@ -324,11 +324,11 @@ func (db *DB) View(fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
-	if db.jr != nil && !db.jr.failed.Load() && db.jr.flush(seq) == nil &&
-		db.syncer != nil && db.SyncPolicy() == SyncAlways && db.syncer.synced.Load() < seq {
-		// As Redis answers a read after the fsync of the writes
-		// before it, with appendfsync always.
-		db.syncer.wait()
+	if db.jr != nil && !db.jr.failed.Load() {
+		// What it read waits as a write's reply would: in the file, and
+		// with appendfsync always synced, as Redis answers a read after
+		// the fsync of the writes before it.
+		Committed{db, seq}.Wait()
 	}
 	return fnErr
 }

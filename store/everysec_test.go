@@ -32,18 +32,14 @@ func TestEverysecFsyncDoesNotBlockWrites(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no everysec fsync of the data file")
 	}
-	done := make(chan error, 1)
-	go func() { done <- setKey(db, "b", "2") }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		close(release)
+	returned, err := setWithin(db, "b", "2", 20*time.Second)
+	close(release)
+	if !returned {
 		t.Fatal("a write waited for the everysec fsync")
 	}
-	close(release)
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // CONFIG SET appendfsync always takes effect at once: the next write

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // stopSweeper stops the background expiry sweep, whose empty Updates would
@@ -33,6 +34,19 @@ func setKey(db *DB, key, val string) error {
 		tx.SetString(key, val, 0, false)
 		return nil
 	})
+}
+
+// setWithin runs setKey in the background and reports whether it returned
+// within d, and its error if it did.
+func setWithin(db *DB, key, val string, d time.Duration) (returned bool, err error) {
+	done := make(chan error, 1)
+	go func() { done <- setKey(db, key, val) }()
+	select {
+	case err := <-done:
+		return true, err
+	case <-time.After(d):
+		return false, nil
+	}
 }
 
 // Every Update returns only after an fsync that covers the bytes its commit

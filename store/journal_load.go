@@ -96,13 +96,9 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) error {
 		}
 		at := rr.good
 		if err == nil {
-			switch {
-			case r.op == opMulti && inTx:
-				err = errors.New("a transaction begins inside another")
-			case r.op == opExec && !inTx:
-				err = errors.New("a transaction ends that never began")
+			if err = framingError(r.op, inTx); err != nil {
+				at, keep = start, min(keep, start)
 			}
-			at, keep = start, min(keep, start)
 		}
 		if err != nil {
 			return fmt.Errorf("data file %s is damaged at byte %d: %v; refusing to start (move the file aside to start empty, or truncate it to %d bytes to keep what precedes the damage)", path, at, err, keep)
@@ -128,6 +124,18 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) error {
 		}
 	}
 	return apply()
+}
+
+// framingError says what is wrong with a multi or exec record where it
+// stands, or returns nil.
+func framingError(op recordOp, inTx bool) error {
+	switch {
+	case op == opMulti && inTx:
+		return errors.New("a transaction begins inside another")
+	case op == opExec && !inTx:
+		return errors.New("a transaction ends that never began")
+	}
+	return nil
 }
 
 type recordOp byte

@@ -175,15 +175,12 @@ func TestViewPanicReleasesTheStore(t *testing.T) {
 		defer func() { recover() }()
 		db.View(func(tx *Tx) error { panic("boom") })
 	}()
-	done := make(chan error, 1)
-	go func() { done <- setKey(db, "k", "v") }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
+	returned, err := setWithin(db, "k", "v", 5*time.Second)
+	if !returned {
 		t.Fatal("a write waited on a read that panicked")
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
