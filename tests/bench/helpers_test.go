@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"net"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +28,18 @@ func TestParsePop(t *testing.T) {
 		}
 	}
 	jobs, err := parsePop(reply{kind: '$', str: `[{"jid":"a","data":"{\"t\":1,\"x\":2}","queue":"q"},{"jid":"b","data":"{}"}]`})
-	if err != nil || len(jobs) != 2 || jobs[0].Jid != "a" || jobs[1].Jid != "b" || jobs[0].Data != `{"t":1,"x":2}` {
+	if err != nil || len(jobs) != 2 || jobs[0].Jid != "a" || jobs[1].Jid != "b" || jobs[0].data() != `{"t":1,"x":2}` {
 		t.Fatalf("got %+v, %v", jobs, err)
 	}
-	if _, err := parsePop(reply{kind: '$', str: "complete"}); err == nil {
-		t.Fatal("a non-JSON reply parsed as jobs")
+	// Nested values, brackets inside strings and spacing do not confuse it.
+	jobs, err = parsePop(reply{kind: '$', str: ` [ {"tags":{},"history":[{"q":"x]}","when":1.5e3}],"jid":"c","data":"{\"t\":7}","failure":{"a":[1,{"b":"}"}]},"ok":true} ] `})
+	if err != nil || len(jobs) != 1 || jobs[0].Jid != "c" || jobs[0].data() != `{"t":7}` {
+		t.Fatalf("got %+v, %v", jobs, err)
+	}
+	for _, bad := range []string{"complete", `[{"jid":"a"}`, `[{"jid":"a"}]x`, `[1]`, `[{"jid":}]`, `[{"jid":"a" "data":"b"}]`, `[{"jid":"a}]`} {
+		if _, err := parsePop(reply{kind: '$', str: bad}); err == nil {
+			t.Fatalf("%s parsed as jobs", bad)
+		}
 	}
 }
 
@@ -121,5 +131,34 @@ func TestJidsAreThirtyTwoHexDigitsAndUnique(t *testing.T) {
 			}
 			seen[j] = true
 		}
+	}
+}
+
+func TestReadReplies(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	big := strings.Repeat("y", 70000) // past the read buffer
+	go func() {
+		b.Write([]byte("+OK\r\n:-12\r\n$5\r\nhello\r\n*2\r\n$-1\r\n$3\r\nabc\r\n-ERR x\r\n$70000\r\n" + big + "\r\n"))
+		b.Close()
+	}()
+	c := &conn{nc: a, r: bufio.NewReaderSize(a, 64<<10), w: bufio.NewWriter(a)}
+	want := []reply{
+		{kind: '+', str: "OK"},
+		{kind: ':', num: -12},
+		{kind: '$', str: "hello"},
+		{kind: '*', arr: []reply{{kind: '$', nil: true}, {kind: '$', str: "abc"}}},
+	}
+	for _, w := range want {
+		got, err := c.read()
+		if err != nil || !reflect.DeepEqual(got, w) {
+			t.Fatalf("got %+v, %v; want %+v", got, err, w)
+		}
+	}
+	if _, err := c.read(); err == nil || err.Error() != "ERR x" {
+		t.Fatalf("error reply: %v", err)
+	}
+	if got, err := c.read(); err != nil || got.str != big {
+		t.Fatalf("big bulk: %d bytes, %v", len(got.str), err)
 	}
 }

@@ -11,13 +11,17 @@ import (
 )
 
 // conn is one raw RESP2 connection: a benchmark client should spend as
-// little CPU as it can, since it shares the machine's cores with the server
-// it measures.
+// little CPU and make as little garbage as it can, since it shares the
+// machine's cores with the server it measures, and each of its own garbage
+// collections stalls every client at once (a stop-the-world phase waits for
+// any client thread the kernel has descheduled), which reads as server
+// latency.
 type conn struct {
-	nc  net.Conn
-	r   *bufio.Reader
-	w   *bufio.Writer
-	num []byte
+	nc    net.Conn
+	r     *bufio.Reader
+	w     *bufio.Writer
+	num   [20]byte
+	rearm time.Time // when the I/O deadline is next pushed out
 }
 
 // reply is a decoded RESP2 reply; kind is its type byte ('+', '-', ':',
@@ -64,8 +68,19 @@ func (c *conn) send(args ...string) {
 }
 
 func (c *conn) flush() error {
-	c.nc.SetWriteDeadline(time.Now().Add(ioTimeout))
+	c.arm()
 	return c.w.Flush()
+}
+
+// arm keeps the connection's deadline at least three quarters of ioTimeout
+// away. Setting it on every call instead costs a runtime timer update per
+// read and per write.
+func (c *conn) arm() {
+	now := time.Now()
+	if now.After(c.rearm) {
+		c.nc.SetDeadline(now.Add(ioTimeout))
+		c.rearm = now.Add(ioTimeout / 4)
+	}
 }
 
 // do sends one command and reads its reply; an error reply comes back as a
@@ -80,7 +95,7 @@ func (c *conn) do(args ...string) (reply, error) {
 
 // read reads one reply; an error reply is returned as a replyError too.
 func (c *conn) read() (reply, error) {
-	c.nc.SetReadDeadline(time.Now().Add(ioTimeout))
+	c.arm()
 	r, err := c.readValue()
 	if err == nil && r.kind == '-' {
 		return r, replyError(r.str)
@@ -88,15 +103,39 @@ func (c *conn) read() (reply, error) {
 	return r, err
 }
 
-func (c *conn) line() (string, error) {
-	s, err := c.r.ReadString('\n')
+// line reads one reply line without its CRLF; the bytes are only valid
+// until the next read.
+func (c *conn) line() ([]byte, error) {
+	b, err := c.r.ReadSlice('\n')
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if len(s) < 3 || s[len(s)-2] != '\r' {
-		return "", errors.New("protocol error: bad line")
+	if len(b) < 3 || b[len(b)-2] != '\r' {
+		return nil, errors.New("protocol error: bad line")
 	}
-	return s[:len(s)-2], nil
+	return b[:len(b)-2], nil
+}
+
+// length parses a bulk or array length, or an integer reply.
+func length(b []byte) (int64, error) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, fmt.Errorf("protocol error: bad number %q", b)
+	}
+	var n int64
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return 0, fmt.Errorf("protocol error: bad number %q", b)
+		}
+		n = n*10 + int64(d-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, nil
 }
 
 func (c *conn) readValue() (reply, error) {
@@ -108,40 +147,44 @@ func (c *conn) readValue() (reply, error) {
 	body := s[1:]
 	switch r.kind {
 	case '+', '-':
-		r.str = body
+		r.str = string(body)
+		return r, nil
 	case ':':
-		r.num, err = strconv.ParseInt(body, 10, 64)
-	case '$':
-		n, perr := strconv.Atoi(body)
-		if perr != nil {
-			return r, perr
-		}
-		if n < 0 {
-			r.nil = true
-			return r, nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(c.r, buf); err != nil {
-			return r, err
-		}
-		r.str = string(buf[:n])
-	case '*':
-		n, perr := strconv.Atoi(body)
-		if perr != nil {
-			return r, perr
-		}
-		if n < 0 {
-			r.nil = true
-			return r, nil
-		}
+		r.num, err = length(body)
+		return r, err
+	case '$', '*':
+	default:
+		return r, fmt.Errorf("protocol error: unexpected %q", s)
+	}
+	n, err := length(body)
+	if err != nil {
+		return r, err
+	}
+	if n < 0 {
+		r.nil = true
+		return r, nil
+	}
+	if r.kind == '*' {
 		r.arr = make([]reply, n)
 		for i := range r.arr {
 			if r.arr[i], err = c.readValue(); err != nil {
 				return r, err
 			}
 		}
-	default:
-		return r, fmt.Errorf("protocol error: unexpected %q", s)
+		return r, nil
 	}
-	return r, err
+	// A bulk that fits the read buffer is copied out once.
+	if p, err := c.r.Peek(int(n) + 2); err == nil {
+		r.str = string(p[:n])
+		_, err = c.r.Discard(int(n) + 2)
+		return r, err
+	} else if err != bufio.ErrBufferFull {
+		return r, err
+	}
+	buf := make([]byte, n+2)
+	if _, err := io.ReadFull(c.r, buf); err != nil {
+		return r, err
+	}
+	r.str = string(buf[:n])
+	return r, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -89,13 +88,18 @@ func runClients(addr string, n int, body func(id int, c *conn, r *recorder)) (ti
 // jobData is 100 bytes of JSON carrying the time the job was made, so the
 // mixed workload can measure put-to-pop latency from a popped job alone.
 func jobData() string {
-	head := `{"t":` + strconv.FormatInt(time.Now().UnixNano(), 10) + `,"pad":"`
-	pad := 100 - len(head) - 2
-	if pad < 0 {
-		pad = 0
-	}
-	return head + strings.Repeat("x", pad) + `"}`
+	var b strings.Builder
+	b.Grow(100)
+	b.WriteString(`{"t":`)
+	var num [20]byte
+	b.Write(strconv.AppendInt(num[:0], time.Now().UnixNano(), 10))
+	b.WriteString(`,"pad":"`)
+	b.WriteString(padding[:max(0, 100-b.Len()-2)])
+	b.WriteString(`"}`)
+	return b.String()
 }
+
+var padding = strings.Repeat("x", 100)
 
 // dataTime reads back the time jobData stored.
 func dataTime(data string) (time.Time, bool) {
@@ -109,24 +113,6 @@ func dataTime(data string) (time.Time, bool) {
 	}
 	ns, err := strconv.ParseInt(rest[:end], 10, 64)
 	return time.Unix(0, ns), err == nil
-}
-
-type poppedJob struct {
-	Jid  string `json:"jid"`
-	Data string `json:"data"`
-}
-
-// parsePop decodes pop's reply: a JSON array of jobs, or "{}" when the
-// queue is empty (cjson encodes an empty table as an object).
-func parsePop(r reply) ([]poppedJob, error) {
-	if r.str == "{}" || r.str == "[]" || r.nil {
-		return nil, nil
-	}
-	var jobs []poppedJob
-	if err := json.Unmarshal([]byte(r.str), &jobs); err != nil {
-		return nil, fmt.Errorf("pop reply is not a job list: %.80q", r.str)
-	}
-	return jobs, nil
 }
 
 // fill puts n jobs into queue with pipelined calls on a few connections,

@@ -35,9 +35,17 @@ func (s *session) prefix() string {
 // them (a UUID without its dashes), so sets of jids weigh what they do in
 // use. It is made on the timed path, so without fmt.
 func jidOf(prefix string, i int64) string {
-	h := strconv.FormatInt(i, 16)
-	return prefix + strings.Repeat("0", max(0, 32-len(prefix)-len(h))) + h
+	var num [16]byte
+	h := strconv.AppendInt(num[:0], i, 16)
+	var b strings.Builder
+	b.Grow(32)
+	b.WriteString(prefix)
+	b.WriteString(zeros[:max(0, 32-len(prefix)-len(h))])
+	b.Write(h)
+	return b.String()
 }
+
+var zeros = strings.Repeat("0", 32)
 
 // workerName is client id's worker, one per client as one per worker
 // process (qless clients use the host name and process id).
@@ -281,7 +289,7 @@ func (s *session) mixed(conc int) (*result, *result) {
 		}
 		at := time.Now()
 		for _, j := range jobs {
-			if t, ok := dataTime(j.Data); ok {
+			if t, ok := dataTime(j.data()); ok {
 				r.e2e = append(r.e2e, at.Sub(t))
 			}
 			select {
