@@ -38,7 +38,7 @@ func parseChunk(src, name string) ([]ast.Stmt, error) {
 	if err != nil {
 		return nil, errors.New(parseErrorText(err, src, name))
 	}
-	return rewriteConcat(chunk), nil
+	return rewriteChunk(chunk), nil
 }
 
 func compileChunk(chunk []ast.Stmt, name string) (*lua.FunctionProto, error) {

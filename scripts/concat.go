@@ -29,10 +29,11 @@ func numStr(L *lua.LState) int {
 	return 1
 }
 
-// rewriteConcat applies the rewrite to a parsed chunk.
-func rewriteConcat(chunk []ast.Stmt) []ast.Stmt {
+// rewriteChunk applies the rewrite to a parsed chunk, and in the same walk
+// mends the numerals gopher-lua cannot read (numlit.go).
+func rewriteChunk(chunk []ast.Stmt) []ast.Stmt {
 	found := false
-	walkConcat(reflect.ValueOf(chunk), &found)
+	walkRewrites(reflect.ValueOf(chunk), &found)
 	if !found {
 		return chunk
 	}
@@ -46,29 +47,35 @@ func rewriteConcat(chunk []ast.Stmt) []ast.Stmt {
 	return append([]ast.Stmt{decl}, chunk...)
 }
 
-var concatType = reflect.TypeOf(ast.StringConcatOpExpr{})
+var (
+	concatType = reflect.TypeOf(ast.StringConcatOpExpr{})
+	numberType = reflect.TypeOf(ast.NumberExpr{})
+)
 
-func walkConcat(v reflect.Value, found *bool) {
+func walkRewrites(v reflect.Value, found *bool) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			walkConcat(v.Elem(), found)
+			walkRewrites(v.Elem(), found)
 		}
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {
-			walkConcat(v.Index(i), found)
+			walkRewrites(v.Index(i), found)
 		}
 	case reflect.Struct:
 		t := v.Type()
 		for i := 0; i < v.NumField(); i++ {
 			if t.Field(i).IsExported() {
-				walkConcat(v.Field(i), found)
+				walkRewrites(v.Field(i), found)
 			}
 		}
 		if t == concatType && v.CanAddr() {
 			c := v.Addr().Interface().(*ast.StringConcatOpExpr)
 			c.Lhs, c.Rhs = wrapOperand(c.Lhs), wrapOperand(c.Rhs)
 			*found = true
+		}
+		if t == numberType && v.CanAddr() {
+			mendNumeral(v.Addr().Interface().(*ast.NumberExpr))
 		}
 	}
 }
