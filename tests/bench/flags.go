@@ -22,6 +22,7 @@ func parseFlags() (*config, error) {
 	fs.StringVar(&cfg.ourScript, "our-script", "", "file holding qlessd's qless script (default: what `qlessd script` prints)")
 	fs.IntVar(&cfg.jobs, "jobs", 100000, "most jobs (heartbeat: calls) per cell")
 	fs.DurationVar(&cfg.cellTime, "cell-time", 3*time.Second, "time cap per cell")
+	fs.IntVar(&cfg.rounds, "rounds", 1, "run every way this many times, one after another; each line is the round with the median jobs/s")
 	fs.DurationVar(&cfg.fillTime, "fill-time", 20*time.Second, "time cap for untimed set-up puts (footprint, refills)")
 	fs.IntVar(&cfg.footprintJobs, "footprint-jobs", 10000, "jobs queued to measure memory and data-file bytes per job")
 	fs.IntVar(&cfg.backlog, "mixed-backlog", 0, "most jobs waiting in the mixed workload (0: twice the workers)")
@@ -68,8 +69,8 @@ func parseFlags() (*config, error) {
 			return nil, fmt.Errorf("unknown way %q", w)
 		}
 	}
-	if cfg.jobs <= 0 || cfg.cellTime <= 0 {
-		return nil, fmt.Errorf("-jobs and -cell-time must be positive")
+	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 {
+		return nil, fmt.Errorf("-jobs, -cell-time and -rounds must be positive")
 	}
 	if contains(cfg.servers, "redis") && cfg.redisBin == "" {
 		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
@@ -103,7 +104,7 @@ func words(s string) []string {
 
 func settings(cfg *config) map[string]any {
 	return map[string]any{
-		"jobs": cfg.jobs, "cell_time": cfg.cellTime.String(), "fill_time": cfg.fillTime.String(),
+		"jobs": cfg.jobs, "cell_time": cfg.cellTime.String(), "fill_time": cfg.fillTime.String(), "rounds": cfg.rounds,
 		"footprint_jobs": cfg.footprintJobs, "mixed_backlog": cfg.backlog,
 		"concurrency": cfg.conc, "always_concurrency": cfg.alwaysConc,
 		"workloads": cfg.workloads, "always_workloads": cfg.alwaysWork,

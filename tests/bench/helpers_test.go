@@ -162,3 +162,26 @@ func TestReadReplies(t *testing.T) {
 		t.Fatalf("big bulk: %d bytes, %v", len(got.str), err)
 	}
 }
+
+func TestMedianRoundsKeepsTheMiddleRoundWhole(t *testing.T) {
+	line := func(jobs, p99 float64) *result {
+		return &result{Pass: "everysec", Workload: "put", Concurrency: 50, Server: "qlessd", Way: "native", JobsPerSec: jobs, P99Ms: p99}
+	}
+	mem := func(b float64) *result {
+		return &result{Pass: "everysec", Workload: "footprint", Concurrency: 4, Server: "qlessd", Way: "native", JobsPerSec: 9e4, MemBytesPerJob: &b}
+	}
+	rs := []*result{line(50, 9), mem(1100), line(30, 7), mem(1000), line(40, 8), mem(1200)}
+	got := medianRounds(rs, 3)
+	if len(got) != 2 {
+		t.Fatalf("got %d lines", len(got))
+	}
+	if got[0].JobsPerSec != 40 || got[0].P99Ms != 8 || got[0].Note != "median of 3 rounds (30-50)" {
+		t.Fatalf("put: %+v", got[0])
+	}
+	if *got[1].MemBytesPerJob != 1100 {
+		t.Fatalf("footprint: %v", *got[1].MemBytesPerJob)
+	}
+	if one := medianRounds(rs[:1], 1); len(one) != 1 || one[0].Note != "" {
+		t.Fatalf("one round: %+v", one)
+	}
+}

@@ -28,7 +28,7 @@ type config struct {
 	qlessLua, ourScript   string
 	jobs, footprintJobs   int
 	cellTime, fillTime    time.Duration
-	backlog               int
+	backlog, rounds       int
 	conc, alwaysConc      []int
 	workloads, alwaysWork []string
 	passes, servers, ways []string
@@ -97,6 +97,35 @@ func run() int {
 
 	var results []*result
 	unavailable := map[string]bool{}
+	for round := 1; round <= cfg.rounds && !stopping(); round++ {
+		if cfg.rounds > 1 {
+			fmt.Fprintf(os.Stderr, "round %d of %d\n", round, cfg.rounds)
+		}
+		results = append(results, runRound(cfg, sources, unavailable, note)...)
+	}
+	results = medianRounds(results, cfg.rounds)
+	if stopping() {
+		note("interrupted: the table is partial")
+	}
+	setRatios(results)
+	sortResults(results)
+	printTable(os.Stdout, results)
+	if len(notes) > 0 {
+		fmt.Printf("\nnotes:\n%s\n", indent(notes))
+	}
+	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, Settings: settings(cfg)}
+	if err := writeJSON(cfg.jsonPath, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: write json:", err)
+		return 1
+	}
+	fmt.Printf("results written to %s\n", cfg.jsonPath)
+	return 0
+}
+
+// runRound runs every pass, server and way once, each way on a fresh server.
+func runRound(cfg *config, sources map[string]scriptSource, unavailable map[string]bool, note func(string, ...any)) []*result {
+	var results []*result
 	pinged := map[string]bool{}
 	for _, pass := range cfg.passes {
 		concs, workloads := cfg.conc, cfg.workloads
@@ -139,23 +168,7 @@ func run() int {
 			}
 		}
 	}
-	if stopping() {
-		note("interrupted: the table is partial")
-	}
-	setRatios(results)
-	sortResults(results)
-	printTable(os.Stdout, results)
-	if len(notes) > 0 {
-		fmt.Printf("\nnotes:\n%s\n", indent(notes))
-	}
-	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
-	rep := report{Started: started.UTC(), Notes: notes, Results: results, Settings: settings(cfg)}
-	if err := writeJSON(cfg.jsonPath, rep); err != nil {
-		fmt.Fprintln(os.Stderr, "bench: write json:", err)
-		return 1
-	}
-	fmt.Printf("results written to %s\n", cfg.jsonPath)
-	return 0
+	return results
 }
 
 // runWay starts a fresh server for one way, so ways never see each other's

@@ -169,3 +169,53 @@ func writeJSON(path string, rep report) error {
 func indent(lines []string) string {
 	return "  " + strings.Join(lines, "\n  ")
 }
+
+// medianRounds keeps, for each line run in several rounds, the round with
+// the median jobs/s (footprint: bytes of memory per job; with an even
+// number of rounds the lower middle one), whole: its latencies and notes
+// are that round's. One dip in the machine's speed,
+// which can last tens of seconds on shared cores, then moves no line.
+func medianRounds(results []*result, rounds int) []*result {
+	if rounds <= 1 {
+		return results
+	}
+	type key struct {
+		pass, workload string
+		conc           int
+		server, way    string
+	}
+	groups := map[key][]*result{}
+	var order []key
+	for _, r := range results {
+		k := key{r.Pass, r.Workload, r.Concurrency, r.Server, r.Way}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	figure := func(r *result) float64 {
+		if r.Workload == "footprint" && r.MemBytesPerJob != nil {
+			return *r.MemBytesPerJob
+		}
+		return r.JobsPerSec
+	}
+	out := make([]*result, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		slices.SortStableFunc(g, func(a, b *result) int {
+			switch fa, fb := figure(a), figure(b); {
+			case fa < fb:
+				return -1
+			case fa > fb:
+				return 1
+			}
+			return 0
+		})
+		m := g[(len(g)-1)/2]
+		if len(g) > 1 {
+			m.Note = joinNote(m.Note, fmt.Sprintf("median of %d rounds (%.0f-%.0f)", len(g), figure(g[0]), figure(g[len(g)-1])))
+		}
+		out = append(out, m)
+	}
+	return out
+}
