@@ -139,11 +139,12 @@ func TestReadReplies(t *testing.T) {
 	defer a.Close()
 	big := strings.Repeat("y", 70000) // past the read buffer
 	go func() {
-		b.Write([]byte("+OK\r\n:-12\r\n$5\r\nhello\r\n*2\r\n$-1\r\n$3\r\nabc\r\n-ERR x\r\n$70000\r\n" + big + "\r\n"))
+		b.Write([]byte(":9223372036854775807\r\n+OK\r\n:-12\r\n$5\r\nhello\r\n*2\r\n$-1\r\n$3\r\nabc\r\n-ERR x\r\n$70000\r\n" + big + "\r\n"))
 		b.Close()
 	}()
 	c := &conn{nc: a, r: bufio.NewReaderSize(a, 64<<10), w: bufio.NewWriter(a)}
 	want := []reply{
+		{kind: ':', num: 9223372036854775807},
 		{kind: '+', str: "OK"},
 		{kind: ':', num: -12},
 		{kind: '$', str: "hello"},
@@ -160,6 +161,11 @@ func TestReadReplies(t *testing.T) {
 	}
 	if got, err := c.read(); err != nil || got.str != big {
 		t.Fatalf("big bulk: %d bytes, %v", len(got.str), err)
+	}
+	for _, bad := range []string{"", "-", "1x", "9223372036854775808"} {
+		if _, err := length([]byte(bad)); err == nil {
+			t.Fatalf("length(%q) took it", bad)
+		}
 	}
 }
 

@@ -36,34 +36,35 @@ func parsePop(r reply) ([]poppedJob, error) {
 	if s == "{}" || s == "[]" || r.nil {
 		return nil, nil
 	}
-	bad := fmt.Errorf("pop reply is not a job list: %.80q", s)
 	i := skipSpace(s, 0)
 	if i == len(s) || s[i] != '[' {
-		return nil, bad
+		return nil, notJobs(s)
 	}
 	var jobs []poppedJob
 	for i++; ; i++ {
 		var j poppedJob
 		var ok bool
 		if i, ok = scanJob(s, skipSpace(s, i), &j); !ok {
-			return nil, bad
+			return nil, notJobs(s)
 		}
 		jobs = append(jobs, j)
 		if i = skipSpace(s, i); i == len(s) {
-			return nil, bad
+			return nil, notJobs(s)
 		}
 		if s[i] == ']' {
 			break
 		}
 		if s[i] != ',' {
-			return nil, bad
+			return nil, notJobs(s)
 		}
 	}
 	if skipSpace(s, i+1) != len(s) {
-		return nil, bad
+		return nil, notJobs(s)
 	}
 	return jobs, nil
 }
+
+func notJobs(s string) error { return fmt.Errorf("pop reply is not a job list: %.80q", s) }
 
 // scanJob reads the object at s[i:] into j and returns the index after it.
 func scanJob(s string, i int, j *poppedJob) (int, bool) {

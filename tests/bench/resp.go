@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"time"
@@ -118,21 +119,21 @@ func (c *conn) line() ([]byte, error) {
 
 // length parses a bulk or array length, or an integer reply.
 func length(b []byte) (int64, error) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
+	digits := b
+	if len(b) > 0 && b[0] == '-' {
+		digits = b[1:]
 	}
-	if len(b) == 0 || len(b) > 18 {
+	if len(digits) == 0 {
 		return 0, fmt.Errorf("protocol error: bad number %q", b)
 	}
 	var n int64
-	for _, d := range b {
-		if d < '0' || d > '9' {
+	for _, d := range digits {
+		if d < '0' || d > '9' || n > (math.MaxInt64-int64(d-'0'))/10 {
 			return 0, fmt.Errorf("protocol error: bad number %q", b)
 		}
 		n = n*10 + int64(d-'0')
 	}
-	if neg {
+	if len(digits) < len(b) {
 		n = -n
 	}
 	return n, nil

@@ -173,8 +173,8 @@ func indent(lines []string) string {
 // medianRounds keeps, for each line run in several rounds, the round with
 // the median jobs/s (footprint: bytes of memory per job; with an even
 // number of rounds the lower middle one), whole: its latencies and notes
-// are that round's. One dip in the machine's speed,
-// which can last tens of seconds on shared cores, then moves no line.
+// are that round's. A dip in the machine's speed lasting tens of seconds
+// then moves no line.
 func medianRounds(results []*result, rounds int) []*result {
 	if rounds <= 1 {
 		return results
