@@ -407,10 +407,10 @@ func (r *run) wasKilled() bool { return r.stop.tripped.Load() }
 // a library is our own code, which always ends; while its Lua runs it is
 // registered as running like any script, so later arrivals still wait.
 // Announcing it would make every concurrent qless call wait for the one
-// before, and lose their shared commit.
+// before, and lose their shared commit. It returns nil then.
 func (e *Engine) Announce(sha []byte) (release func()) {
 	if sha != nil && e.isAlias(sha) {
-		return func() {}
+		return nil
 	}
 	r := &run{start: time.Now()}
 	e.runMu.Lock()

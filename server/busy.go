@@ -12,19 +12,26 @@ import (
 type BusyFunc func() (done <-chan struct{}, busyAt time.Time)
 
 // SetBusyCheck installs the script engine's BusyFunc and its Announce,
-// which registers a script command before it takes the store lock. Call it
-// before Start.
+// which registers a script command before it takes the store lock and
+// returns what to call once it is over, or nil when it registered nothing
+// (a library's call, which always ends). Call it before Start.
 func (s *Server) SetBusyCheck(f BusyFunc, announce func(sha []byte) (release func())) {
 	s.busyCheck, s.announce = f, announce
 }
 
-// announceScript tells the engine a script command is about to run and
-// returns what to call once it is over (a no-op for other commands).
-func (s *Server) announceScript(cmd *commands.Cmd, args [][]byte) (release func()) {
+// announceScript tells the engine a script command is about to run, waits
+// for the commands that passed their busy check before it (scriptgate.go),
+// and returns what to call once it is over (a no-op for other commands).
+func (s *Server) announceScript(cmd *commands.Cmd, args [][]byte, pass *gatePass) (release func()) {
 	if s.announce == nil || !commands.RunsScript(cmd) {
 		return func() {}
 	}
-	return s.announce(commands.ScriptSHA(cmd, args))
+	release = s.announce(commands.ScriptSHA(cmd, args))
+	if release == nil {
+		return func() {}
+	}
+	s.gate.drain(pass)
+	return release
 }
 
 // refuseBusy makes a command that arrives while a script runs behave as on
@@ -32,28 +39,36 @@ func (s *Server) announceScript(cmd *commands.Cmd, args [][]byte) (release func(
 // the script ends, or writes BUSY (and returns true) once the script has
 // run past its time limit. SCRIPT KILL and SHUTDOWN NOSAVE pass at once.
 // Without this a client would wait on the store lock, possibly forever.
-func (s *Server) refuseBusy(cmd *commands.Cmd, args [][]byte, w resp.Writer) bool {
+//
+// The command enters the gate (scriptgate.go) before it looks, and is out
+// of it while it waits, so that a script never waits for a command that
+// waits for that script.
+func (s *Server) refuseBusy(cmd *commands.Cmd, args [][]byte, w resp.Writer, pass *gatePass) bool {
 	if s.busyCheck == nil || commands.AllowedWhileBusy(cmd, args) {
 		return false
 	}
-	done, busyAt := s.busyCheck()
-	if done == nil {
-		return false
-	}
-	if wait := time.Until(busyAt); wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
+	for {
+		*pass = s.gate.enter()
+		done, busyAt := s.busyCheck()
+		if done == nil {
+			return false
+		}
+		pass.leave()
+		if wait := time.Until(busyAt); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-done:
+				t.Stop()
+				continue // look again: another script may have started
+			case <-t.C:
+			}
+		}
 		select {
 		case <-done:
-			return false
-		case <-t.C:
+			continue
+		default:
 		}
+		w.WriteError(commands.ErrBusy)
+		return true
 	}
-	select {
-	case <-done:
-		return false
-	default:
-	}
-	w.WriteError(commands.ErrBusy)
-	return true
 }

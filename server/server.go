@@ -22,6 +22,7 @@ import (
 type Server struct {
 	cfg     Config
 	comb    combiner
+	gate    scriptGate // see scriptgate.go
 	db      *store.DB
 	table   *commands.Table
 	rs      *redcon.Server
@@ -279,7 +280,9 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		sess.flagMulti()
 		return false
 	}
-	if s.refuseBusy(cmd, args, w) {
+	var pass gatePass // see scriptgate.go
+	defer pass.leave()
+	if s.refuseBusy(cmd, args, w, &pass) {
 		sess.flagMulti()
 		return false
 	}
@@ -297,8 +300,8 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	case pingSubscribed(sess, cmd, args, w):
 		return false
 	}
-	defer s.announceScript(cmd, args)()
-	s.execute(sess, cmd, args, w)
+	defer s.announceScript(cmd, args, &pass)()
+	s.execute(sess, cmd, args, w, &pass)
 	return false
 }
 
@@ -325,10 +328,12 @@ var allowedSubscribed = map[string]bool{
 }
 
 // execute runs cmd in the transaction it needs, waits when it blocks, and
-// delivers what it published once it has committed.
-func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter) {
+// delivers what it published once it has committed. A blocked command's
+// last run, after its timeout, takes the store lock outside the gate.
+func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter, pass *gatePass) {
 	ctx := &commands.Ctx{Sess: sess, Env: s, Table: s.table}
 	wt := s.runOnce(sess, ctx, cmd, args, w)
+	pass.leave() // done with the store lock; a blocked command now waits elsewhere
 	if wt == nil {
 		return
 	}

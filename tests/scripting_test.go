@@ -307,6 +307,34 @@ func TestScriptingBusyAndKill(t *testing.T) {
 	}
 }
 
+// A command sent together with a script that never ends gets an answer,
+// whichever reaches the server first: its own reply if it ran before the
+// script, else BUSY once the script is past its time limit. It must never
+// wait behind the script on the store (a race that hung the command).
+func TestScriptingBusyCheckRace(t *testing.T) {
+	q := StartQlessd(t, "", "--lua-time-limit", "20")
+	for i := 0; i < 40; i++ {
+		runner, other := DialRaw(t, q.Addr), DialRaw(t, q.Addr)
+		runner.Send(t, "EVAL", "while true do end", "0")
+		if got := other.Do(t, "GET", "x"); got != "$-1\r\n" && !strings.HasPrefix(got, "-BUSY") {
+			t.Fatalf("round %d: GET replied %q", i, got)
+		}
+		for {
+			kill := other.Do(t, "SCRIPT", "KILL")
+			if kill == "+OK\r\n" {
+				break
+			}
+			if !strings.HasPrefix(kill, "-NOTBUSY") {
+				t.Fatalf("round %d: SCRIPT KILL replied %q", i, kill)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if got := runner.Read(t); !strings.HasPrefix(got, "-ERR Script killed by user") {
+			t.Fatalf("round %d: the script replied %q", i, got)
+		}
+	}
+}
+
 // A script that has written cannot be killed; SHUTDOWN NOSAVE is then the
 // way out on Redis. Only qlessd is checked for the UNKILLABLE reply here,
 // with the text Redis 7.0 uses.
