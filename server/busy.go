@@ -54,21 +54,32 @@ func (s *Server) refuseBusy(cmd *commands.Cmd, args [][]byte, w resp.Writer, pas
 			return false
 		}
 		pass.leave()
+		ended := false
 		if wait := time.Until(busyAt); wait > 0 {
 			t := time.NewTimer(wait)
 			select {
 			case <-done:
-				t.Stop()
-				continue // look again: another script may have started
+				ended = true
 			case <-t.C:
 			}
+			t.Stop()
 		}
-		select {
-		case <-done:
-			continue
-		default:
+		if !ended {
+			select {
+			case <-done:
+				ended = true
+			default:
+				w.WriteError(commands.ErrBusy)
+				return true
+			}
 		}
-		w.WriteError(commands.ErrBusy)
-		return true
+		if commands.RunsScript(cmd) {
+			// Scripts that waited for one go on together, as before the
+			// gate: looking again would run them strictly one after
+			// another, each behind the last one's commit (and fsync).
+			*pass = s.gate.enter()
+			return false
+		}
+		// Look again: another script may have been announced meanwhile.
 	}
 }
