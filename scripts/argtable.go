@@ -37,8 +37,9 @@ var functionExprType = reflect.TypeOf(ast.FunctionExpr{})
 // rewriteArgTables applies the rewrite to a parsed chunk.
 func rewriteArgTables(chunk []ast.Stmt) []ast.Stmt {
 	found := false
-	walkFunctions(reflect.ValueOf(chunk), func(fe *ast.FunctionExpr) {
-		if !fe.ParList.HasVargs || usesVararg(reflect.ValueOf(fe.Stmts)) || !mentionsAny(&ast.DoBlockStmt{Stmts: fe.Stmts}, map[string]bool{"arg": true}) {
+	walkAST(reflect.ValueOf(chunk), func(n any) {
+		fe, ok := n.(*ast.FunctionExpr)
+		if !ok || !fe.ParList.HasVargs || usesVararg(reflect.ValueOf(fe.Stmts)) || !mentionsAny(&ast.DoBlockStmt{Stmts: fe.Stmts}, map[string]bool{"arg": true}) {
 			return
 		}
 		line := fe.Line()
@@ -70,31 +71,6 @@ func rewriteArgTables(chunk []ast.Stmt) []ast.Stmt {
 		decl.SetLastLine(chunk[0].Line())
 	}
 	return append([]ast.Stmt{decl}, chunk...)
-}
-
-// walkFunctions calls visit for every function expression under v, inner
-// ones first.
-func walkFunctions(v reflect.Value, visit func(*ast.FunctionExpr)) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			walkFunctions(v.Elem(), visit)
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			walkFunctions(v.Index(i), visit)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				walkFunctions(v.Field(i), visit)
-			}
-		}
-		if t == functionExprType && v.CanAddr() {
-			visit(v.Addr().Interface().(*ast.FunctionExpr))
-		}
-	}
 }
 
 var comma3Type = reflect.TypeOf(ast.Comma3Expr{})

@@ -33,7 +33,15 @@ func numStr(L *lua.LState) int {
 // mends the numerals gopher-lua cannot read (numlit.go).
 func rewriteChunk(chunk []ast.Stmt) []ast.Stmt {
 	found := false
-	walkRewrites(reflect.ValueOf(chunk), &found)
+	walkAST(reflect.ValueOf(chunk), func(n any) {
+		switch x := n.(type) {
+		case *ast.StringConcatOpExpr:
+			x.Lhs, x.Rhs = wrapOperand(x.Lhs), wrapOperand(x.Rhs)
+			found = true
+		case *ast.NumberExpr:
+			mendNumeral(x)
+		}
+	})
 	if !found {
 		return chunk
 	}
@@ -45,39 +53,6 @@ func rewriteChunk(chunk []ast.Stmt) []ast.Stmt {
 		decl.SetLastLine(chunk[0].Line())
 	}
 	return append([]ast.Stmt{decl}, chunk...)
-}
-
-var (
-	concatType = reflect.TypeOf(ast.StringConcatOpExpr{})
-	numberType = reflect.TypeOf(ast.NumberExpr{})
-)
-
-func walkRewrites(v reflect.Value, found *bool) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			walkRewrites(v.Elem(), found)
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			walkRewrites(v.Index(i), found)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				walkRewrites(v.Field(i), found)
-			}
-		}
-		if t == concatType && v.CanAddr() {
-			c := v.Addr().Interface().(*ast.StringConcatOpExpr)
-			c.Lhs, c.Rhs = wrapOperand(c.Lhs), wrapOperand(c.Rhs)
-			*found = true
-		}
-		if t == numberType && v.CanAddr() {
-			mendNumeral(v.Addr().Interface().(*ast.NumberExpr))
-		}
-	}
 }
 
 func wrapOperand(e ast.Expr) ast.Expr {

@@ -253,15 +253,9 @@ func factoryChunk(cached, perCall []ast.Stmt) []ast.Stmt {
 	return append(out, ret)
 }
 
-var (
-	identType      = reflect.TypeOf(ast.IdentExpr{})
-	assignType     = reflect.TypeOf(ast.AssignStmt{})
-	funcDefType    = reflect.TypeOf(ast.FuncDefStmt{})
-	interestingAST = map[reflect.Type]bool{identType: true, assignType: true, funcDefType: true}
-)
-
-// walkAST calls visit with a pointer to every identifier, assignment and
-// function definition under v.
+// walkAST calls visit with a pointer to every syntax tree node under v,
+// inner ones first, so visit may rewrite a node whose children it has
+// already seen; callers pick the node types they want.
 func walkAST(v reflect.Value, visit func(any)) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -279,7 +273,7 @@ func walkAST(v reflect.Value, visit func(any)) {
 				walkAST(v.Field(i), visit)
 			}
 		}
-		if interestingAST[t] && v.CanAddr() {
+		if v.CanAddr() {
 			visit(v.Addr().Interface())
 		}
 	}

@@ -54,24 +54,9 @@ func (s *Server) refuseBusy(cmd *commands.Cmd, args [][]byte, w resp.Writer, pas
 			return false
 		}
 		pass.leave()
-		ended := false
-		if wait := time.Until(busyAt); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-done:
-				ended = true
-			case <-t.C:
-			}
-			t.Stop()
-		}
-		if !ended {
-			select {
-			case <-done:
-				ended = true
-			default:
-				w.WriteError(commands.ErrBusy)
-				return true
-			}
+		if !endsBy(done, busyAt) {
+			w.WriteError(commands.ErrBusy)
+			return true
 		}
 		if commands.RunsScript(cmd) {
 			// Scripts that waited for one go on together, as before the
@@ -81,5 +66,24 @@ func (s *Server) refuseBusy(cmd *commands.Cmd, args [][]byte, w resp.Writer, pas
 			return false
 		}
 		// Look again: another script may have been announced meanwhile.
+	}
+}
+
+// endsBy waits for done until deadline and reports whether it closed.
+func endsBy(done <-chan struct{}, deadline time.Time) bool {
+	if wait := time.Until(deadline); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-done:
+			return true
+		case <-t.C:
+		}
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
 	}
 }

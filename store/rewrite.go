@@ -163,7 +163,7 @@ func (db *DB) rewriteWanted(busy bool) bool {
 	}
 	wait := busy && (need == rewriteDue ||
 		need == rewriteUrgent && now-db.rw.urgentSince.Load() < int64(rewriteGrace))
-	db.rw.deferred.Store(need != rewriteNotDue && wait)
+	db.rw.deferred.Store(wait)
 	return need != rewriteNotDue && !wait
 }
 

@@ -76,6 +76,7 @@ var evalCorpus = []string{
 	"return tostring(math.huge)", "return tostring(-math.huge)", "return math.huge > 1e308",
 	// numerals past a double's range read as infinity, constant folding included
 	"return {tostring(1e400), tostring(-1e400), tostring(1e400 > 1), tostring(2e308 / 2), tostring(1e400 - 1e400), tostring(0xffffffffffffffffff), tostring(1e-400)}",
+	"return {1e400 .. '', -1e400 .. '', 'x' .. 2e308}",
 	"return {tostring(tonumber('1e2')), tostring(tonumber('inf')), tostring(tonumber('-inf')), tostring(tonumber('0x10')), tostring(tonumber(' 3 '))}",
 	"return {tostring(tonumber('99999999999999999999')), tostring(tonumber('1.5e300')), tostring(tonumber('.5')), tostring(tonumber('5.'))}",
 	"return {tonumber('abc'), tonumber(''), tonumber('1 2'), tonumber('0x'), tonumber('1e')}",
