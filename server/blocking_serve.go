@@ -104,7 +104,14 @@ func servingArgs(w *waiter, key string) [][]byte {
 // commands pipelined before a blocking one. A detached connection's
 // replies are out already.
 func (sess *session) flushReplies() {
-	if sess.conn == nil || sess.detached {
+	if sess.detached {
+		return
+	}
+	if sess.lc != nil {
+		sess.lc.flushGraduated()
+		return
+	}
+	if sess.conn == nil {
 		return
 	}
 	if bw := redcon.BaseWriter(sess.conn); bw != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"syscall"
@@ -229,8 +230,11 @@ func (s *Server) clientLine(sess *session) string {
 }
 
 // connFD returns the socket's file descriptor, -1 when unknown.
-func connFD(sess *session) int {
-	sc, ok := sess.netConn.(syscall.Conn)
+func connFD(sess *session) int { return fdOf(sess.netConn) }
+
+// fdOf returns a connection's file descriptor, -1 when unknown.
+func fdOf(c net.Conn) int {
+	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return -1
 	}

@@ -105,17 +105,7 @@ func (s *Server) lead() {
 	if err == nil {
 		err = done.Wait()
 	}
-	for _, r := range batch {
-		if r.place != nil {
-			s.pubsub.order.finish(r.place, err == nil)
-		}
-		r.err = err
-		if err != nil {
-			deliver(r.hs, []byte("-MISCONF Errors writing to the data file: "+err.Error()+"\r\n"))
-		} else {
-			deliver(r.hs, nil)
-		}
-	}
+	s.settle(batch, err)
 	for _, r := range batch[1:] {
 		r.wake <- struct{}{}
 	}
@@ -138,5 +128,22 @@ func (s *Server) runWrite(tx *store.Tx, r *writeReq) {
 	s.touchWatched(tx.Touched()[start:])
 	if len(msgs) > 0 {
 		r.place = s.pubsub.order.reserve(msgs)
+	}
+}
+
+// settle finishes a batch of writes once it is in the data file (or failed
+// to get there): what they published goes out in commit order, and the
+// clients they served from a blocking wait get their replies.
+func (s *Server) settle(batch []*writeReq, err error) {
+	for _, r := range batch {
+		if r.place != nil {
+			s.pubsub.order.finish(r.place, err == nil)
+		}
+		r.err = err
+		if err != nil {
+			deliver(r.hs, []byte("-MISCONF Errors writing to the data file: "+err.Error()+"\r\n"))
+		} else {
+			deliver(r.hs, nil)
+		}
 	}
 }

@@ -32,4 +32,7 @@ type Config struct {
 	AOFRewrite *store.RewriteSettings
 	LogLevel   string // as given, for CONFIG GET loglevel
 	Save       string // accepted for CONFIG compatibility; the AOF is always on
+	// EventLoop serves connections from one goroutine over epoll (loop.go)
+	// instead of one goroutine per connection.
+	EventLoop bool
 }

@@ -26,6 +26,7 @@ type Server struct {
 	db      *store.DB
 	table   *commands.Table
 	rs      *redcon.Server
+	loop    *eventLoop // when cfg.EventLoop: see loop.go
 	ln      *gatedListener
 	waiters *waiters
 	pubsub  *pubsub
@@ -126,11 +127,22 @@ func (s *Server) Start() error {
 		return err
 	}
 	s.ln = &gatedListener{Listener: inner, drained: make(chan struct{})}
+	s.served = make(chan error, 1)
+	if s.cfg.EventLoop {
+		lp, err := newEventLoop(s)
+		if err == nil {
+			s.loop = lp
+			go lp.run()
+			go lp.acceptLoop(inner)
+			go func() { <-lp.done; s.served <- nil }()
+			return nil
+		}
+		s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
+	}
 	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
 	if s.cfg.Timeout > 0 {
 		s.rs.SetIdleClose(s.cfg.Timeout)
 	}
-	s.served = make(chan error, 1)
 	go func() { s.served <- s.rs.Serve(s.ln) }()
 	return nil
 }
@@ -180,25 +192,38 @@ func (s *Server) close() error {
 		s.cfg.Logger.Warn("shutdown: commands still running after 10s; closing anyway")
 	}
 	close(s.ln.drained)
+	if s.loop != nil {
+		s.loop.stop()
+	}
 	<-s.served
 	s.closeDetached()
 	return s.db.Close()
 }
 
 func (s *Server) accept(c redcon.Conn) bool {
+	sess := newSession(s, c, c.NetConn(), c.RemoteAddr())
+	if !s.admit(sess, c.NetConn()) {
+		return false
+	}
+	c.SetContext(sess)
+	return true
+}
+
+// admit registers a new connection's session, or refuses it while the
+// server stops or when maxclients are connected (telling the client why,
+// over nc).
+func (s *Server) admit(sess *session, nc net.Conn) bool {
 	if s.closing.Load() {
 		return false
 	}
-	sess := newSession(s, c)
 	s.mu.Lock()
 	if s.cfg.MaxClients > 0 && len(s.sessions) >= s.cfg.MaxClients {
 		s.mu.Unlock()
-		c.NetConn().Write([]byte("-" + commands.ErrMaxClients + "\r\n"))
+		nc.Write([]byte("-" + commands.ErrMaxClients + "\r\n"))
 		return false
 	}
 	s.sessions[sess.id] = sess
 	s.mu.Unlock()
-	c.SetContext(sess)
 	s.statConns.Add(1)
 	return true
 }
@@ -282,7 +307,9 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	}
 	var pass gatePass // see scriptgate.go
 	defer pass.leave()
-	if s.refuseBusy(cmd, args, w, &pass) {
+	// A command in the event loop's batch holds the store lock already:
+	// no script can be running.
+	if sess.batch == nil && s.refuseBusy(cmd, args, w, &pass) {
 		sess.flagMulti()
 		return false
 	}
@@ -364,6 +391,9 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w repl
 // disk), so a client never hears OK for a write that failed to persist.
 // What the command published is delivered before its reply is written.
 func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter) *waiter {
+	if sess.batch != nil && cmd.Flags&commands.NoTx == 0 {
+		return s.runBatched(sess.batch, sess, ctx, cmd, args, w)
+	}
 	if cmd.Flags&commands.NoTx != 0 {
 		ctx.Tx, ctx.W = nil, w
 		s.table.Dispatch(ctx, cmd, args)

@@ -40,8 +40,14 @@ type session struct {
 	patterns map[string]struct{}
 	shards   map[string]struct{}
 	out      *outbox
-	dc       redcon.DetachedConn
+	dc       commandReader
 	detached bool
+
+	// Set for connections the event loop serves (loop.go): lc is the
+	// connection, batch the loop's open transaction while one of this
+	// connection's commands runs in it.
+	lc    *loopConn
+	batch *loopBatch
 
 	multi      *multiState
 	multiLen   atomic.Int64          // queued commands, -1 outside MULTI
@@ -54,10 +60,17 @@ type session struct {
 	dropOnce        sync.Once
 }
 
-func newSession(srv *Server, c redcon.Conn) *session {
-	s := &session{srv: srv, id: nextClientID.Add(1), conn: c, netConn: c.NetConn(), addr: c.RemoteAddr(), created: time.Now(),
+// commandReader is where a detached connection's commands come from.
+type commandReader interface {
+	ReadCommand() (redcon.Command, error)
+}
+
+// newSession starts the session of a connection; c is nil when the event
+// loop serves it.
+func newSession(srv *Server, c redcon.Conn, nc net.Conn, addr string) *session {
+	s := &session{srv: srv, id: nextClientID.Add(1), conn: c, netConn: nc, addr: addr, created: time.Now(),
 		channels: map[string]struct{}{}, patterns: map[string]struct{}{}, shards: map[string]struct{}{}}
-	if la := c.NetConn().LocalAddr(); la != nil {
+	if la := nc.LocalAddr(); la != nil {
 		s.laddr = la.String()
 	}
 	s.authed.Store(srv.cfg.RequirePass == "")

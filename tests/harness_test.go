@@ -31,6 +31,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// modeArgs are the flags every started qlessd gets from QLESSD_ARGS: the
+// suite runs once as built by default and once with --event-loop no.
+func modeArgs() []string { return strings.Fields(os.Getenv("QLESSD_ARGS")) }
+
 // binary builds cmd/qlessd once per test run.
 func binary(t testing.TB) string {
 	buildOnce.Do(func() {
@@ -40,7 +44,9 @@ func binary(t testing.TB) string {
 			return
 		}
 		bin := filepath.Join(dir, "qlessd")
-		out, err := exec.Command("go", "build", "-o", bin, "../cmd/qlessd").CombinedOutput()
+		// QLESSD_BUILD_FLAGS (say -race) go to go build.
+		build := append([]string{"build"}, strings.Fields(os.Getenv("QLESSD_BUILD_FLAGS"))...)
+		out, err := exec.Command("go", append(build, "-o", bin, "../cmd/qlessd")...).CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("build qlessd: %v\n%s", err, out)
 			return
@@ -134,7 +140,8 @@ func StartQlessd(t testing.TB, dir string, extra ...string) *Proc {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	args := append([]string{"--port", strconv.Itoa(freePort(t)), "--dir", dir, "--loglevel", "warning"}, extra...)
+	args := append([]string{"--port", strconv.Itoa(freePort(t)), "--dir", dir, "--loglevel", "warning"}, modeArgs()...)
+	args = append(args, extra...)
 	p := startProc(t, dir, binary(t), args...)
 	t.Cleanup(func() { p.Stop() })
 	return p

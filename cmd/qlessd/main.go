@@ -52,6 +52,7 @@ func run(argv []string) int {
 	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
 	gcMinHeap := fs.String("gc-min-heap", "16mb", "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)")
 	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
+	eventLoop := fs.String("event-loop", "yes", "serve connections from one event loop (yes) or one goroutine each (no)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
 		return 2
@@ -109,6 +110,7 @@ func run(argv []string) int {
 		PubSubLimit:   &pubsubLimit,
 		AOFRewrite:    &store.RewriteSettings{Percentage: rewrite[0], MinSize: rewrite[1]},
 		LogLevel:      *level,
+		EventLoop:     *eventLoop == "yes",
 	}
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
 	table := commands.Default()
