@@ -35,4 +35,6 @@ type Config struct {
 	// EventLoop serves connections from one goroutine over epoll (loop.go)
 	// instead of one goroutine per connection.
 	EventLoop bool
+	// EventLoops is how many loops share the connections (1 when unset).
+	EventLoops int
 }

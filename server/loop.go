@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"io"
 	"net"
 	"os"
 	"strings"
@@ -60,9 +59,6 @@ type replySpan struct {
 	start, end int
 }
 
-// errWouldBlock ends a read: the socket has nothing more for now.
-var errWouldBlock = errors.New("no more data for now")
-
 // loopConn is one connection of the loop. It is the session's net.Conn: the
 // loop owns its socket until it graduates; from then on inner is a net.Conn
 // over the same socket and every call goes there.
@@ -71,15 +67,22 @@ type loopConn struct {
 	id     uint32
 	fd     int
 	sess   *session
-	rd     *redcon.Reader
-	cmds   []redcon.Command // read, not run yet
-	out    bufWriter        // replies, sent from sent on
-	sent   int
-	local  net.Addr
-	remote net.Addr
+	in     []byte    // input; commands' arguments point into it until the turn ends
+	parsed int       // how much of in the commands read so far took
+	cmds   []loopCmd // read, not run yet
+	argBuf [][]byte  // the arguments of cmds
+	out    bufWriter // replies, sent from sent on
+
+	// Once graduated: redcon's reader, over what the loop read but did not
+	// run (pending) and then the socket.
+	rd      *redcon.Reader
+	pending []byte
+	gcmds   []redcon.Command
+	sent    int
+	local   net.Addr
+	remote  net.Addr
 
 	inTurn   bool
-	drained  bool // the last read emptied the socket
 	wantOut  bool // waiting for the socket to take more output
 	closing  bool // close once the output is out (QUIT, protocol error)
 	dead     bool // close now
@@ -100,19 +103,47 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 	return &eventLoop{s: s, p: p, done: make(chan struct{}), conns: map[uint32]*loopConn{}}, nil
 }
 
-// acceptLoop takes connections from ln and hands their sockets to the loop.
-func (lp *eventLoop) acceptLoop(ln net.Listener) {
-	for {
+// startLoops starts the event loops and the goroutine that accepts for
+// them, each new connection going to the next loop in turn.
+func (s *Server) startLoops(ln net.Listener) error {
+	n := max(s.cfg.EventLoops, 1)
+	for range n {
+		lp, err := newEventLoop(s)
+		if err != nil {
+			for _, lp := range s.loops {
+				lp.p.close()
+			}
+			s.loops = nil
+			return err
+		}
+		s.loops = append(s.loops, lp)
+	}
+	for _, lp := range s.loops {
+		go lp.run()
+	}
+	go s.acceptLoop(ln)
+	go func() {
+		for _, lp := range s.loops {
+			<-lp.done
+		}
+		s.served <- nil
+	}()
+	return nil
+}
+
+// acceptLoop takes connections from ln and hands their sockets to the loops.
+func (s *Server) acceptLoop(ln net.Listener) {
+	for i := 0; ; i++ {
 		c, err := ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			lp.s.cfg.Logger.Warn("accept failed", "err", err)
+			s.cfg.Logger.Warn("accept failed", "err", err)
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
-		lp.adopt(c)
+		s.loops[i%len(s.loops)].adopt(c)
 	}
 }
 
@@ -124,7 +155,6 @@ func (lp *eventLoop) adopt(c net.Conn) {
 		return
 	}
 	lc := &loopConn{lp: lp, fd: fd, fdNum: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
-	lc.rd = redcon.NewReader(connSource{lc})
 	sess := newSession(lp.s, nil, lc, c.RemoteAddr().String())
 	sess.lc = lc
 	lc.sess = sess
@@ -222,33 +252,65 @@ func (lp *eventLoop) takeHandedOver() bool {
 	return stopping
 }
 
-// read takes every command the connection has sent so far.
+// read takes what the connection has sent so far and the commands in it.
 func (lp *eventLoop) read(lc *loopConn) {
 	if lc.closing || lc.dead {
 		return
 	}
-	lc.drained = false
 	for {
-		cmds, err := lc.rd.ReadCommands()
-		if err != nil {
-			switch {
-			case err == errWouldBlock:
-			case strings.HasPrefix(err.Error(), "Protocol error"):
-				lc.protocolError(err)
-			default: // end of stream or a reset: run what came before it
-				lc.closing = true
-			}
-			return
+		if cap(lc.in)-len(lc.in) < minRead {
+			grown := make([]byte, len(lc.in), max(2*cap(lc.in), len(lc.in)+minRead))
+			copy(grown, lc.in)
+			lc.in = grown
 		}
-		lc.cmds = append(lc.cmds, cmds...)
+		n, err := sockRead(lc.fd, lc.in[len(lc.in):cap(lc.in)])
+		if n > 0 {
+			lc.in = lc.in[:len(lc.in)+n]
+		}
+		if err != nil && !wouldBlock(err) || err == nil && n == 0 {
+			lc.closing = true // end of stream or a reset: run what came before it
+		}
+		// Stop once the socket gave less than room was left: it is empty
+		// now, and asking again would only say so.
+		if err != nil || n == 0 || len(lc.in) < cap(lc.in) {
+			break
+		}
+	}
+	for lc.parsed < len(lc.in) {
+		start, before := lc.parsed, len(lc.argBuf)
+		n, args, err := parseCommand(lc.in[start:], lc.argBuf)
+		lc.argBuf = args
+		if err == errIncomplete {
+			lc.argBuf = lc.argBuf[:before]
+			break
+		}
+		if err != nil {
+			lc.cmds = append(lc.cmds, loopCmd{start: start, fail: []byte("-ERR " + err.Error() + "\r\n")})
+			lc.parsed = len(lc.in)
+			lc.closing = true
+			break
+		}
+		lc.parsed += n
+		if len(args) > before {
+			lc.cmds = append(lc.cmds, loopCmd{args: args[before:len(args):len(args)], start: start})
+		}
 	}
 }
 
-// protocolError answers as redcon does and closes the connection after
-// the commands read before the bad input.
-func (lc *loopConn) protocolError(err error) {
-	lc.cmds = append(lc.cmds, redcon.Command{Args: nil, Raw: []byte("-ERR " + err.Error() + "\r\n")})
-	lc.closing = true
+// minRead is the least room a read is given.
+const minRead = 16 << 10
+
+// endTurn drops the input the turn's commands took.
+func (lc *loopConn) endTurn() {
+	rest := copy(lc.in, lc.in[lc.parsed:])
+	lc.in, lc.parsed = lc.in[:rest], 0
+	if rest == 0 && cap(lc.in) > 4*minRead {
+		lc.in = nil
+	}
+	clear(lc.argBuf)
+	lc.argBuf = lc.argBuf[:0]
+	clear(lc.cmds)
+	lc.cmds = lc.cmds[:0]
 }
 
 // How a command runs in the loop.
@@ -270,11 +332,11 @@ var graduateOn = map[string]bool{
 // aloneOnly are commands that read the store outside their transaction.
 var aloneOnly = map[string]bool{"info": true, "lastsave": true, "memory": true}
 
-func (lp *eventLoop) kind(rc redcon.Command, busy bool) loopRun {
-	if rc.Args == nil {
+func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
+	if rc.fail != nil {
 		return runAlone // a protocol error's reply
 	}
-	cmd := lp.s.table.Lookup(rc.Args[0])
+	cmd := lp.s.table.Lookup(rc.args[0])
 	switch {
 	case cmd == nil:
 		return runAlone
@@ -391,10 +453,9 @@ func (b *loopBatch) replaceReplies(msg []byte) {
 // runOne runs lc's next command.
 func (lp *eventLoop) runOne(lc *loopConn) {
 	rc := lc.cmds[0]
-	lc.cmds[0] = redcon.Command{}
 	lc.cmds = lc.cmds[1:]
-	if rc.Args == nil {
-		lc.out.WriteRaw(rc.Raw)
+	if rc.fail != nil {
+		lc.out.WriteRaw(rc.fail)
 		lc.cmds = nil
 		return
 	}
@@ -404,7 +465,7 @@ func (lp *eventLoop) runOne(lc *loopConn) {
 		return
 	}
 	s.inflight.Add(1)
-	quit := s.process(lc.sess, rc.Args, &lc.out)
+	quit := s.process(lc.sess, rc.args, &lc.out)
 	s.inflight.Done()
 	if quit || lc.sess.closeAfterReply {
 		lc.closing = true
@@ -474,10 +535,14 @@ func (lp *eventLoop) finishTurn() {
 		switch {
 		case lc.dead:
 			lp.closeConn(lc)
+		case lc.graduate:
+			// Even when the input has ended: what came before the end
+			// still runs, there.
+			lp.graduate(lc)
 		case lc.closing && lc.sent == len(lc.out.b):
 			lp.closeConn(lc)
-		case lc.graduate && !lc.closing:
-			lp.graduate(lc)
+		default:
+			lc.endTurn()
 		}
 	}
 	clear(lp.turn)
@@ -532,6 +597,9 @@ func (lp *eventLoop) closeConn(lc *loopConn) {
 // graduate hands lc to a goroutine of its own, which first sends what the
 // socket did not take yet, then runs the commands read but not run.
 func (lp *eventLoop) graduate(lc *loopConn) {
+	lc.pending = lc.in[lc.cmds[0].start:]
+	lc.cmds, lc.argBuf = nil, nil
+	lc.rd = redcon.NewReader(connSource{lc})
 	lc.gone = true
 	lp.p.remove(lc.fd)
 	delete(lp.conns, lc.id)
@@ -616,7 +684,7 @@ func (s *Server) serveGraduated(lc *loopConn) {
 			s.serveDetached(sess)
 			return
 		}
-		if len(lc.cmds) == 0 {
+		if len(lc.gcmds) == 0 {
 			if !lc.flushGraduated() {
 				break
 			}
@@ -631,16 +699,11 @@ func (s *Server) serveGraduated(lc *loopConn) {
 				}
 				break
 			}
-			lc.cmds = cmds
+			lc.gcmds = cmds
 			continue
 		}
-		rc := lc.cmds[0]
-		lc.cmds = lc.cmds[1:]
-		if rc.Args == nil { // a protocol error the loop read
-			lc.out.WriteRaw(rc.Raw)
-			lc.flushGraduated()
-			break
-		}
+		rc := lc.gcmds[0]
+		lc.gcmds = lc.gcmds[1:]
 		if s.closing.Load() {
 			break
 		}
@@ -670,48 +733,29 @@ func (lc *loopConn) flushGraduated() bool {
 
 // ReadCommand serves serveDetached: the commands read but not run first.
 func (lc *loopConn) ReadCommand() (redcon.Command, error) {
-	for len(lc.cmds) == 0 {
+	for len(lc.gcmds) == 0 {
 		cmds, err := lc.rd.ReadCommands()
 		if err != nil {
 			return redcon.Command{}, err
 		}
-		lc.cmds = cmds
+		lc.gcmds = cmds
 	}
-	rc := lc.cmds[0]
-	lc.cmds = lc.cmds[1:]
-	if rc.Args == nil {
-		return redcon.Command{}, errors.New(strings.TrimSuffix(strings.TrimPrefix(string(rc.Raw), "-ERR "), "\r\n"))
-	}
+	rc := lc.gcmds[0]
+	lc.gcmds = lc.gcmds[1:]
 	return rc, nil
 }
 
-// connSource is what redcon's reader reads from: the socket without
-// waiting while the loop owns it, the graduated connection after.
+// connSource is what a graduated connection's reader reads: the input the
+// loop had not run, then the socket.
 type connSource struct{ lc *loopConn }
 
 func (c connSource) Read(p []byte) (int, error) {
-	lc := c.lc
-	if lc.inner != nil {
-		return lc.inner.Read(p)
-	}
-	if lc.drained {
-		lc.drained = false
-		return 0, errWouldBlock
-	}
-	n, err := sockRead(lc.fd, p)
-	switch {
-	case n > 0:
-		// Less than asked for: the socket is empty now, so the next read
-		// would only say so. Skipping it saves a system call per client
-		// per turn; data arriving meanwhile wakes the next wait.
-		lc.drained = n < len(p)
+	if lc := c.lc; len(lc.pending) > 0 {
+		n := copy(p, lc.pending)
+		lc.pending = lc.pending[n:]
 		return n, nil
-	case err == nil:
-		return 0, io.EOF
-	case wouldBlock(err):
-		return 0, errWouldBlock
 	}
-	return 0, err
+	return c.lc.inner.Read(p)
 }
 
 // net.Conn, for the session: before graduation only Close and the addresses

@@ -26,7 +26,7 @@ type Server struct {
 	db      *store.DB
 	table   *commands.Table
 	rs      *redcon.Server
-	loop    *eventLoop // when cfg.EventLoop: see loop.go
+	loops   []*eventLoop // when cfg.EventLoop: see loop.go
 	ln      *gatedListener
 	waiters *waiters
 	pubsub  *pubsub
@@ -129,15 +129,11 @@ func (s *Server) Start() error {
 	s.ln = &gatedListener{Listener: inner, drained: make(chan struct{})}
 	s.served = make(chan error, 1)
 	if s.cfg.EventLoop {
-		lp, err := newEventLoop(s)
-		if err == nil {
-			s.loop = lp
-			go lp.run()
-			go lp.acceptLoop(inner)
-			go func() { <-lp.done; s.served <- nil }()
+		if err := s.startLoops(inner); err == nil {
 			return nil
+		} else {
+			s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
 		}
-		s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
 	}
 	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
 	if s.cfg.Timeout > 0 {
@@ -192,8 +188,8 @@ func (s *Server) close() error {
 		s.cfg.Logger.Warn("shutdown: commands still running after 10s; closing anyway")
 	}
 	close(s.ln.drained)
-	if s.loop != nil {
-		s.loop.stop()
+	for _, lp := range s.loops {
+		lp.stop()
 	}
 	<-s.served
 	s.closeDetached()

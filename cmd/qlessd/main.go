@@ -53,6 +53,7 @@ func run(argv []string) int {
 	gcMinHeap := fs.String("gc-min-heap", "16mb", "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)")
 	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
 	eventLoop := fs.String("event-loop", "yes", "serve connections from one event loop (yes) or one goroutine each (no)")
+	eventLoops := fs.Int("event-loops", 1, "event loops sharing the connections")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
 		return 2
@@ -111,6 +112,7 @@ func run(argv []string) int {
 		AOFRewrite:    &store.RewriteSettings{Percentage: rewrite[0], MinSize: rewrite[1]},
 		LogLevel:      *level,
 		EventLoop:     *eventLoop == "yes",
+		EventLoops:    *eventLoops,
 	}
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
 	table := commands.Default()
