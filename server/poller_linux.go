@@ -36,20 +36,33 @@ func newPoller() (*poller, error) {
 	return pl, nil
 }
 
-// add watches fd for reading under id. The id, not the fd, names the
+// What a connection is watched for.
+const (
+	watchIn  uint8 = 1 << iota // input, the end of it, errors
+	watchOut                   // room for output
+)
+
+// add watches fd for input under id. The id, not the fd, names the
 // connection in events, so a closed and reused descriptor can never be
 // taken for the old connection.
 func (p *poller) add(fd int, id uint32) error {
-	return syscall.EpollCtl(p.ep, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP, Fd: int32(id)})
+	return syscall.EpollCtl(p.ep, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: epollEvents(watchIn), Fd: int32(id)})
 }
 
-// writable also asks for writability while output waits for the socket.
-func (p *poller) writable(fd int, id uint32, on bool) error {
-	ev := uint32(syscall.EPOLLIN | syscall.EPOLLRDHUP)
-	if on {
+// watch changes what fd is watched for.
+func (p *poller) watch(fd int, id uint32, what uint8) error {
+	return syscall.EpollCtl(p.ep, syscall.EPOLL_CTL_MOD, fd, &syscall.EpollEvent{Events: epollEvents(what), Fd: int32(id)})
+}
+
+func epollEvents(what uint8) uint32 {
+	var ev uint32
+	if what&watchIn != 0 {
+		ev |= syscall.EPOLLIN | syscall.EPOLLRDHUP
+	}
+	if what&watchOut != 0 {
 		ev |= syscall.EPOLLOUT
 	}
-	return syscall.EpollCtl(p.ep, syscall.EPOLL_CTL_MOD, fd, &syscall.EpollEvent{Events: ev, Fd: int32(id)})
+	return ev
 }
 
 func (p *poller) remove(fd int) {

@@ -20,9 +20,15 @@ type readyEvent struct {
 
 var errNoLoop = errors.New("the event loop needs Linux")
 
-func newPoller() (*poller, error)                                     { return nil, errNoLoop }
-func (p *poller) add(fd int, id uint32) error                         { return errNoLoop }
-func (p *poller) writable(fd int, id uint32, on bool) error           { return errNoLoop }
+func newPoller() (*poller, error)                           { return nil, errNoLoop }
+func (p *poller) add(fd int, id uint32) error               { return errNoLoop }
+func (p *poller) watch(fd int, id uint32, what uint8) error { return errNoLoop }
+
+const (
+	watchIn uint8 = 1 << iota
+	watchOut
+)
+
 func (p *poller) remove(fd int)                                       {}
 func (p *poller) wait(out []readyEvent, ms int) ([]readyEvent, error) { return out, errNoLoop }
 func (p *poller) wake()                                               {}

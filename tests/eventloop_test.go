@@ -3,6 +3,8 @@ package tests
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +33,7 @@ func TestEventLoopSlowReaderDoesNotStallOthers(t *testing.T) {
 		slow.Send(t, "GET", "big")
 	}
 	slow.Send(t, "STRLEN", "big")
+	slow.Send(t, "QUIT")
 	// 24 MB of replies now wait on the slow client's socket.
 	other := DialRaw(t, p.Addr)
 	for i := 1; i <= 50; i++ {
@@ -45,6 +48,33 @@ func TestEventLoopSlowReaderDoesNotStallOthers(t *testing.T) {
 	}
 	if got := slow.Read(t); got != respInt(len(big)) {
 		t.Fatalf("STRLEN: %q", got)
+	}
+	if got := slow.Read(t); got != "+OK\r\n" {
+		t.Fatalf("QUIT: %q", got)
+	}
+	if _, err := slow.rd.ReadByte(); err != io.EOF {
+		t.Fatalf("after QUIT's reply: %v, want the connection closed", err)
+	}
+}
+
+// A client that sends commands and closes its side at once still gets
+// every reply, even one that has to wait for a hand-over.
+func TestEventLoopRunsWhatCameBeforeTheEnd(t *testing.T) {
+	p := StartQlessd(t, "")
+	c := DialRaw(t, p.Addr)
+	c.Send(t, "RPUSH", "l", "a", "b")
+	c.Send(t, "BLPOP", "l", "1")
+	c.Send(t, "LLEN", "l")
+	if err := c.c.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{respInt(2), respArray(respBulk("l"), respBulk("a")), respInt(1)} {
+		if got := c.Read(t); got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+	if _, err := c.rd.ReadByte(); err != io.EOF {
+		t.Fatalf("after the replies: %v, want the connection closed", err)
 	}
 }
 

@@ -1,0 +1,265 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// loopConn is one connection of the loop. It is the session's net.Conn: the
+// loop owns its socket until it graduates; from then on inner is a net.Conn
+// over the same socket and every call goes there.
+type loopConn struct {
+	lp     *eventLoop
+	id     uint32
+	fd     int
+	sess   *session
+	in     []byte    // input; commands' arguments point into it until the turn ends
+	parsed int       // how much of in the commands read so far took
+	cmds   []loopCmd // read, not run yet
+	argBuf [][]byte  // the arguments of cmds
+	out    bufWriter // replies, sent from sent on
+	sent   int
+	local  net.Addr
+	remote net.Addr
+
+	// Once graduated: redcon's reader, over what the loop read but did not
+	// run (pending) and then the socket.
+	rd      *redcon.Reader
+	pending []byte
+	gcmds   []redcon.Command
+
+	inTurn   bool
+	watching uint8 // what the poller watches for: watchIn, watchOut
+	closing  bool  // close once the output is out (QUIT, protocol error)
+	dead     bool // close now
+	graduate bool
+	gone     bool
+
+	mu     sync.Mutex
+	inner  net.Conn
+	killed bool
+	fdNum  int // for CLIENT LIST, under mu
+}
+
+// graduate hands lc to a goroutine of its own, which first sends what the
+// socket did not take yet, then runs the commands read but not run.
+func (lp *eventLoop) graduate(lc *loopConn) {
+	lc.pending = lc.in[lc.cmds[0].start:]
+	lc.cmds, lc.argBuf = nil, nil
+	lc.rd = redcon.NewReader(connSource{lc})
+	lc.gone = true
+	lp.p.remove(lc.fd)
+	delete(lp.conns, lc.id)
+	f := os.NewFile(uintptr(lc.fd), "")
+	nc, err := net.FileConn(f)
+	lc.mu.Lock()
+	f.Close()
+	lc.fd = -1
+	killed := lc.killed
+	if err == nil {
+		lc.inner = nc
+		lc.fdNum = fdOf(nc)
+	}
+	lc.mu.Unlock()
+	if err != nil || killed {
+		if err != nil {
+			lp.s.cfg.Logger.Error("event loop: cannot hand a connection over", "err", err)
+		} else {
+			nc.Close()
+		}
+		go lp.s.drop(lc.sess)
+		return
+	}
+	go lp.s.serveGraduated(lc)
+}
+
+// serveGraduated serves a connection that left the loop, as redcon serves
+// one: read a pipeline, run it, write the replies.
+func (s *Server) serveGraduated(lc *loopConn) {
+	sess := lc.sess
+	for {
+		if sess.out != nil && !sess.detached {
+			// Subscribed: from now on its outbox writes, as after redcon's
+			// detach.
+			lc.flushGraduated()
+			sess.dc = lc
+			sess.detached = true
+			sess.out.release(nil)
+			go sess.out.run(lc)
+			s.serveDetached(sess)
+			return
+		}
+		if len(lc.gcmds) == 0 {
+			if !lc.flushGraduated() {
+				break
+			}
+			if s.cfg.Timeout > 0 {
+				lc.inner.SetReadDeadline(time.Now().Add(s.cfg.Timeout))
+			}
+			cmds, err := lc.rd.ReadCommands()
+			if err != nil {
+				if strings.HasPrefix(err.Error(), "Protocol error") {
+					lc.out.WriteError("ERR " + err.Error())
+					lc.flushGraduated()
+				}
+				break
+			}
+			lc.gcmds = cmds
+			continue
+		}
+		rc := lc.gcmds[0]
+		lc.gcmds = lc.gcmds[1:]
+		if s.closing.Load() {
+			break
+		}
+		s.inflight.Add(1)
+		quit := s.process(sess, rc.Args, &lc.out)
+		s.inflight.Done()
+		if quit || sess.closeAfterReply {
+			lc.flushGraduated()
+			break
+		}
+	}
+	lc.inner.Close()
+	s.drop(sess)
+}
+
+// flushGraduated writes the pending replies of a graduated connection. It
+// reports false when the connection failed.
+func (lc *loopConn) flushGraduated() bool {
+	if lc.inner == nil || lc.sent == len(lc.out.b) {
+		return true
+	}
+	_, err := lc.inner.Write(lc.out.b[lc.sent:])
+	lc.sent = 0
+	lc.out.b = lc.out.b[:0]
+	return err == nil
+}
+
+// ReadCommand serves serveDetached: the commands read but not run first.
+func (lc *loopConn) ReadCommand() (redcon.Command, error) {
+	for len(lc.gcmds) == 0 {
+		cmds, err := lc.rd.ReadCommands()
+		if err != nil {
+			return redcon.Command{}, err
+		}
+		lc.gcmds = cmds
+	}
+	rc := lc.gcmds[0]
+	lc.gcmds = lc.gcmds[1:]
+	return rc, nil
+}
+
+// connSource is what a graduated connection's reader reads: the input the
+// loop had not run, then the socket.
+type connSource struct{ lc *loopConn }
+
+func (c connSource) Read(p []byte) (int, error) {
+	if lc := c.lc; len(lc.pending) > 0 {
+		n := copy(p, lc.pending)
+		lc.pending = lc.pending[n:]
+		return n, nil
+	}
+	return c.lc.inner.Read(p)
+}
+
+// net.Conn, for the session: before graduation only Close and the addresses
+// mean anything, and Close asks the loop.
+
+func (lc *loopConn) Read(p []byte) (int, error) {
+	if c := lc.graduated(); c != nil {
+		return c.Read(p)
+	}
+	return 0, errServedByLoop
+}
+
+func (lc *loopConn) Write(p []byte) (int, error) {
+	if c := lc.graduated(); c != nil {
+		return c.Write(p)
+	}
+	return 0, errServedByLoop
+}
+
+func (lc *loopConn) Close() error {
+	lc.mu.Lock()
+	c := lc.inner
+	if c == nil {
+		lc.killed = true
+	}
+	lc.mu.Unlock()
+	if c != nil {
+		return c.Close()
+	}
+	lc.lp.kill(lc)
+	return nil
+}
+
+func (lc *loopConn) graduated() net.Conn {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.inner
+}
+
+func (lc *loopConn) LocalAddr() net.Addr { return lc.local }
+
+func (lc *loopConn) RemoteAddr() net.Addr { return lc.remote }
+
+func (lc *loopConn) SetDeadline(t time.Time) error {
+	if c := lc.graduated(); c != nil {
+		return c.SetDeadline(t)
+	}
+	return nil
+}
+
+func (lc *loopConn) SetReadDeadline(t time.Time) error {
+	if c := lc.graduated(); c != nil {
+		return c.SetReadDeadline(t)
+	}
+	return nil
+}
+
+func (lc *loopConn) SetWriteDeadline(t time.Time) error {
+	if c := lc.graduated(); c != nil {
+		return c.SetWriteDeadline(t)
+	}
+	return nil
+}
+
+// SyscallConn gives the socket, for CLIENT LIST and for liveness checks
+// of blocked clients (which have graduated).
+func (lc *loopConn) SyscallConn() (syscall.RawConn, error) {
+	if c := lc.graduated(); c != nil {
+		if sc, ok := c.(syscall.Conn); ok {
+			return sc.SyscallConn()
+		}
+		return nil, errors.New("no socket")
+	}
+	return loopRaw{lc}, nil
+}
+
+// loopRaw lends the loop's descriptor to Control only: the loop alone reads
+// and writes it.
+type loopRaw struct{ lc *loopConn }
+
+func (r loopRaw) Control(f func(fd uintptr)) error {
+	r.lc.mu.Lock()
+	defer r.lc.mu.Unlock()
+	if r.lc.fdNum < 0 {
+		return net.ErrClosed
+	}
+	f(uintptr(r.lc.fdNum))
+	return nil
+}
+
+func (loopRaw) Read(func(fd uintptr) bool) error { return errServedByLoop }
+
+func (loopRaw) Write(func(fd uintptr) bool) error { return errServedByLoop }
+
+var errServedByLoop = errors.New("connection served by the event loop")

@@ -1,0 +1,228 @@
+package server
+
+import (
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
+)
+
+// loopBatch is the transaction one turn's commands run in, and the writes
+// to settle once it is in the data file.
+type loopBatch struct {
+	tx    *store.Tx
+	reqs  []*writeReq
+	spans []replySpan // where the writes' replies are, to redo if the batch fails
+}
+
+// replySpan is one write's reply in its connection's output.
+type replySpan struct {
+	lc         *loopConn
+	start, end int
+}
+
+// How a command runs in the loop.
+type loopRun int
+
+const (
+	runBatched   loopRun = iota // in the turn's store transaction
+	runAlone                    // by itself, as a connection goroutine would run it
+	runElsewhere                // the connection graduates first
+)
+
+// graduateOn are commands, besides blocking ones and scripts, that take a
+// connection out of the loop: they wait, or change how it is served.
+var graduateOn = map[string]bool{
+	"subscribe": true, "psubscribe": true, "ssubscribe": true, "multi": true,
+	"wait": true, "shutdown": true, "debug": true, "monitor": true,
+}
+
+// aloneOnly are commands that read the store outside their transaction.
+var aloneOnly = map[string]bool{"info": true, "lastsave": true, "memory": true}
+
+func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
+	if rc.fail != nil {
+		return runAlone // a protocol error's reply
+	}
+	cmd := lp.s.table.Lookup(rc.args[0])
+	switch {
+	case cmd == nil:
+		return runAlone
+	case cmd.Flags&commands.Blocking != 0 || commands.RunsScript(cmd) || graduateOn[cmd.Name]:
+		return runElsewhere
+	case busy || lp.refuse || cmd.Flags&commands.NoTx != 0 || cmd.Flags&(commands.Write|commands.ReadOnly) == 0 || aloneOnly[cmd.Name]:
+		return runAlone
+	}
+	return runBatched
+}
+
+// runnable reports whether lc has a command to run now.
+func (lc *loopConn) runnable() bool {
+	return len(lc.cmds) > 0 && !lc.graduate && !lc.dead
+}
+
+// runCommands runs this turn's commands: the leading commands of every
+// connection that can share a transaction run in one, then those that
+// must run alone, and so on until every connection is done or graduates.
+// A connection's commands always run in the order sent.
+func (lp *eventLoop) runCommands() {
+	lp.refuse = false
+	for {
+		busy := lp.s.scriptRunning()
+		batched := false
+		for _, lc := range lp.turn {
+			if lc.runnable() && lp.kind(lc.cmds[0], busy) == runBatched {
+				batched = true
+				break
+			}
+		}
+		if batched {
+			lp.runBatch()
+		}
+		more := false
+		for _, lc := range lp.turn {
+			for lc.runnable() {
+				k := lp.kind(lc.cmds[0], busy)
+				if k == runBatched {
+					more = true
+					break
+				}
+				if k == runElsewhere {
+					lc.graduate = true
+					break
+				}
+				lp.runOne(lc)
+			}
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// runBatch runs every connection's leading batchable commands in one
+// transaction, waits until it is in the data file, then settles it.
+func (lp *eventLoop) runBatch() {
+	s := lp.s
+	b := &lp.batch
+	ran := false
+	c, err := s.db.UpdateAsync(func(tx *store.Tx) error {
+		ran = true
+		b.tx = tx
+		for _, lc := range lp.turn {
+			for lc.runnable() && lp.kind(lc.cmds[0], false) == runBatched {
+				lc.sess.batch = b
+				lp.runOne(lc)
+				lc.sess.batch = nil
+			}
+		}
+		b.tx = nil
+		return nil
+	})
+	if !ran {
+		// Refused before it ran (the data file cannot be written): each
+		// command then runs alone and replies with the store's error.
+		lp.refuse = true
+		return
+	}
+	if err == nil {
+		err = c.Wait()
+	}
+	s.settle(b.reqs, err)
+	if err != nil {
+		s.cfg.Logger.Error("write failed", "err", err)
+		b.replaceReplies([]byte("-MISCONF Errors writing to the data file: " + err.Error() + "\r\n"))
+	}
+	for i, r := range b.reqs {
+		*r = writeReq{wake: r.wake}
+		writeReqs.Put(r)
+		b.reqs[i] = nil
+	}
+	clear(b.spans)
+	b.reqs, b.spans = b.reqs[:0], b.spans[:0]
+}
+
+// replaceReplies puts msg in place of every write's reply of a batch that
+// did not reach the data file: no client hears OK for such a write.
+func (b *loopBatch) replaceReplies(msg []byte) {
+	for i := 0; i < len(b.spans); {
+		lc := b.spans[i].lc
+		var out []byte
+		from := 0
+		for ; i < len(b.spans) && b.spans[i].lc == lc; i++ {
+			out = append(out, lc.out.b[from:b.spans[i].start]...)
+			out = append(out, msg...)
+			from = b.spans[i].end
+		}
+		lc.out.b = append(out, lc.out.b[from:]...)
+	}
+}
+
+// runOne runs lc's next command.
+func (lp *eventLoop) runOne(lc *loopConn) {
+	rc := lc.cmds[0]
+	lc.cmds = lc.cmds[1:]
+	if rc.fail != nil {
+		lc.out.WriteRaw(rc.fail)
+		lc.cmds = nil
+		return
+	}
+	s := lp.s
+	if s.closing.Load() {
+		lc.dead = true
+		return
+	}
+	s.inflight.Add(1)
+	quit := s.process(lc.sess, rc.args, &lc.out)
+	s.inflight.Done()
+	if quit || lc.sess.closeAfterReply {
+		lc.closing = true
+		lc.cmds = nil
+	}
+}
+
+// runBatched is runOnce for a command in the event loop's transaction: the
+// loop waits for the data file once the turn's commands have run, and only
+// then sends their replies.
+func (s *Server) runBatched(b *loopBatch, sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter) *waiter {
+	tx := b.tx
+	tx.Select(sess.DB())
+	ctx.W = w
+	if cmd.Flags&commands.Write == 0 {
+		ctx.Tx = tx
+		s.table.Dispatch(ctx, cmd, args)
+		ctx.Tx = nil
+		s.pubsub.publish(ctx.TakePublished())
+		return s.registerAfter(sess, ctx, cmd, args)
+	}
+	var wt *waiter
+	r := writeReqs.Get().(*writeReq)
+	r.fn = func(tx *store.Tx) []commands.Message {
+		ctx.Tx = tx
+		s.table.Dispatch(ctx, cmd, args)
+		if ctx.Block != nil {
+			wt = newWaiter(sess, cmd, args, ctx.Block)
+			s.waiters.add(wt)
+		}
+		return ctx.TakePublished()
+	}
+	start := len(sess.lc.out.b)
+	s.runWrite(tx, r)
+	b.reqs = append(b.reqs, r)
+	if w == replyWriter(&sess.lc.out) {
+		b.spans = append(b.spans, replySpan{sess.lc, start, len(sess.lc.out.b)})
+	}
+	ctx.Tx, ctx.W = nil, nil
+	if p := r.panic; p != nil {
+		r.panic = nil
+		panic(p) // for process to report, on this connection
+	}
+	return wt
+}
+
+// scriptRunning reports whether a script command runs or waits to run.
+func (s *Server) scriptRunning() bool {
+	if s.busyCheck == nil {
+		return false
+	}
+	done, _ := s.busyCheck()
+	return done != nil
+}
