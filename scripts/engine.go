@@ -399,6 +399,10 @@ func (r *run) noteWrite() bool {
 
 func (r *run) wasKilled() bool { return r.stop.tripped.Load() }
 
+// IsLibraryCall reports whether EVALSHA of sha calls a registered library
+// (AliasScript): such a call always ends, so it needs no busy watch.
+func (e *Engine) IsLibraryCall(sha []byte) bool { return sha != nil && e.isAlias(sha) }
+
 // Announce registers a script about to run, before its caller takes the
 // store lock, so a command arriving meanwhile waits for it (or gets BUSY)
 // instead of queueing on the lock behind a script that may never end. The

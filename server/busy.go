@@ -19,6 +19,15 @@ func (s *Server) SetBusyCheck(f BusyFunc, announce func(sha []byte) (release fun
 	s.busyCheck, s.announce = f, announce
 }
 
+// SetLibraryCalls tells which EVALSHA digests call a library, whose calls
+// always end: the event loop runs them itself. Call it before Start.
+func (s *Server) SetLibraryCalls(isLibrary func(sha []byte) bool) { s.isLibrary = isLibrary }
+
+// libraryCall reports whether a script command calls a library.
+func (s *Server) libraryCall(cmd *commands.Cmd, args [][]byte) bool {
+	return s.isLibrary != nil && s.isLibrary(commands.ScriptSHA(cmd, args))
+}
+
 // announceScript tells the engine a script command is about to run, waits
 // for the commands that passed their busy check before it (scriptgate.go),
 // and returns what to call once it is over (a no-op for other commands).

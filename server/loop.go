@@ -19,7 +19,8 @@ import (
 // A connection leaves the loop for a goroutine of its own (graduates) on the
 // first command that may wait (blocking pops, WAIT), run a script that can
 // run past lua-time-limit (EVAL and friends, whose clients must get BUSY
-// from others meanwhile), subscribe, or start MULTI; it stays there.
+// from others meanwhile; EVALSHA of a library, such as qlessd's printed
+// qless script, stays), subscribe, or start MULTI; it stays there.
 type eventLoop struct {
 	s    *Server
 	p    *poller

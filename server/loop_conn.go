@@ -38,7 +38,7 @@ type loopConn struct {
 	inTurn   bool
 	watching uint8 // what the poller watches for: watchIn, watchOut
 	closing  bool  // close once the output is out (QUIT, protocol error)
-	dead     bool // close now
+	dead     bool  // close now
 	graduate bool
 	gone     bool
 

@@ -33,6 +33,7 @@ type Server struct {
 
 	busyCheck BusyFunc            // see busy.go
 	announce  func([]byte) func() // see busy.go
+	isLibrary func([]byte) bool   // see busy.go
 
 	closing   atomic.Bool
 	closeOnce sync.Once

@@ -127,6 +127,7 @@ func run(argv []string) int {
 		return 1
 	}
 	srv.SetBusyCheck(engine.Busy, engine.Announce)
+	srv.SetLibraryCalls(engine.IsLibraryCall)
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()
