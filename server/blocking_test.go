@@ -3,8 +3,6 @@ package server
 import (
 	"bufio"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -112,15 +110,7 @@ func TestServeOrLeaveExactlyOnce(t *testing.T) {
 // testServer starts a server on a free loopback port.
 func testServer(t *testing.T) *Server {
 	t.Helper()
-	srv, err := New(Config{Bind: "127.0.0.1", Port: 0, Dir: ":memory:", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, commands.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
+	return startServer(t, commands.Default(), false)
 }
 
 type testConn struct {

@@ -29,13 +29,19 @@ func TestBatchedWritesKeepTheirOwnReplies(t *testing.T) {
 		var wg sync.WaitGroup
 		seen := make([][]int, clients)
 		errs := make(chan error, clients+1)
+		dial := func() (net.Conn, bool) {
+			c, err := net.Dial("tcp", srv.Addr().String())
+			if err != nil {
+				errs <- err
+			}
+			return c, err == nil
+		}
 		for i := 0; i < clients; i++ {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				c, err := net.Dial("tcp", srv.Addr().String())
-				if err != nil {
-					errs <- err
+				c, ok := dial()
+				if !ok {
 					return
 				}
 				defer c.Close()
@@ -59,9 +65,8 @@ func TestBatchedWritesKeepTheirOwnReplies(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := net.Dial("tcp", srv.Addr().String())
-			if err != nil {
-				errs <- err
+			c, ok := dial()
+			if !ok {
 				return
 			}
 			defer c.Close()

@@ -197,15 +197,7 @@ func (s *Server) runBatched(b *loopBatch, sess *session, ctx *commands.Ctx, cmd 
 	}
 	var wt *waiter
 	r := writeReqs.Get().(*writeReq)
-	r.fn = func(tx *store.Tx) []commands.Message {
-		ctx.Tx = tx
-		s.table.Dispatch(ctx, cmd, args)
-		if ctx.Block != nil {
-			wt = newWaiter(sess, cmd, args, ctx.Block)
-			s.waiters.add(wt)
-		}
-		return ctx.TakePublished()
-	}
+	r.fn = s.writeBody(sess, ctx, cmd, args, &wt)
 	start := len(sess.lc.out.b)
 	s.runWrite(tx, r)
 	b.reqs = append(b.reqs, r)

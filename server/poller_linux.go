@@ -118,23 +118,16 @@ func (p *poller) close() {
 // Socket I/O on descriptors the loop owns. Reads and writes never block:
 // the descriptors are non-blocking, as Go made them before handing over.
 
-func sockRead(fd int, p []byte) (int, error) {
-	for {
-		n, err := syscall.Read(fd, p)
-		if err == syscall.EINTR {
-			continue
-		}
-		return n, err
-	}
-}
+func sockRead(fd int, p []byte) (int, error)  { return uninterrupted(syscall.Read, fd, p) }
+func sockWrite(fd int, p []byte) (int, error) { return uninterrupted(syscall.Write, fd, p) }
 
-func sockWrite(fd int, p []byte) (int, error) {
+// uninterrupted repeats a read or write that a signal interrupted.
+func uninterrupted(op func(int, []byte) (int, error), fd int, p []byte) (int, error) {
 	for {
-		n, err := syscall.Write(fd, p)
-		if err == syscall.EINTR {
-			continue
+		n, err := op(fd, p)
+		if err != syscall.EINTR {
+			return n, err
 		}
-		return n, err
 	}
 }
 

@@ -413,18 +413,7 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 	defer buf.release()
 	var wt *waiter
 	ctx.W = buf
-	err := s.update(func(tx *store.Tx) []commands.Message {
-		tx.Select(ctx.Sess.DB())
-		ctx.Tx = tx
-		s.table.Dispatch(ctx, cmd, args)
-		if ctx.Block != nil {
-			// Registered before the transaction lets go of the store, so
-			// no write can slip in between the look and the wait.
-			wt = newWaiter(sess, cmd, args, ctx.Block)
-			s.waiters.add(wt)
-		}
-		return ctx.TakePublished()
-	})
+	err := s.update(s.writeBody(sess, ctx, cmd, args, &wt))
 	ctx.Tx, ctx.W = nil, nil
 	if err != nil {
 		s.cfg.Logger.Error("write failed", "err", err)
@@ -437,6 +426,22 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 	}
 	w.WriteRaw(buf.b)
 	return wt
+}
+
+// writeBody is a write command's transaction body. A command that asks to
+// block is registered in *wt before the transaction lets go of the store,
+// so no write can slip in between the look and the wait.
+func (s *Server) writeBody(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, wt **waiter) func(tx *store.Tx) []commands.Message {
+	return func(tx *store.Tx) []commands.Message {
+		tx.Select(sess.DB())
+		ctx.Tx = tx
+		s.table.Dispatch(ctx, cmd, args)
+		if ctx.Block != nil {
+			*wt = newWaiter(sess, cmd, args, ctx.Block)
+			s.waiters.add(*wt)
+		}
+		return ctx.TakePublished()
+	}
 }
 
 // registerAfter registers a command that asked to block outside a write
