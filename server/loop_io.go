@@ -1,7 +1,5 @@
 package server
 
-import ()
-
 // read takes what the connection has sent so far and the commands in it.
 func (lp *eventLoop) read(lc *loopConn) {
 	if lc.closing || lc.dead {
