@@ -1,6 +1,7 @@
-// Package server speaks RESP over redcon: connections, dispatch into the
-// command table, authentication, pub/sub, blocking waits and client
-// sessions. It holds no data logic.
+// Package server speaks RESP, from an epoll event loop (loop.go) or over
+// redcon's goroutine per connection: connections, dispatch into the command
+// table, authentication, pub/sub, blocking waits and client sessions. It
+// holds no data logic.
 package server
 
 import (

@@ -116,8 +116,8 @@ func (lp *eventLoop) adopt(c net.Conn) {
 		return
 	}
 	lp.incoming = append(lp.incoming, lc)
+	lp.p.wake() // under mu: closeAll closes the pipe under it too
 	lp.mu.Unlock()
-	lp.p.wake()
 }
 
 // run is the loop. It returns once stop has been called.
@@ -233,12 +233,11 @@ func (lp *eventLoop) closeAll() {
 // stop ends the loop and waits for it: its connections close.
 func (lp *eventLoop) stop() {
 	lp.mu.Lock()
-	already := lp.stopping
-	lp.stopping = true
-	lp.mu.Unlock()
-	if !already {
+	if !lp.stopping {
+		lp.stopping = true
 		lp.p.wake()
 	}
+	lp.mu.Unlock()
 	<-lp.done
 }
 

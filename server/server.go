@@ -130,11 +130,11 @@ func (s *Server) Start() error {
 	s.ln = &gatedListener{Listener: inner, drained: make(chan struct{})}
 	s.served = make(chan error, 1)
 	if s.cfg.EventLoop {
-		if err := s.startLoops(inner); err == nil {
+		err := s.startLoops(inner)
+		if err == nil {
 			return nil
-		} else {
-			s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
 		}
+		s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
 	}
 	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
 	if s.cfg.Timeout > 0 {
