@@ -75,6 +75,10 @@ func (s *Server) startLoops(ln net.Listener) error {
 	return nil
 }
 
+// EventLoops returns how many event loops serve connections: 0 when each
+// connection has a goroutine.
+func (s *Server) EventLoops() int { return len(s.loops) }
+
 // acceptLoop takes connections from ln and hands their sockets to the loops.
 func (s *Server) acceptLoop(ln net.Listener) {
 	for i := 0; ; i++ {

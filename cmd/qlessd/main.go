@@ -136,7 +136,7 @@ func run(argv []string) int {
 	if *debugAddr != "" {
 		serveDebug(*debugAddr, logger)
 	}
-	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "gomaxprocs", runtime.GOMAXPROCS(0), "version", version)
+	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "version", version)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
