@@ -1,9 +1,6 @@
 package commands
 
-import (
-	"sort"
-	"strings"
-)
+import "sort"
 
 // Flags describe a command to the dispatcher and to COMMAND INFO.
 type Flags uint32
@@ -79,7 +76,18 @@ func (t *Table) Lookup(name []byte) *Cmd {
 	if c, ok := t.cmds[string(name)]; ok {
 		return c
 	}
-	return t.cmds[strings.ToLower(string(name))]
+	// Names are matched ignoring ASCII case, as Redis does, lowered in a
+	// stack buffer: clients send QLESS and GET in capitals, and a lowered
+	// copy on the heap per command adds up.
+	var buf [24]byte
+	low := buf[:0]
+	for _, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low = append(low, c)
+	}
+	return t.cmds[string(low)]
 }
 
 // All returns the commands sorted by name.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"strings"
 	"time"
 
 	"github.com/tidwall/redcon"
@@ -34,7 +33,7 @@ func (s *Server) serveDetached(sess *session) {
 		}
 		rc, err := sess.dc.ReadCommand()
 		if err != nil {
-			if strings.HasPrefix(err.Error(), "Protocol error") {
+			if isProtocolError(err) {
 				sess.out.release([]byte("-ERR " + err.Error() + "\r\n"))
 				sess.out.finish(true)
 				return

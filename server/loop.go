@@ -102,7 +102,7 @@ func (lp *eventLoop) adopt(c net.Conn) {
 		c.Close()
 		return
 	}
-	lc := &loopConn{lp: lp, fd: fd, fdNum: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
+	lc := &loopConn{lp: lp, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
 	sess := newSession(lp.s, nil, lc, c.RemoteAddr().String())
 	sess.lc = lc
 	lc.sess = sess
@@ -145,7 +145,7 @@ func (lp *eventLoop) run() {
 		}
 		for _, ev := range lp.ready {
 			lc := lp.conns[ev.id]
-			if ev.id == wakeID || lc == nil {
+			if lc == nil {
 				continue
 			}
 			lp.join(lc)
@@ -210,7 +210,7 @@ func (lp *eventLoop) closeConn(lc *loopConn) {
 	delete(lp.conns, lc.id)
 	lc.mu.Lock()
 	closeFD(lc.fd)
-	lc.fd, lc.fdNum = -1, -1
+	lc.fd = -1
 	lc.mu.Unlock()
 	go lp.s.drop(lc.sess)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -42,10 +41,11 @@ type loopConn struct {
 	graduate bool
 	gone     bool
 
+	// fd is the loop's to use and change; it changes under mu, so that
+	// CLIENT LIST can read it from elsewhere.
 	mu     sync.Mutex
 	inner  net.Conn
 	killed bool
-	fdNum  int // for CLIENT LIST, under mu
 }
 
 // graduate hands lc to a goroutine of its own, which first sends what the
@@ -65,7 +65,6 @@ func (lp *eventLoop) graduate(lc *loopConn) {
 	killed := lc.killed
 	if err == nil {
 		lc.inner = nc
-		lc.fdNum = fdOf(nc)
 	}
 	lc.mu.Unlock()
 	if err != nil || killed {
@@ -97,25 +96,22 @@ func (s *Server) serveGraduated(lc *loopConn) {
 			return
 		}
 		if len(lc.gcmds) == 0 {
+			// The pipeline is done: its replies go out before waiting.
 			if !lc.flushGraduated() {
 				break
 			}
 			if s.cfg.Timeout > 0 {
 				lc.inner.SetReadDeadline(time.Now().Add(s.cfg.Timeout))
 			}
-			cmds, err := lc.rd.ReadCommands()
-			if err != nil {
-				if strings.HasPrefix(err.Error(), "Protocol error") {
-					lc.out.WriteError("ERR " + err.Error())
-					lc.flushGraduated()
-				}
-				break
-			}
-			lc.gcmds = cmds
-			continue
 		}
-		rc := lc.gcmds[0]
-		lc.gcmds = lc.gcmds[1:]
+		rc, err := lc.ReadCommand()
+		if err != nil {
+			if isProtocolError(err) {
+				lc.out.WriteError("ERR " + err.Error())
+				lc.flushGraduated()
+			}
+			break
+		}
 		if s.closing.Load() {
 			break
 		}
@@ -251,10 +247,10 @@ type loopRaw struct{ lc *loopConn }
 func (r loopRaw) Control(f func(fd uintptr)) error {
 	r.lc.mu.Lock()
 	defer r.lc.mu.Unlock()
-	if r.lc.fdNum < 0 {
+	if r.lc.fd < 0 {
 		return net.ErrClosed
 	}
-	f(uintptr(r.lc.fdNum))
+	f(uintptr(r.lc.fd))
 	return nil
 }
 

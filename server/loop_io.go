@@ -40,7 +40,7 @@ func (lp *eventLoop) read(lc *loopConn) {
 		}
 		lc.parsed += n
 		if len(args) > before {
-			lc.cmds = append(lc.cmds, loopCmd{args: args[before:len(args):len(args)], start: start})
+			lc.cmds = append(lc.cmds, loopCmd{args: args[before:len(args):len(args)], cmd: lp.s.table.Lookup(args[before]), start: start})
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/qlessd/qlessd/commands"
 	"github.com/tidwall/redcon"
 )
 
@@ -12,8 +13,9 @@ import (
 // connection's input buffer, which stays put until the turn ends.
 type loopCmd struct {
 	args  [][]byte
-	start int    // where the command begins in the input
-	fail  []byte // a protocol error's reply, in place of a command
+	cmd   *commands.Cmd // the table's entry for args[0], nil when unknown
+	start int           // where the command begins in the input
+	fail  []byte        // a protocol error's reply, in place of a command
 }
 
 var errIncomplete = errors.New("incomplete command")
@@ -100,16 +102,22 @@ func parseInline(b []byte, args [][]byte) (int, [][]byte, error) {
 	switch {
 	case err == nil:
 		return nl + 1, append(args, cmd.Args...), nil
-	case strings.HasPrefix(err.Error(), "Protocol error"):
+	case isProtocolError(err):
 		return 0, args, err
 	}
 	return nl + 1, args, nil // a blank line: no command
 }
 
+// isProtocolError tells redcon's errors for malformed input, which the
+// client hears before the connection closes, from those of the socket.
+func isProtocolError(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "Protocol error")
+}
+
 // redconError is the protocol error redcon reports for b, whose first
 // command is malformed.
 func redconError(b []byte) error {
-	if _, err := redcon.Parse(b); err != nil && strings.HasPrefix(err.Error(), "Protocol error") {
+	if _, err := redcon.Parse(b); isProtocolError(err) {
 		return err
 	}
 	return errors.New("Protocol error: invalid bulk length")

@@ -42,7 +42,7 @@ func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
 	if rc.fail != nil {
 		return runAlone // a protocol error's reply
 	}
-	cmd := lp.s.table.Lookup(rc.args[0])
+	cmd := rc.cmd
 	switch {
 	case cmd == nil:
 		return runAlone
@@ -181,25 +181,16 @@ func (lp *eventLoop) runOne(lc *loopConn) {
 	}
 }
 
-// runBatched is runOnce for a command in the event loop's transaction: the
-// loop waits for the data file once the turn's commands have run, and only
-// then sends their replies.
+// runBatched is runOnce for a write command in the event loop's
+// transaction: the loop waits for the data file once the turn's commands
+// have run, and only then sends their replies.
 func (s *Server) runBatched(b *loopBatch, sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter) *waiter {
-	tx := b.tx
-	tx.Select(sess.DB())
 	ctx.W = w
-	if cmd.Flags&commands.Write == 0 {
-		ctx.Tx = tx
-		s.table.Dispatch(ctx, cmd, args)
-		ctx.Tx = nil
-		s.pubsub.publish(ctx.TakePublished())
-		return s.registerAfter(sess, ctx, cmd, args)
-	}
 	var wt *waiter
 	r := writeReqs.Get().(*writeReq)
 	r.fn = s.writeBody(sess, ctx, cmd, args, &wt)
 	start := len(sess.lc.out.b)
-	s.runWrite(tx, r)
+	s.runWrite(b.tx, r)
 	b.reqs = append(b.reqs, r)
 	if w == replyWriter(&sess.lc.out) {
 		b.spans = append(b.spans, replySpan{sess.lc, start, len(sess.lc.out.b)})

@@ -94,6 +94,7 @@ func (p *poller) wait(out []readyEvent, timeoutMs int) ([]readyEvent, error) {
 					break
 				}
 			}
+			continue // what woke the loop is in its hand-over lists
 		}
 		out = append(out, readyEvent{
 			id:       id,

@@ -388,9 +388,6 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w repl
 // disk), so a client never hears OK for a write that failed to persist.
 // What the command published is delivered before its reply is written.
 func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter) *waiter {
-	if sess.batch != nil && cmd.Flags&commands.NoTx == 0 {
-		return s.runBatched(sess.batch, sess, ctx, cmd, args, w)
-	}
 	if cmd.Flags&commands.NoTx != 0 {
 		ctx.Tx, ctx.W = nil, w
 		s.table.Dispatch(ctx, cmd, args)
@@ -399,15 +396,23 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 	}
 	if cmd.Flags&commands.Write == 0 {
 		ctx.W = w
-		s.db.View(func(tx *store.Tx) error {
-			tx.Select(ctx.Sess.DB())
+		read := func(tx *store.Tx) error {
+			tx.Select(sess.DB())
 			ctx.Tx = tx
 			s.table.Dispatch(ctx, cmd, args)
 			return nil
-		})
+		}
+		if sess.batch != nil {
+			read(sess.batch.tx) // its reply goes out after the turn's data-file write
+		} else {
+			s.db.View(read)
+		}
 		ctx.Tx = nil
 		s.pubsub.publish(ctx.TakePublished())
 		return s.registerAfter(sess, ctx, cmd, args)
+	}
+	if sess.batch != nil {
+		return s.runBatched(sess.batch, sess, ctx, cmd, args, w)
 	}
 	buf := replyBufs.Get().(*bufWriter)
 	defer buf.release()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -182,10 +183,12 @@ func TestIdleTimeout(t *testing.T) {
 	}
 }
 
-// startInProcess runs a server inside the test, for hooks and counters.
+// startInProcess runs a server inside the test, for hooks and counters,
+// served the way the started binary is (see modeArgs).
 func startInProcess(t *testing.T, cfg server.Config) *server.Server {
 	t.Helper()
 	cfg.Bind, cfg.Dir, cfg.ProtectedMode = "127.0.0.1", ":memory:", true
+	cfg.EventLoop = !slices.Equal(modeArgs(), []string{"--event-loop", "no"})
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}

@@ -7,13 +7,10 @@ import (
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
-	"log/slog"
 	"net"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/server"
 	"github.com/qlessd/qlessd/store"
 )
@@ -129,16 +126,7 @@ func TestWatchDifferential(t *testing.T) {
 // expiry through the store (EXPIRE belongs to another command group): its
 // expiry must break the WATCH, as in Redis 7.0.
 func TestWatchExpiry(t *testing.T) {
-	cfg := server.Config{Bind: "127.0.0.1", Port: 0, Dir: ":memory:", Databases: 16, ProtectedMode: true,
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	srv, err := server.New(cfg, commands.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startInProcess(t, server.Config{})
 	c := DialRaw(t, srv.Addr().(*net.TCPAddr).String())
 	setExpiring := func(key string, in time.Duration) {
 		srv.Store().Update(func(tx *store.Tx) error {
