@@ -51,6 +51,7 @@ type Engine struct {
 	running map[*run]struct{}
 	pending map[*run]struct{} // announced scripts not yet running
 	active  atomic.Int32      // len(running) + len(pending), read without runMu
+	limit   atomic.Int64      // lua-time-limit, in nanoseconds
 
 	rng *lrand48
 }
@@ -91,8 +92,16 @@ func NewEngine(opts Options) *Engine {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, aliases: map[string]aliasOf{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
+	e := &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, aliases: map[string]aliasOf{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
+	e.limit.Store(int64(opts.TimeLimit))
+	return e
 }
+
+// SetTimeLimit changes lua-time-limit (CONFIG SET), for running scripts
+// too, as on Redis.
+func (e *Engine) SetTimeLimit(d time.Duration) { e.limit.Store(int64(max(d, 0))) }
+
+func (e *Engine) timeLimit() time.Duration { return time.Duration(e.limit.Load()) }
 
 // SHA1 returns the hex SHA1 by which a script body is known.
 func SHA1(body []byte) string {
@@ -461,7 +470,7 @@ func (e *Engine) oldest(withPending bool) (done <-chan struct{}, busyAt time.Tim
 	if oldest == nil {
 		return nil, time.Time{}
 	}
-	return oldest.doneChan(), oldest.start.Add(e.opts.TimeLimit)
+	return oldest.doneChan(), oldest.start.Add(e.timeLimit())
 }
 
 // Kill replies as SCRIPT KILL: "" when it stopped the running scripts,
@@ -498,7 +507,7 @@ func (e *Engine) killBusy() (msg string, ok bool) {
 	defer e.runMu.Unlock()
 	var busy []*run
 	for r := range e.running {
-		if time.Since(r.start) >= e.opts.TimeLimit {
+		if time.Since(r.start) >= e.timeLimit() {
 			busy = append(busy, r)
 		}
 	}

@@ -19,6 +19,10 @@ func (s *Server) SetBusyCheck(f BusyFunc, announce func(sha []byte) (release fun
 	s.busyCheck, s.announce = f, announce
 }
 
+// SetScriptTimeLimit gives what CONFIG SET lua-time-limit calls to change
+// the engine's limit. Call it before Start.
+func (s *Server) SetScriptTimeLimit(set func(time.Duration)) { s.setTimeLimit = set }
+
 // SetLibraryCalls tells which EVALSHA digests call a library, whose calls
 // always end: the event loop runs them itself. Call it before Start.
 func (s *Server) SetLibraryCalls(isLibrary func(sha []byte) bool) { s.isLibrary = isLibrary }
@@ -40,6 +44,22 @@ func (s *Server) announceScript(cmd *commands.Cmd, args [][]byte, pass *gatePass
 		return func() {}
 	}
 	s.gate.drain(pass)
+	return release
+}
+
+// announceBatch announces a script for a whole event-loop batch, before it
+// takes the store lock: the scripts in it run under that lock, where the
+// gate could not be drained (what it waits for may wait on the lock). It
+// returns what to call once the batch has run.
+func (s *Server) announceBatch() (release func()) {
+	if s.announce == nil {
+		return func() {}
+	}
+	release = s.announce(nil)
+	if release == nil {
+		return func() {}
+	}
+	s.gate.drain(&gatePass{})
 	return release
 }
 

@@ -122,6 +122,9 @@ func (s *Server) SetConfig(name, value string) error {
 	case "lua-time-limit":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.cfg.LuaTimeLimit = time.Duration(n) * time.Millisecond
+		if s.setTimeLimit != nil {
+			s.setTimeLimit(s.cfg.LuaTimeLimit)
+		}
 	case "loglevel":
 		s.cfg.LogLevel = value
 	case "maxclients":
@@ -148,6 +151,13 @@ func (s *Server) Shutdown(save bool) error {
 	if save {
 		if err := s.db.Save(); err != nil {
 			return err
+		}
+	}
+	if s.busyCheck != nil {
+		// SHUTDOWN NOSAVE past a script's time limit: Redis exits
+		// without the script, so no waiting for it here either.
+		if done, busyAt := s.busyCheck(); done != nil && !time.Now().Before(busyAt) {
+			s.abandon.Store(true)
 		}
 	}
 	go s.Close()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,14 @@ type eventLoop struct {
 	turn   []*loopConn // connections with something to do this turn
 	batch  loopBatch
 	refuse bool // the store refused a batch this turn: run the rest alone
+
+	// own is held by whoever serves the loop's connections: the loop's
+	// goroutine, except while it runs a script, when a stand-in may
+	// answer the others (loop_busy.go).
+	own       sync.Mutex
+	inScript  atomic.Bool
+	standing  atomic.Bool // the stand-in serves
+	scriptsOn *loopConn   // the connection whose script runs
 
 	mu       sync.Mutex // guards what other goroutines hand the loop
 	incoming []*loopConn
@@ -127,6 +136,8 @@ func (lp *eventLoop) adopt(c net.Conn) {
 // run is the loop. It returns once stop has been called.
 func (lp *eventLoop) run() {
 	defer close(lp.done)
+	lp.own.Lock()
+	defer lp.own.Unlock()
 	lastSweep := time.Now()
 	for {
 		timeout := -1
@@ -179,6 +190,17 @@ func (lp *eventLoop) takeHandedOver() bool {
 	incoming, killed, stopping := lp.incoming, lp.killed, lp.stopping
 	lp.incoming, lp.killed = nil, nil
 	lp.mu.Unlock()
+	lp.register(incoming)
+	for _, lc := range killed {
+		if !lc.gone && lc.inner == nil {
+			lp.closeConn(lc)
+		}
+	}
+	return stopping
+}
+
+// register starts watching new connections.
+func (lp *eventLoop) register(incoming []*loopConn) {
 	for _, lc := range incoming {
 		lp.nextID++
 		if lp.nextID == wakeID {
@@ -193,12 +215,6 @@ func (lp *eventLoop) takeHandedOver() bool {
 		}
 		lp.conns[lc.id] = lc
 	}
-	for _, lc := range killed {
-		if !lc.gone && lc.inner == nil {
-			lp.closeConn(lc)
-		}
-	}
-	return stopping
 }
 
 func (lp *eventLoop) closeConn(lc *loopConn) {

@@ -1,5 +1,7 @@
 package server
 
+import "github.com/qlessd/qlessd/commands"
+
 // read takes what the connection has sent so far and the commands in it.
 func (lp *eventLoop) read(lc *loopConn) {
 	if lc.closing || lc.dead {
@@ -40,7 +42,9 @@ func (lp *eventLoop) read(lc *loopConn) {
 		}
 		lc.parsed += n
 		if len(args) > before {
-			lc.cmds = append(lc.cmds, loopCmd{args: args[before:len(args):len(args)], cmd: lp.s.table.Lookup(args[before]), start: start})
+			rc := loopCmd{args: args[before:len(args):len(args)], cmd: lp.s.table.Lookup(args[before]), start: start}
+			rc.script = rc.cmd != nil && commands.RunsScript(rc.cmd) && !lp.s.libraryCall(rc.cmd, rc.args)
+			lc.cmds = append(lc.cmds, rc)
 		}
 	}
 }
@@ -120,7 +124,7 @@ func (lp *eventLoop) flush(lc *loopConn) {
 			lc.out.b = lc.out.b[:0]
 		}
 	}
-	if want != lc.watching && lp.p.watch(lc.fd, lc.id, want) == nil {
+	if want != lc.watching && lp.p.watch(lc.fd, lc.id, lc.watching, want) == nil {
 		lc.watching = want
 	}
 }

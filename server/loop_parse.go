@@ -16,6 +16,9 @@ type loopCmd struct {
 	cmd   *commands.Cmd // the table's entry for args[0], nil when unknown
 	start int           // where the command begins in the input
 	fail  []byte        // a protocol error's reply, in place of a command
+	// script: a script that may run past lua-time-limit (any but a
+	// library's), which the loop runs with a stand-in ready (loop_busy.go)
+	script bool
 }
 
 var errIncomplete = errors.New("incomplete command")

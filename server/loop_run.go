@@ -48,8 +48,6 @@ func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
 		return runAlone
 	case cmd.Flags&commands.Blocking != 0 || graduateOn[cmd.Name]:
 		return runElsewhere
-	case commands.RunsScript(cmd) && !lp.s.libraryCall(cmd, rc.args):
-		return runElsewhere
 	case busy || lp.refuse || cmd.Flags&commands.NoTx != 0 || cmd.Flags&(commands.Write|commands.ReadOnly) == 0 || aloneOnly[cmd.Name]:
 		return runAlone
 	}
@@ -91,7 +89,7 @@ func (lp *eventLoop) runCommands() {
 					lc.graduate = true
 					break
 				}
-				lp.runOne(lc)
+				lp.runNext(lc)
 			}
 		}
 		if !more {
@@ -106,19 +104,24 @@ func (lp *eventLoop) runBatch() {
 	s := lp.s
 	b := &lp.batch
 	ran := false
+	release := func() {}
+	if lp.batchRunsScript() {
+		release = s.announceBatch()
+	}
 	c, err := s.db.UpdateAsync(func(tx *store.Tx) error {
 		ran = true
 		b.tx = tx
 		for _, lc := range lp.turn {
 			for lc.runnable() && lp.kind(lc.cmds[0], false) == runBatched {
 				lc.sess.batch = b
-				lp.runOne(lc)
+				lp.runNext(lc)
 				lc.sess.batch = nil
 			}
 		}
 		b.tx = nil
 		return nil
 	})
+	release()
 	if !ran {
 		// Refused before it ran (the data file cannot be written): each
 		// command then runs alone and replies with the store's error.
@@ -140,6 +143,25 @@ func (lp *eventLoop) runBatch() {
 	}
 	clear(b.spans)
 	b.reqs, b.spans = b.reqs[:0], b.spans[:0]
+}
+
+// batchRunsScript reports whether the turn's batch will run a script that
+// may run past lua-time-limit.
+func (lp *eventLoop) batchRunsScript() bool {
+	for _, lc := range lp.turn {
+		if !lc.runnable() {
+			continue
+		}
+		for _, rc := range lc.cmds {
+			if lp.kind(rc, false) != runBatched {
+				break
+			}
+			if rc.script {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // replaceReplies puts msg in place of every write's reply of a batch that

@@ -49,8 +49,15 @@ func (p *poller) add(fd int, id uint32) error {
 	return syscall.EpollCtl(p.ep, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: epollEvents(watchIn), Fd: int32(id)})
 }
 
-// watch changes what fd is watched for.
-func (p *poller) watch(fd int, id uint32, what uint8) error {
+// watch changes what fd is watched for, from was. Nothing (0) takes fd out
+// of the poller, as a mask of 0 would still report hang-ups.
+func (p *poller) watch(fd int, id uint32, was, what uint8) error {
+	switch {
+	case what == 0:
+		return syscall.EpollCtl(p.ep, syscall.EPOLL_CTL_DEL, fd, nil)
+	case was == 0:
+		return syscall.EpollCtl(p.ep, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: epollEvents(what), Fd: int32(id)})
+	}
 	return syscall.EpollCtl(p.ep, syscall.EPOLL_CTL_MOD, fd, &syscall.EpollEvent{Events: epollEvents(what), Fd: int32(id)})
 }
 

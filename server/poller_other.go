@@ -20,9 +20,9 @@ type readyEvent struct {
 
 var errNoLoop = errors.New("the event loop needs Linux")
 
-func newPoller() (*poller, error)                           { return nil, errNoLoop }
-func (p *poller) add(fd int, id uint32) error               { return errNoLoop }
-func (p *poller) watch(fd int, id uint32, what uint8) error { return errNoLoop }
+func newPoller() (*poller, error)                                { return nil, errNoLoop }
+func (p *poller) add(fd int, id uint32) error                    { return errNoLoop }
+func (p *poller) watch(fd int, id uint32, was, what uint8) error { return errNoLoop }
 
 const (
 	watchIn uint8 = 1 << iota

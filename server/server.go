@@ -34,8 +34,11 @@ type Server struct {
 	busyCheck BusyFunc            // see busy.go
 	announce  func([]byte) func() // see busy.go
 	isLibrary func([]byte) bool   // see busy.go
+	// setTimeLimit changes the engine's lua-time-limit (busy.go)
+	setTimeLimit func(time.Duration)
 
 	closing   atomic.Bool
+	abandon   atomic.Bool // stop without waiting for running commands
 	closeOnce sync.Once
 	closeErr  error
 	shutdown  chan struct{} // closed when the server starts to stop
@@ -183,12 +186,30 @@ func (s *Server) close() error {
 	s.ln.Listener.Close()
 	waited := make(chan struct{})
 	go func() { s.inflight.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(10 * time.Second):
-		s.cfg.Logger.Warn("shutdown: commands still running after 10s; closing anyway")
+	abandon := s.abandon.Load()
+	if !abandon {
+		select {
+		case <-waited:
+		case <-time.After(10 * time.Second):
+			s.cfg.Logger.Warn("shutdown: commands still running after 10s; stopping without them")
+			abandon = true
+		}
 	}
 	close(s.ln.drained)
+	if abandon {
+		// A command that does not end (a script past its time limit,
+		// which SHUTDOWN NOSAVE is for) may hold the store and an event
+		// loop for good: stop what stops, keep what was committed.
+		for _, lp := range s.loops {
+			go lp.stop()
+		}
+		select {
+		case <-s.served:
+			s.closeDetached()
+		case <-time.After(time.Second):
+		}
+		return s.db.Abandon()
+	}
 	for _, lp := range s.loops {
 		lp.stop()
 	}
@@ -324,7 +345,9 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	case pingSubscribed(sess, cmd, args, w):
 		return false
 	}
-	defer s.announceScript(cmd, args, &pass)()
+	if sess.batch == nil { // a batch's scripts were announced with it
+		defer s.announceScript(cmd, args, &pass)()
+	}
 	s.execute(sess, cmd, args, w, &pass)
 	return false
 }

@@ -389,7 +389,31 @@ func (db *DB) Close() error {
 	return db.closeFiles()
 }
 
+// Abandon ends the store while a transaction may hold it for good (a
+// script that never ends, at SHUTDOWN NOSAVE): what was committed is
+// written and synced; the open transaction is lost, as Redis loses the
+// effects of a script it never finished. Background work is not waited
+// for, and the process is to exit next.
+func (db *DB) Abandon() error {
+	select {
+	case <-db.stop:
+		return nil
+	default:
+	}
+	close(db.stop)
+	return db.closeJournal()
+}
+
 func (db *DB) closeFiles() error {
+	err := db.closeJournal()
+	if berr := db.bdb.Close(); err == nil {
+		err = berr
+	}
+	return err
+}
+
+// closeJournal writes what is pending, syncs and closes the data file.
+func (db *DB) closeJournal() error {
 	var err error
 	if db.jr != nil {
 		err = db.jr.close()
@@ -399,9 +423,6 @@ func (db *DB) closeFiles() error {
 			err = serr
 		}
 		db.syncer.release()
-	}
-	if berr := db.bdb.Close(); err == nil {
-		err = berr
 	}
 	return err
 }

@@ -128,6 +128,7 @@ func run(argv []string) int {
 	}
 	srv.SetBusyCheck(engine.Busy, engine.Announce)
 	srv.SetLibraryCalls(engine.IsLibraryCall)
+	srv.SetScriptTimeLimit(engine.SetTimeLimit)
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()

@@ -1,0 +1,74 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// While a script runs past lua-time-limit (set by CONFIG SET), a client
+// that connects meanwhile is answered at once: BUSY for most commands, OK
+// for the few Redis allows (MULTI, DISCARD). The script's own client gets
+// its pipelined commands answered in order, after the script.
+func TestScriptingPastLimitServesOthers(t *testing.T) {
+	const body = "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
+		"local s = now() while now() - s < 400000 do end return 'done'"
+	run := func(addr string) []string {
+		DialRaw(t, addr).Do(t, "CONFIG", "SET", "lua-time-limit", "50")
+		runner := DialRaw(t, addr)
+		runner.Send(t, "SET", "k", "v")
+		runner.Send(t, "EVAL", body, "0")
+		runner.Send(t, "GET", "k")
+		time.Sleep(150 * time.Millisecond)
+		other := DialRaw(t, addr)
+		var out []string
+		for _, cmd := range [][]string{{"PING"}, {"MULTI"}, {"GET", "k"}, {"DISCARD"}, {"SET", "k", "w"}} {
+			out = append(out, strings.Join(cmd, " ")+" -> "+other.Do(t, cmd...))
+		}
+		for range 3 {
+			out = append(out, "runner -> "+runner.Read(t))
+		}
+		out = append(out, "after -> "+other.Do(t, "GET", "k"))
+		return out
+	}
+	q, r := StartQlessd(t, ""), StartRedis(t) // the limit comes from CONFIG SET
+	got, want := run(q.Addr), run(r.Addr)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("qlessd:\n  %s\nredis:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// SHUTDOWN NOSAVE is the way out of a script that has written and does not
+// end: the server exits at once, keeping what was committed before the
+// script and nothing the script wrote, as Redis does.
+func TestScriptingShutdownNosaveEndsAStuckScript(t *testing.T) {
+	dir := t.TempDir()
+	q := StartQlessd(t, dir, "--lua-time-limit", "50")
+	DialRaw(t, q.Addr).Do(t, "SET", "before", "1")
+	runner := DialRaw(t, q.Addr)
+	runner.Send(t, "EVAL", "redis.call('set', 'during', 1) while true do end", "0")
+	other := DialRaw(t, q.Addr)
+	for i := 0; ; i++ {
+		got := other.Do(t, "PING")
+		if strings.HasPrefix(got, "-BUSY") {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("PING during the script: %q", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := other.Do(t, "SCRIPT", "KILL"); !strings.HasPrefix(got, "-UNKILLABLE") {
+		t.Fatalf("SCRIPT KILL: %q", got)
+	}
+	other.Send(t, "SHUTDOWN", "NOSAVE")
+	for deadline := time.Now().Add(5 * time.Second); !q.Exited(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("SHUTDOWN NOSAVE did not stop the server")
+		}
+	}
+	q2 := StartQlessd(t, dir)
+	if got := DialRaw(t, q2.Addr).Do(t, "MGET", "before", "during"); got != "*2\r\n$1\r\n1\r\n$-1\r\n" {
+		t.Errorf("after restart: %q", got)
+	}
+}
