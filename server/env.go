@@ -122,6 +122,7 @@ func (s *Server) SetConfig(name, value string) error {
 	case "lua-time-limit":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.cfg.LuaTimeLimit = time.Duration(n) * time.Millisecond
+		s.luaLimit.Store(int64(s.cfg.LuaTimeLimit))
 		if s.setTimeLimit != nil {
 			s.setTimeLimit(s.cfg.LuaTimeLimit)
 		}

@@ -38,9 +38,9 @@ type eventLoop struct {
 	// goroutine, except while it runs a script, when a stand-in may
 	// answer the others (loop_busy.go).
 	own       sync.Mutex
-	inScript  atomic.Bool
+	isAway    atomic.Bool
 	standing  atomic.Bool // the stand-in serves
-	scriptsOn *loopConn   // the connection whose script runs
+	scriptsOn *loopConn   // the connection the loop is away with, if any
 
 	mu       sync.Mutex // guards what other goroutines hand the loop
 	incoming []*loopConn

@@ -11,9 +11,62 @@ import (
 // in wake-ups. While a script runs the loop serves nobody else, which is
 // Redis's behaviour too, up to lua-time-limit; past it Redis answers the
 // other clients BUSY and still takes SCRIPT KILL. Here a stand-in does
-// that: a goroutine that, once the script is past the limit, takes the
+// that: a goroutine that, once a script is past the limit, takes the
 // loop's connections over (the own lock), reads them and answers, until
-// the script ends and the loop takes them back.
+// the loop is back and takes them again. The loop steps away so whenever
+// it may wait on a script: while it runs one, and while its batch waits
+// for the store, which a script elsewhere (another loop, a connection
+// that left the loop) may hold.
+
+// away is one step away of the loop's goroutine.
+type away struct {
+	t        *time.Timer
+	finished chan struct{}
+}
+
+// stepAway lets a stand-in serve the loop's connections from when a script
+// runs past its limit; on, when not nil, is the connection the loop is
+// busy with, which the stand-in leaves alone. The loop's goroutine then
+// touches nothing of the loop's but on until stepBack.
+func (lp *eventLoop) stepAway(on *loopConn) away {
+	s := lp.s
+	busyAt := time.Time{}
+	if s.busyCheck != nil {
+		_, busyAt = s.busyCheck()
+	}
+	if busyAt.IsZero() {
+		limit := time.Duration(s.luaLimit.Load())
+		if limit <= 0 {
+			limit = 5 * time.Second // unset, as in the engine
+		}
+		busyAt = time.Now().Add(limit)
+	}
+	a := away{finished: make(chan struct{})}
+	lp.scriptsOn = on
+	lp.isAway.Store(true)
+	a.t = time.AfterFunc(time.Until(busyAt), func() { lp.standIn(a.finished) })
+	lp.own.Unlock()
+	return a
+}
+
+// stepBack takes the loop's connections back from the stand-in, if one
+// came.
+func (lp *eventLoop) stepBack(a away) {
+	lp.isAway.Store(false)
+	if lp.standing.Load() {
+		lp.mu.Lock()
+		lp.p.wake()
+		lp.mu.Unlock()
+	}
+	lp.own.Lock()
+	if !a.t.Stop() {
+		// The stand-in started: let it see the loop is back.
+		lp.own.Unlock()
+		<-a.finished
+		lp.own.Lock()
+	}
+	lp.scriptsOn = nil
+}
 
 // runNext runs lc's next command, a script with a stand-in ready.
 func (lp *eventLoop) runNext(lc *loopConn) {
@@ -21,47 +74,28 @@ func (lp *eventLoop) runNext(lc *loopConn) {
 		lp.runOne(lc)
 		return
 	}
-	s := lp.s
-	busyAt := time.Time{}
-	if s.busyCheck != nil {
-		_, busyAt = s.busyCheck()
-	}
-	if busyAt.IsZero() {
-		s.mu.Lock()
-		busyAt = time.Now().Add(s.cfg.LuaTimeLimit)
-		s.mu.Unlock()
-	}
-	finished := make(chan struct{})
-	lp.scriptsOn = lc
-	lp.inScript.Store(true)
-	t := time.AfterFunc(time.Until(busyAt), func() { lp.standIn(finished) })
-	lp.own.Unlock()
+	a := lp.stepAway(lc)
 	lp.runOne(lc)
-	lp.inScript.Store(false)
-	if lp.standing.Load() {
-		lp.mu.Lock()
-		lp.p.wake()
-		lp.mu.Unlock()
-	}
-	lp.own.Lock()
-	if !t.Stop() {
-		// The stand-in started: let it see the script is over.
-		lp.own.Unlock()
-		<-finished
-		lp.own.Lock()
-	}
-	lp.scriptsOn = nil
+	lp.stepBack(a)
 }
 
-// standIn serves the loop's other connections while its script runs.
+// standIn serves the loop's connections while the loop is away.
 func (lp *eventLoop) standIn(finished chan struct{}) {
 	defer close(finished)
 	lp.own.Lock()
 	defer lp.own.Unlock()
 	lp.standing.Store(true)
 	defer lp.standing.Store(false)
+	defer func() {
+		// A wake the stand-in took may have been for the loop.
+		lp.mu.Lock()
+		if len(lp.incoming) > 0 || len(lp.killed) > 0 || lp.stopping {
+			lp.p.wake()
+		}
+		lp.mu.Unlock()
+	}()
 	var ready []readyEvent
-	for lp.inScript.Load() {
+	for lp.isAway.Load() {
 		lp.mu.Lock()
 		incoming := lp.incoming
 		lp.incoming = nil

@@ -105,11 +105,16 @@ func (lp *eventLoop) runBatch() {
 	b := &lp.batch
 	ran := false
 	release := func() {}
-	if lp.batchRunsScript() {
+	scripted := lp.batchRunsScript()
+	// Announcing scripts waits for commands on their way to the store, and
+	// the store may be held by a script that runs elsewhere.
+	a := lp.stepAway(nil)
+	if scripted {
 		release = s.announceBatch()
 	}
 	c, err := s.db.UpdateAsync(func(tx *store.Tx) error {
 		ran = true
+		lp.stepBack(a)
 		b.tx = tx
 		for _, lc := range lp.turn {
 			for lc.runnable() && lp.kind(lc.cmds[0], false) == runBatched {
@@ -121,6 +126,9 @@ func (lp *eventLoop) runBatch() {
 		b.tx = nil
 		return nil
 	})
+	if !ran {
+		lp.stepBack(a)
+	}
 	release()
 	if !ran {
 		// Refused before it ran (the data file cannot be written): each

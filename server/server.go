@@ -36,6 +36,7 @@ type Server struct {
 	isLibrary func([]byte) bool   // see busy.go
 	// setTimeLimit changes the engine's lua-time-limit (busy.go)
 	setTimeLimit func(time.Duration)
+	luaLimit     atomic.Int64 // cfg.LuaTimeLimit, for the event loop
 
 	closing   atomic.Bool
 	abandon   atomic.Bool // stop without waiting for running commands
@@ -83,6 +84,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 		watchers: map[store.KeyRef]map[*session]struct{}{},
 		started:  time.Now(),
 	}
+	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
 	db.OnCommit(s.committed)
 	s.addDebug()
 	return s, nil
