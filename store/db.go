@@ -379,14 +379,22 @@ func (db *DB) Dirty() int64 {
 // Close stops background work, writes what is pending, syncs and closes
 // the data file.
 func (db *DB) Close() error {
+	if !db.halt() {
+		return nil
+	}
+	db.wg.Wait()
+	return db.closeFiles()
+}
+
+// halt tells background work to stop; false when it was told already.
+func (db *DB) halt() bool {
 	select {
 	case <-db.stop:
-		return nil
+		return false
 	default:
 	}
 	close(db.stop)
-	db.wg.Wait()
-	return db.closeFiles()
+	return true
 }
 
 // Abandon ends the store while a transaction may hold it for good (a
@@ -395,12 +403,9 @@ func (db *DB) Close() error {
 // effects of a script it never finished. Background work is not waited
 // for, and the process is to exit next.
 func (db *DB) Abandon() error {
-	select {
-	case <-db.stop:
+	if !db.halt() {
 		return nil
-	default:
 	}
-	close(db.stop)
 	return db.closeJournal()
 }
 
