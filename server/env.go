@@ -86,7 +86,7 @@ func (s *Server) ConfigValues() map[string]string {
 		"bind":                        s.cfg.Bind,
 		"databases":                   strconv.Itoa(s.cfg.Databases),
 		"dir":                         dir,
-		"lua-time-limit":              strconv.FormatInt(s.cfg.LuaTimeLimit.Milliseconds(), 10),
+		"lua-time-limit":              strconv.FormatInt(time.Duration(s.luaLimit.Load()).Milliseconds(), 10),
 		"loglevel":                    loglevel,
 		"maxclients":                  strconv.Itoa(s.cfg.MaxClients),
 		"port":                        strconv.Itoa(s.cfg.Port),
@@ -121,10 +121,10 @@ func (s *Server) SetConfig(name, value string) error {
 	switch name {
 	case "lua-time-limit":
 		n, _ := strconv.ParseInt(value, 10, 64)
-		s.cfg.LuaTimeLimit = time.Duration(n) * time.Millisecond
-		s.luaLimit.Store(int64(s.cfg.LuaTimeLimit))
+		limit := time.Duration(n) * time.Millisecond
+		s.luaLimit.Store(int64(limit))
 		if s.setTimeLimit != nil {
-			s.setTimeLimit(s.cfg.LuaTimeLimit)
+			s.setTimeLimit(limit)
 		}
 	case "loglevel":
 		s.cfg.LogLevel = value

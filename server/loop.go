@@ -35,8 +35,8 @@ type eventLoop struct {
 	refuse bool // the store refused a batch this turn: run the rest alone
 
 	// own is held by whoever serves the loop's connections: the loop's
-	// goroutine, except while it runs a script, when a stand-in may
-	// answer the others (loop_busy.go).
+	// goroutine, except while it is away (running a script, or waiting
+	// for the store), when a stand-in may answer them (loop_busy.go).
 	own       sync.Mutex
 	isAway    atomic.Bool
 	standing  atomic.Bool // the stand-in serves

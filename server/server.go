@@ -36,7 +36,7 @@ type Server struct {
 	isLibrary func([]byte) bool   // see busy.go
 	// setTimeLimit changes the engine's lua-time-limit (busy.go)
 	setTimeLimit func(time.Duration)
-	luaLimit     atomic.Int64 // cfg.LuaTimeLimit, for the event loop
+	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
 
 	closing   atomic.Bool
 	abandon   atomic.Bool // stop without waiting for running commands
