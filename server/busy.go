@@ -35,8 +35,8 @@ func (s *Server) libraryCall(cmd *commands.Cmd, args [][]byte) bool {
 // announceScript tells the engine a script command is about to run, waits
 // for the commands that passed their busy check before it (scriptgate.go),
 // and returns what to call once it is over (a no-op for other commands).
-func (s *Server) announceScript(cmd *commands.Cmd, args [][]byte, pass *gatePass) (release func()) {
-	if s.announce == nil || !commands.RunsScript(cmd) {
+func (s *Server) announceScript(sess *session, cmd *commands.Cmd, args [][]byte, pass *gatePass) (release func()) {
+	if s.announce == nil || !s.runsScript(sess, cmd) {
 		return func() {}
 	}
 	release = s.announce(commands.ScriptSHA(cmd, args))
@@ -45,6 +45,24 @@ func (s *Server) announceScript(cmd *commands.Cmd, args [][]byte, pass *gatePass
 	}
 	s.gate.drain(pass)
 	return release
+}
+
+// runsScript reports whether cmd runs a script: a script command, or EXEC
+// of a transaction that queued one that may run past lua-time-limit
+// (which holds the store as long).
+func (s *Server) runsScript(sess *session, cmd *commands.Cmd) bool {
+	if commands.RunsScript(cmd) {
+		return true
+	}
+	if cmd.Name != "exec" || sess.multi == nil {
+		return false
+	}
+	for _, q := range sess.multi.cmds {
+		if commands.RunsScript(q.cmd) && !s.libraryCall(q.cmd, q.args) {
+			return true
+		}
+	}
+	return false
 }
 
 // announceBatch announces a script for a whole event-loop batch, before it

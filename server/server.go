@@ -348,7 +348,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		return false
 	}
 	if sess.batch == nil { // a batch's scripts were announced with it
-		defer s.announceScript(cmd, args, &pass)()
+		defer s.announceScript(sess, cmd, args, &pass)()
 	}
 	s.execute(sess, cmd, args, w, &pass)
 	return false

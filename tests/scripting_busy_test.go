@@ -72,3 +72,30 @@ func TestScriptingShutdownNosaveEndsAStuckScript(t *testing.T) {
 		t.Errorf("after restart: %q", got)
 	}
 }
+
+// A script that never ends inside MULTI/EXEC runs outside the event loop
+// and holds the store there; the loop's clients still get BUSY past the
+// limit, and SCRIPT KILL ends it, as on Redis.
+func TestScriptingBusyInsideExec(t *testing.T) {
+	run := func(addr string) []string {
+		DialRaw(t, addr).Do(t, "CONFIG", "SET", "lua-time-limit", "50")
+		g, other := DialRaw(t, addr), DialRaw(t, addr)
+		out := []string{g.Do(t, "MULTI"), g.Do(t, "EVAL", "while true do end", "0")}
+		g.Send(t, "EXEC")
+		var busy string
+		for i := 0; i < 100; i++ {
+			busy = other.Do(t, "GET", "x")
+			if strings.HasPrefix(busy, "-BUSY") {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		out = append(out, busy, other.Do(t, "SCRIPT", "KILL"))
+		return append(out, g.Read(t), other.Do(t, "GET", "x"))
+	}
+	q, r := StartQlessd(t, ""), StartRedis(t)
+	got, want := run(q.Addr), run(r.Addr)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("qlessd:\n  %q\nredis:\n  %q", got, want)
+	}
+}
