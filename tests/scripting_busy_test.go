@@ -48,15 +48,8 @@ func TestScriptingShutdownNosaveEndsAStuckScript(t *testing.T) {
 	runner := DialRaw(t, q.Addr)
 	runner.Send(t, "EVAL", "redis.call('set', 'during', 1) while true do end", "0")
 	other := DialRaw(t, q.Addr)
-	for i := 0; ; i++ {
-		got := other.Do(t, "PING")
-		if strings.HasPrefix(got, "-BUSY") {
-			break
-		}
-		if i == 100 {
-			t.Fatalf("PING during the script: %q", got)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if got := untilBusy(t, other, "PING"); !strings.HasPrefix(got, "-BUSY") {
+		t.Fatalf("PING during the script: %q", got)
 	}
 	if got := other.Do(t, "SCRIPT", "KILL"); !strings.HasPrefix(got, "-UNKILLABLE") {
 		t.Fatalf("SCRIPT KILL: %q", got)
@@ -82,15 +75,7 @@ func TestScriptingBusyInsideExec(t *testing.T) {
 		g, other := DialRaw(t, addr), DialRaw(t, addr)
 		out := []string{g.Do(t, "MULTI"), g.Do(t, "EVAL", "while true do end", "0")}
 		g.Send(t, "EXEC")
-		var busy string
-		for i := 0; i < 100; i++ {
-			busy = other.Do(t, "GET", "x")
-			if strings.HasPrefix(busy, "-BUSY") {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		out = append(out, busy, other.Do(t, "SCRIPT", "KILL"))
+		out = append(out, untilBusy(t, other, "GET", "x"), other.Do(t, "SCRIPT", "KILL"))
 		return append(out, g.Read(t), other.Do(t, "GET", "x"))
 	}
 	q, r := StartQlessd(t, ""), StartRedis(t)
@@ -98,4 +83,18 @@ func TestScriptingBusyInsideExec(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("qlessd:\n  %q\nredis:\n  %q", got, want)
 	}
+}
+
+// untilBusy sends cmd on c every 20 ms until it is answered BUSY, for up
+// to two seconds, and returns the last reply.
+func untilBusy(t testing.TB, c *Raw, cmd ...string) string {
+	t.Helper()
+	var got string
+	for range 100 {
+		if got = c.Do(t, cmd...); strings.HasPrefix(got, "-BUSY") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return got
 }

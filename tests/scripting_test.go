@@ -271,14 +271,7 @@ func TestScriptingBusyAndKill(t *testing.T) {
 		runner, other := DialRaw(t, addr), DialRaw(t, addr)
 		runner.Send(t, "EVAL", body, "0")
 		// Wait until the script is past its time limit.
-		var busy string
-		for i := 0; i < 100; i++ {
-			busy = other.Do(t, "GET", "x")
-			if strings.HasPrefix(busy, "-BUSY") {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		busy := untilBusy(t, other, "GET", "x")
 		kill := other.Do(t, "SCRIPT", "KILL")
 		out := []string{busy, kill}
 		if strings.HasPrefix(kill, "+OK") {
@@ -343,14 +336,7 @@ func TestScriptingUnkillable(t *testing.T) {
 	q := StartQlessd(t, "", "--lua-time-limit", "100")
 	runner, other := DialRaw(t, q.Addr), DialRaw(t, q.Addr)
 	runner.Send(t, "EVAL", "redis.call('set', 'w', 1) local t = redis.call('time')[1] + 2 while tonumber(redis.call('time')[1]) < t do end return 'done'", "0")
-	var busy string
-	for i := 0; i < 100; i++ {
-		busy = other.Do(t, "PING")
-		if strings.HasPrefix(busy, "-BUSY") {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	busy := untilBusy(t, other, "PING")
 	if busy != "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n" {
 		t.Fatalf("busy reply %q", busy)
 	}
