@@ -24,12 +24,13 @@ func (s *Server) SetBusyCheck(f BusyFunc, announce func(sha []byte) (release fun
 func (s *Server) SetScriptTimeLimit(set func(time.Duration)) { s.setTimeLimit = set }
 
 // SetLibraryCalls tells which EVALSHA digests call a library, whose calls
-// always end: the event loop runs them itself. Call it before Start.
+// always end: they need no BUSY for others. Call it before Start.
 func (s *Server) SetLibraryCalls(isLibrary func(sha []byte) bool) { s.isLibrary = isLibrary }
 
-// libraryCall reports whether a script command calls a library.
-func (s *Server) libraryCall(cmd *commands.Cmd, args [][]byte) bool {
-	return s.isLibrary != nil && s.isLibrary(commands.ScriptSHA(cmd, args))
+// runsLong reports whether a command runs a script that may run past
+// lua-time-limit: any but a library's call.
+func (s *Server) runsLong(cmd *commands.Cmd, args [][]byte) bool {
+	return commands.RunsScript(cmd) && !(s.isLibrary != nil && s.isLibrary(commands.ScriptSHA(cmd, args)))
 }
 
 // announceScript tells the engine a script command is about to run, waits
@@ -58,7 +59,7 @@ func (s *Server) runsScript(sess *session, cmd *commands.Cmd) bool {
 		return false
 	}
 	for _, q := range sess.multi.cmds {
-		if commands.RunsScript(q.cmd) && !s.libraryCall(q.cmd, q.args) {
+		if s.runsLong(q.cmd, q.args) {
 			return true
 		}
 	}

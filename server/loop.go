@@ -18,10 +18,9 @@ import (
 // latency Redis does not have.
 //
 // A connection leaves the loop for a goroutine of its own (graduates) on the
-// first command that may wait (blocking pops, WAIT), run a script that can
-// run past lua-time-limit (EVAL and friends, whose clients must get BUSY
-// from others meanwhile; EVALSHA of a library, such as qlessd's printed
-// qless script, stays), subscribe, or start MULTI; it stays there.
+// first command that may wait (blocking pops, WAIT), subscribe, or start
+// MULTI; it stays there. Scripts run in the loop, with a stand-in to answer
+// the others once one is past lua-time-limit (loop_busy.go).
 type eventLoop struct {
 	s    *Server
 	p    *poller
@@ -39,8 +38,10 @@ type eventLoop struct {
 	// for the store), when a stand-in may answer them (loop_busy.go).
 	own       sync.Mutex
 	isAway    atomic.Bool
-	standing  atomic.Bool // the stand-in serves
-	scriptsOn *loopConn   // the connection the loop is away with, if any
+	standing  atomic.Bool    // the stand-in serves
+	scriptsOn *loopConn      // the connection the loop is away with, if any
+	standBy   *time.Timer    // starts the stand-in once a script is past its limit
+	standDone sync.WaitGroup // one per step away: done when no stand-in runs for it
 
 	mu       sync.Mutex // guards what other goroutines hand the loop
 	incoming []*loopConn
@@ -53,7 +54,10 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &eventLoop{s: s, p: p, done: make(chan struct{}), conns: map[uint32]*loopConn{}}, nil
+	lp := &eventLoop{s: s, p: p, done: make(chan struct{}), conns: map[uint32]*loopConn{}}
+	lp.standBy = time.AfterFunc(time.Hour, lp.standIn)
+	lp.standBy.Stop()
+	return lp, nil
 }
 
 // startLoops starts the event loops and the goroutine that accepts for

@@ -18,17 +18,12 @@ import (
 // for the store, which a script elsewhere (another loop, a connection
 // that left the loop) may hold.
 
-// away is one step away of the loop's goroutine.
-type away struct {
-	t        *time.Timer
-	finished chan struct{}
-}
-
 // stepAway lets a stand-in serve the loop's connections from when a script
 // runs past its limit; on, when not nil, is the connection the loop is
 // busy with, which the stand-in leaves alone. The loop's goroutine then
-// touches nothing of the loop's but on until stepBack.
-func (lp *eventLoop) stepAway(on *loopConn) away {
+// touches nothing of the loop's but on until stepBack. It is on every
+// batch's path, so it allocates nothing: one timer per loop, reset.
+func (lp *eventLoop) stepAway(on *loopConn) {
 	s := lp.s
 	busyAt := time.Time{}
 	if s.busyCheck != nil {
@@ -41,17 +36,16 @@ func (lp *eventLoop) stepAway(on *loopConn) away {
 		}
 		busyAt = time.Now().Add(limit)
 	}
-	a := away{finished: make(chan struct{})}
 	lp.scriptsOn = on
 	lp.isAway.Store(true)
-	a.t = time.AfterFunc(time.Until(busyAt), func() { lp.standIn(a.finished) })
+	lp.standDone.Add(1)
+	lp.standBy.Reset(time.Until(busyAt))
 	lp.own.Unlock()
-	return a
 }
 
 // stepBack takes the loop's connections back from the stand-in, if one
 // came.
-func (lp *eventLoop) stepBack(a away) {
+func (lp *eventLoop) stepBack() {
 	lp.isAway.Store(false)
 	if lp.standing.Load() {
 		lp.mu.Lock()
@@ -59,10 +53,12 @@ func (lp *eventLoop) stepBack(a away) {
 		lp.mu.Unlock()
 	}
 	lp.own.Lock()
-	if !a.t.Stop() {
+	if lp.standBy.Stop() {
+		lp.standDone.Done() // no stand-in this time
+	} else {
 		// The stand-in started: let it see the loop is back.
 		lp.own.Unlock()
-		<-a.finished
+		lp.standDone.Wait()
 		lp.own.Lock()
 	}
 	lp.scriptsOn = nil
@@ -74,14 +70,14 @@ func (lp *eventLoop) runNext(lc *loopConn) {
 		lp.runOne(lc)
 		return
 	}
-	a := lp.stepAway(lc)
+	lp.stepAway(lc)
 	lp.runOne(lc)
-	lp.stepBack(a)
+	lp.stepBack()
 }
 
 // standIn serves the loop's connections while the loop is away.
-func (lp *eventLoop) standIn(finished chan struct{}) {
-	defer close(finished)
+func (lp *eventLoop) standIn() {
+	defer lp.standDone.Done()
 	lp.own.Lock()
 	defer lp.own.Unlock()
 	lp.standing.Store(true)

@@ -1,7 +1,5 @@
 package server
 
-import "github.com/qlessd/qlessd/commands"
-
 // read takes what the connection has sent so far and the commands in it.
 func (lp *eventLoop) read(lc *loopConn) {
 	if lc.closing || lc.dead {
@@ -43,7 +41,7 @@ func (lp *eventLoop) read(lc *loopConn) {
 		lc.parsed += n
 		if len(args) > before {
 			rc := loopCmd{args: args[before:len(args):len(args)], cmd: lp.s.table.Lookup(args[before]), start: start}
-			rc.script = rc.cmd != nil && commands.RunsScript(rc.cmd) && !lp.s.libraryCall(rc.cmd, rc.args)
+			rc.script = rc.cmd != nil && lp.s.runsLong(rc.cmd, rc.args)
 			lc.cmds = append(lc.cmds, rc)
 		}
 	}

@@ -28,8 +28,8 @@ const (
 	runElsewhere                // the connection graduates first
 )
 
-// graduateOn are commands, besides blocking ones and scripts, that take a
-// connection out of the loop: they wait, or change how it is served.
+// graduateOn are commands, besides blocking ones, that take a connection
+// out of the loop: they wait, or change how it is served.
 var graduateOn = map[string]bool{
 	"subscribe": true, "psubscribe": true, "ssubscribe": true, "multi": true,
 	"wait": true, "shutdown": true, "debug": true, "monitor": true,
@@ -108,13 +108,13 @@ func (lp *eventLoop) runBatch() {
 	scripted := lp.batchRunsScript()
 	// Announcing scripts waits for commands on their way to the store, and
 	// the store may be held by a script that runs elsewhere.
-	a := lp.stepAway(nil)
+	lp.stepAway(nil)
 	if scripted {
 		release = s.announceBatch()
 	}
 	c, err := s.db.UpdateAsync(func(tx *store.Tx) error {
 		ran = true
-		lp.stepBack(a)
+		lp.stepBack()
 		b.tx = tx
 		for _, lc := range lp.turn {
 			for lc.runnable() && lp.kind(lc.cmds[0], false) == runBatched {
@@ -127,7 +127,7 @@ func (lp *eventLoop) runBatch() {
 		return nil
 	})
 	if !ran {
-		lp.stepBack(a)
+		lp.stepBack()
 	}
 	release()
 	if !ran {
