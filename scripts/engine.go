@@ -372,6 +372,7 @@ func (e *Engine) begin() *run {
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
 	e.active.Add(1)
+	e.restartPending(r.start)
 	e.runMu.Unlock()
 	return r
 }
@@ -380,6 +381,7 @@ func (e *Engine) end(r *run) {
 	e.runMu.Lock()
 	delete(e.running, r)
 	e.active.Add(-1)
+	e.restartPending(time.Now())
 	if r.done != nil {
 		close(r.done)
 	}
@@ -411,6 +413,18 @@ func (r *run) wasKilled() bool { return r.stop.tripped.Load() }
 // IsLibraryCall reports whether EVALSHA of sha calls a registered library
 // (AliasScript): such a call always ends, so it needs no busy watch.
 func (e *Engine) IsLibraryCall(sha []byte) bool { return sha != nil && e.isAlias(sha) }
+
+// restartPending restarts the clocks of announced runs when a script
+// starts or ends. An announcement may cover several scripts run one after
+// another (an event-loop batch, EXEC), and on Redis each script has the
+// whole time limit to itself; and a script that waits for the store waits
+// for whoever holds it, whose own clock is the one that counts. runMu is
+// held.
+func (e *Engine) restartPending(now time.Time) {
+	for r := range e.pending {
+		r.start = now
+	}
+}
 
 // Announce registers a script about to run, before its caller takes the
 // store lock, so a command arriving meanwhile waits for it (or gets BUSY)

@@ -103,6 +103,9 @@ func (s *Server) refuseBusy(cmd *commands.Cmd, args [][]byte, w resp.Writer, pas
 		}
 		pass.leave()
 		if !endsBy(done, busyAt) {
+			if _, at := s.busyCheck(); !at.IsZero() && time.Now().Before(at) {
+				continue // the clock restarted: the next script of a batch or EXEC
+			}
 			w.WriteError(commands.ErrBusy)
 			return true
 		}

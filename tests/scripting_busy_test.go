@@ -98,3 +98,42 @@ func untilBusy(t testing.TB, c *Raw, cmd ...string) string {
 	}
 	return got
 }
+
+// Scripts pipelined by one client, or queued in one MULTI, each well under
+// lua-time-limit but together past it: Redis runs them one after another
+// and nobody gets BUSY, as no one script is past the limit; the others
+// wait. Here the pipeline runs in one event-loop batch and EXEC in one
+// transaction, announced once: each script must restart the busy clock.
+func TestScriptingShortScriptsInARowAreNotBusy(t *testing.T) {
+	const body = "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
+		"local s = now() while now() - s < 60000 do end return 'done'"
+	run := func(addr string, exec bool) []string {
+		DialRaw(t, addr).Do(t, "CONFIG", "SET", "lua-time-limit", "150")
+		runner := DialRaw(t, addr)
+		replies := 8
+		if exec {
+			runner.Send(t, "MULTI")
+			replies += 2 // OK, and EXEC's array after the QUEUED
+		}
+		for range 8 {
+			runner.Send(t, "EVAL", body, "0")
+		}
+		if exec {
+			runner.Send(t, "EXEC")
+		}
+		time.Sleep(30 * time.Millisecond)
+		other := DialRaw(t, addr)
+		out := []string{"PING -> " + other.Do(t, "PING")}
+		for range replies {
+			out = append(out, "runner -> "+runner.Read(t))
+		}
+		return append(out, "after -> "+other.Do(t, "PING"))
+	}
+	for _, exec := range []bool{false, true} {
+		q, r := StartQlessd(t, ""), StartRedis(t)
+		got, want := run(q.Addr, exec), run(r.Addr, exec)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("exec %v: qlessd:\n  %s\nredis:\n  %s", exec, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		}
+	}
+}
