@@ -5,22 +5,24 @@ func (lp *eventLoop) read(lc *loopConn) {
 	if lc.closing || lc.dead {
 		return
 	}
-	for {
+	for took := 0; took < turnInput; {
 		if cap(lc.in)-len(lc.in) < minRead {
 			grown := make([]byte, len(lc.in), max(2*cap(lc.in), len(lc.in)+minRead))
 			copy(grown, lc.in)
 			lc.in = grown
 		}
-		n, err := sockRead(lc.fd, lc.in[len(lc.in):cap(lc.in)])
+		room := lc.in[len(lc.in):min(cap(lc.in), len(lc.in)+turnInput-took)]
+		n, err := sockRead(lc.fd, room)
 		if n > 0 {
 			lc.in = lc.in[:len(lc.in)+n]
+			took += n
 		}
 		if err != nil && !wouldBlock(err) || err == nil && n == 0 {
 			lc.closing = true // end of stream or a reset: run what came before it
 		}
-		// Stop once the socket gave less than room was left: it is empty
-		// now, and asking again would only say so.
-		if err != nil || n == 0 || len(lc.in) < cap(lc.in) {
+		// Stop once the socket gave less than asked for: it is empty now,
+		// and asking again would only say so.
+		if err != nil || n < len(room) {
 			break
 		}
 	}
@@ -49,6 +51,13 @@ func (lp *eventLoop) read(lc *loopConn) {
 
 // minRead is the least room a read is given.
 const minRead = 16 << 10
+
+// turnInput is the most of a connection's input one turn takes, as Redis
+// reads 16 KB per client per turn; the rest waits in the socket for the
+// next turn. A client pipelining thousands of scripts (a bulk load through
+// qless.lua) would otherwise hold every other client for its whole
+// pipeline.
+const turnInput = 16 << 10
 
 // endTurn drops the input the turn's commands took.
 func (lc *loopConn) endTurn() {
