@@ -101,7 +101,7 @@ func run() int {
 		if cfg.rounds > 1 {
 			fmt.Fprintf(os.Stderr, "round %d of %d\n", round, cfg.rounds)
 		}
-		results = append(results, runRound(cfg, sources, unavailable, note)...)
+		results = append(results, runRound(cfg, round, sources, unavailable, note)...)
 	}
 	results = medianRounds(results, cfg.rounds)
 	if stopping() {
@@ -124,15 +124,23 @@ func run() int {
 }
 
 // runRound runs every pass, server and way once, each way on a fresh server.
-func runRound(cfg *config, sources map[string]scriptSource, unavailable map[string]bool, note func(string, ...any)) []*result {
+// Even rounds run the servers in the other order: the machine drifts over
+// the minutes a server's ways take, and whichever went first would meet
+// the same part of each drift in every round.
+func runRound(cfg *config, round int, sources map[string]scriptSource, unavailable map[string]bool, note func(string, ...any)) []*result {
 	var results []*result
 	pinged := map[string]bool{}
+	servers := cfg.servers
+	if round%2 == 0 {
+		servers = slices.Clone(servers)
+		slices.Reverse(servers)
+	}
 	for _, pass := range cfg.passes {
 		concs, workloads := cfg.conc, cfg.workloads
 		if pass == "always" {
 			concs, workloads = cfg.alwaysConc, cfg.alwaysWork
 		}
-		for _, srvKind := range cfg.servers {
+		for _, srvKind := range servers {
 			for _, wayName := range waysFor(srvKind, cfg.ways) {
 				if stopping() {
 					break
