@@ -103,7 +103,9 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 
 	// Checked: from here on the Lua's writes, in its order.
 	f.leaveQueue(&c)
-	f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
+	if f.hears("ql:log") {
+		f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
+	}
 	f.storeCompletion(&c, "complete", "")
 	f.zadd("ql:completed", f.now, jid)
 	if len(expired) > 0 {
@@ -283,7 +285,9 @@ func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, p
 	// Checked: from here on the Lua's writes, in its order.
 	f.leaveQueue(c)
 	qnext := jsonString(nextq)
-	f.publish("ql:log", `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
+	if f.hears("ql:log") {
+		f.publish("ql:log", `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
+	}
 	f.historyAppend(c.hkey, "["+f.historyWhen()+`,"put",{"q":`+qnext+"}]")
 	f.zaddNX("ql:queues", f.now, nextq)
 	f.storeCompletion(c, "waiting", nextq)

@@ -143,7 +143,9 @@ func fastPut(f *fastCall, args [][]byte) bool {
 
 	// Checked: from here on the Lua's writes, in its order.
 	qjson := jsonString(qname)
-	f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"put","queue":`+qjson+`}`)
+	if f.hears("ql:log") {
+		f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"put","queue":`+qjson+`}`)
+	}
 	f.historyAppend(hkey, "["+f.historyWhen()+`,"put",{"q":`+qjson+"}]")
 	if has[2] {
 		for _, k := range oldKeys {

@@ -72,7 +72,17 @@ func (f *fastCall) tracked(jid string) (bool, bool) {
 }
 
 func (f *fastCall) publish(channel, message string) {
-	f.c.Publish(channel, message)
+	if f.hears(channel) {
+		f.c.Publish(channel, message)
+	}
+}
+
+// hears reports whether anyone subscribes to channel, or to a pattern it
+// matches. A message nobody hears is dropped, as Redis delivers it to
+// nobody; qless logs every put and completion to ql:log, where usually no
+// one listens, so callers ask first and skip building the message.
+func (f *fastCall) hears(channel string) bool {
+	return f.c.Env == nil || f.c.Env.CountSubscribers(channel) > 0
 }
 
 var (
