@@ -14,7 +14,7 @@ import (
 // qless.lua) does not hold the others for its whole pipeline: Redis serves
 // them between its reads of 16 KB, and so must we. Another client's PING
 // is answered while most of the pipeline's replies are still to come.
-func TestLoopLongPipelineLetsOthersIn(t *testing.T) {
+func TestEventLoopLongPipelineLetsOthersIn(t *testing.T) {
 	const n = 3000
 	const body = "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
 		"local s = now() while now() - s < 300 do end return 1"
