@@ -104,7 +104,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	// Checked: from here on the Lua's writes, in its order.
 	f.leaveQueue(&c)
 	if f.hears("ql:log") {
-		f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
+		f.c.Publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
 	}
 	f.storeCompletion(&c, "complete", "")
 	f.zadd("ql:completed", f.now, jid)
@@ -286,7 +286,7 @@ func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, p
 	f.leaveQueue(c)
 	qnext := jsonString(nextq)
 	if f.hears("ql:log") {
-		f.publish("ql:log", `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
+		f.c.Publish("ql:log", `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
 	}
 	f.historyAppend(c.hkey, "["+f.historyWhen()+`,"put",{"q":`+qnext+"}]")
 	f.zaddNX("ql:queues", f.now, nextq)

@@ -144,7 +144,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	// Checked: from here on the Lua's writes, in its order.
 	qjson := jsonString(qname)
 	if f.hears("ql:log") {
-		f.publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"put","queue":`+qjson+`}`)
+		f.c.Publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"put","queue":`+qjson+`}`)
 	}
 	f.historyAppend(hkey, "["+f.historyWhen()+`,"put",{"q":`+qjson+"}]")
 	if has[2] {

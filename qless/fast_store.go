@@ -80,7 +80,8 @@ func (f *fastCall) publish(channel, message string) {
 // hears reports whether anyone subscribes to channel, or to a pattern it
 // matches. A message nobody hears is dropped, as Redis delivers it to
 // nobody; qless logs every put and completion to ql:log, where usually no
-// one listens, so callers ask first and skip building the message.
+// one listens, so those callers ask first, skip building the message, and
+// publish through f.c when someone does.
 func (f *fastCall) hears(channel string) bool {
 	return f.c.Env == nil || f.c.Env.CountSubscribers(channel) > 0
 }
