@@ -21,7 +21,8 @@ import (
 
 // Options configure an Engine.
 type Options struct {
-	// TimeLimit is lua-time-limit: past it other clients get BUSY.
+	// TimeLimit is lua-time-limit: past it other clients get BUSY. Zero
+	// or less is no limit, as on Redis: the others wait.
 	TimeLimit time.Duration
 	Logger    *slog.Logger
 	// MaxScripts bounds the script cache; the oldest entry goes first.
@@ -80,9 +81,6 @@ type library struct {
 
 // NewEngine returns an engine with an empty cache.
 func NewEngine(opts Options) *Engine {
-	if opts.TimeLimit <= 0 {
-		opts.TimeLimit = 5 * time.Second
-	}
 	if opts.MaxScripts <= 0 {
 		opts.MaxScripts = 10000
 	}
@@ -101,7 +99,16 @@ func NewEngine(opts Options) *Engine {
 // too, as on Redis.
 func (e *Engine) SetTimeLimit(d time.Duration) { e.limit.Store(int64(max(d, 0))) }
 
-func (e *Engine) timeLimit() time.Duration { return time.Duration(e.limit.Load()) }
+// noLimit stands for "never" as a deadline: lua-time-limit 0.
+const noLimit = 100 * 365 * 24 * time.Hour
+
+// busyAt is when a script started at start passes lua-time-limit.
+func (e *Engine) busyAt(start time.Time) time.Time {
+	if limit := time.Duration(e.limit.Load()); limit > 0 {
+		return start.Add(limit)
+	}
+	return start.Add(noLimit)
+}
 
 // SHA1 returns the hex SHA1 by which a script body is known.
 func SHA1(body []byte) string {
@@ -484,7 +491,7 @@ func (e *Engine) oldest(withPending bool) (done <-chan struct{}, busyAt time.Tim
 	if oldest == nil {
 		return nil, time.Time{}
 	}
-	return oldest.doneChan(), oldest.start.Add(e.timeLimit())
+	return oldest.doneChan(), e.busyAt(oldest.start)
 }
 
 // Kill replies as SCRIPT KILL: "" when it stopped the running scripts,
@@ -521,7 +528,7 @@ func (e *Engine) killBusy() (msg string, ok bool) {
 	defer e.runMu.Unlock()
 	var busy []*run
 	for r := range e.running {
-		if time.Since(r.start) >= e.timeLimit() {
+		if !time.Now().Before(e.busyAt(r.start)) {
 			busy = append(busy, r)
 		}
 	}

@@ -30,9 +30,10 @@ func (lp *eventLoop) stepAway(on *loopConn) {
 		_, busyAt = s.busyCheck()
 	}
 	if busyAt.IsZero() {
+		// Nothing announced yet: what will run gets the whole limit.
 		limit := time.Duration(s.luaLimit.Load())
 		if limit <= 0 {
-			limit = 5 * time.Second // unset, as in the engine
+			limit = noTimeLimit
 		}
 		busyAt = time.Now().Add(limit)
 	}
@@ -42,6 +43,10 @@ func (lp *eventLoop) stepAway(on *loopConn) {
 	lp.standBy.Reset(time.Until(busyAt))
 	lp.own.Unlock()
 }
+
+// noTimeLimit stands for "never" as a deadline: lua-time-limit 0 is no
+// limit, on Redis and in the engine, and the others wait.
+const noTimeLimit = 100 * 365 * 24 * time.Hour
 
 // stepBack takes the loop's connections back from the stand-in, if one
 // came.

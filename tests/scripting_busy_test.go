@@ -137,3 +137,24 @@ func TestScriptingShortScriptsInARowAreNotBusy(t *testing.T) {
 		}
 	}
 }
+
+// lua-time-limit 0 is no limit on Redis: a long script makes the others
+// wait, never BUSY.
+func TestScriptingNoTimeLimit(t *testing.T) {
+	const body = "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
+		"local s = now() while now() - s < 300000 do end return 'done'"
+	run := func(addr string) []string {
+		DialRaw(t, addr).Do(t, "CONFIG", "SET", "lua-time-limit", "0")
+		runner := DialRaw(t, addr)
+		runner.Send(t, "EVAL", body, "0")
+		time.Sleep(50 * time.Millisecond)
+		other := DialRaw(t, addr)
+		out := []string{"PING -> " + other.Do(t, "PING")}
+		return append(out, "runner -> "+runner.Read(t), "CONFIG -> "+other.Do(t, "CONFIG", "GET", "lua-time-limit"))
+	}
+	q, r := StartQlessd(t, ""), StartRedis(t)
+	got, want := run(q.Addr), run(r.Addr)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("qlessd:\n  %s\nredis:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}

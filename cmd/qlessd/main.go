@@ -47,7 +47,7 @@ func run(argv []string) int {
 	timeout := fs.Int("timeout", 0, "close idle clients after this many seconds (0 never)")
 	rewritePct := fs.String("auto-aof-rewrite-percentage", "100", "rewrite the data file once it grew by this percentage since the last rewrite (0 never)")
 	rewriteMin := fs.String("auto-aof-rewrite-min-size", "64mb", "but not while it is smaller than this")
-	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY")
+	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY (0: no limit)")
 	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
 	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
 	gcMinHeap := fs.String("gc-min-heap", "16mb", "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)")
