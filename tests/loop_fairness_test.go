@@ -16,8 +16,7 @@ import (
 // is answered while most of the pipeline's replies are still to come.
 func TestEventLoopLongPipelineLetsOthersIn(t *testing.T) {
 	const n = 3000
-	const body = "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
-		"local s = now() while now() - s < 300 do end return 1"
+	body := spinScript(300, "1")
 	var pipeline strings.Builder
 	for range n {
 		fmt.Fprintf(&pipeline, "*3\r\n$4\r\nEVAL\r\n$%d\r\n%s\r\n$1\r\n0\r\n", len(body), body)

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,7 @@ import (
 // for the few Redis allows (MULTI, DISCARD). The script's own client gets
 // its pipelined commands answered in order, after the script.
 func TestScriptingPastLimitServesOthers(t *testing.T) {
-	const body = "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
-		"local s = now() while now() - s < 400000 do end return 'done'"
+	body := spinScript(400000, "'done'")
 	run := func(addr string) []string {
 		DialRaw(t, addr).Do(t, "CONFIG", "SET", "lua-time-limit", "50")
 		runner := DialRaw(t, addr)
@@ -85,6 +85,13 @@ func TestScriptingBusyInsideExec(t *testing.T) {
 	}
 }
 
+// spinScript is a script that keeps the server busy (polling TIME) for
+// micros microseconds, then returns ret, a Lua expression.
+func spinScript(micros int, ret string) string {
+	return "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
+		"local s = now() while now() - s < " + strconv.Itoa(micros) + " do end return " + ret
+}
+
 // untilBusy sends cmd on c every 20 ms until it is answered BUSY, for up
 // to two seconds, and returns the last reply.
 func untilBusy(t testing.TB, c *Raw, cmd ...string) string {
@@ -105,8 +112,7 @@ func untilBusy(t testing.TB, c *Raw, cmd ...string) string {
 // wait. Here the pipeline runs in one event-loop batch and EXEC in one
 // transaction, announced once: each script must restart the busy clock.
 func TestScriptingShortScriptsInARowAreNotBusy(t *testing.T) {
-	const body = "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
-		"local s = now() while now() - s < 60000 do end return 'done'"
+	body := spinScript(60000, "'done'")
 	run := func(addr string, exec bool) []string {
 		DialRaw(t, addr).Do(t, "CONFIG", "SET", "lua-time-limit", "150")
 		runner := DialRaw(t, addr)
@@ -141,8 +147,7 @@ func TestScriptingShortScriptsInARowAreNotBusy(t *testing.T) {
 // lua-time-limit 0 is no limit on Redis: a long script makes the others
 // wait, never BUSY.
 func TestScriptingNoTimeLimit(t *testing.T) {
-	const body = "local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end " +
-		"local s = now() while now() - s < 300000 do end return 'done'"
+	body := spinScript(300000, "'done'")
 	run := func(addr string) []string {
 		DialRaw(t, addr).Do(t, "CONFIG", "SET", "lua-time-limit", "0")
 		runner := DialRaw(t, addr)
