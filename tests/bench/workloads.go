@@ -17,6 +17,8 @@ type session struct {
 	srv  *server
 	pass string
 	seq  int
+	// pings: this session runs its server kind's ping cells.
+	pings bool
 	// queued is how many jobs wait in queue after the last cell.
 	queued int
 	// lastPut is what the put cell managed, the size later pop cells aim for.
