@@ -155,7 +155,7 @@ func (s *session) cell(wl string, c int) []*result {
 func waitRewrites(sessions []*session, pass, wl string, c int) {
 	for _, s := range sessions {
 		if waited := waitRewrite(s.srv.addr); waited > 0 {
-			fmt.Fprintf(os.Stderr, "%-8s %-10s %3d %-17s waited %s for a data-file rewrite to end\n", pass, wl, c, s.w.label(), waited.Round(time.Millisecond))
+			fmt.Fprintf(os.Stderr, "%-8s %-10s %3d waited %s for the data-file rewrite of %s to end\n", pass, wl, c, waited.Round(time.Millisecond), s.w.label())
 		}
 	}
 }
