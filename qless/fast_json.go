@@ -72,11 +72,31 @@ func (n *jsonNormalizer) value(out []byte, depth int) ([]byte, bool) {
 	for n.pos < len(n.src) && strings.IndexByte("+-.0123456789eE", n.src[n.pos]) >= 0 {
 		n.pos++
 	}
+	if tok := n.src[start:n.pos]; shortInteger(tok) {
+		// "%.14g" writes such a number back as it came: ids, counts and
+		// millisecond times skip the parse and the formatting.
+		return append(out, tok...), true
+	}
 	v, ok := plainString(n.src[start:n.pos])
 	if !ok {
 		return nil, false
 	}
 	return append(out, luaNumber(v)...), true
+}
+
+// shortInteger reports a plain JSON integer of at most 14 digits (no
+// leading zero), which a double holds exactly and "%.14g" prints unchanged.
+func shortInteger(tok string) bool {
+	digits := strings.TrimPrefix(tok, "-")
+	if len(digits) == 0 || len(digits) > 14 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // str reads a string without escapes.

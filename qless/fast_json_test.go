@@ -30,7 +30,9 @@ func randomJSON(rng *rand.Rand, depth int) string {
 		return "[" + strings.Join(parts, ",") + "]"
 	case k < 7:
 		return []string{"0", "-0", "1", "0.1", "1e5", "1E-7", "123456789012345678", "1763790000000000000",
-			"3.14159265358979", "-2.5e300", "1e400", "01", strconv.Itoa(rng.Int())}[rng.Intn(13)]
+			"3.14159265358979", "-2.5e300", "1e400", "01", strconv.Itoa(rng.Int()),
+			"1763790000000", "99999999999999", "-99999999999999", "100000000000000", "999999999999999",
+			"-01", "-", "00", strconv.Itoa(rng.Intn(1e14))}[rng.Intn(21)]
 	case k < 9:
 		return []string{`"x"`, `"a/b"`, `"tab\tx"`, `"q\"x"`, `"\u00e9"`, `"é"`, `""`, `"line\n"`}[rng.Intn(8)]
 	}
@@ -75,4 +77,16 @@ func TestNormalizeJSONMatchesCJSON(t *testing.T) {
 		t.Fatalf("answered only %d of %d", answered, len(inputs))
 	}
 	t.Logf("answered %d of %d inputs", answered, len(inputs))
+}
+
+// BenchmarkNormalizeJSONTypical is heartbeat or complete data as clients
+// send it: a few ids, a millisecond time, short strings.
+func BenchmarkNormalizeJSONTypical(b *testing.B) {
+	const data = `{"account":48213,"user":902117,"queued_at":1763790000000,"attempt":2,"kind":"email","to":"x@example.com"}`
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := normalizeJSON(data); !ok {
+			b.Fatal("not answered")
+		}
+	}
 }
