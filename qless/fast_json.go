@@ -72,12 +72,13 @@ func (n *jsonNormalizer) value(out []byte, depth int) ([]byte, bool) {
 	for n.pos < len(n.src) && strings.IndexByte("+-.0123456789eE", n.src[n.pos]) >= 0 {
 		n.pos++
 	}
-	if tok := n.src[start:n.pos]; shortInteger(tok) {
+	tok := n.src[start:n.pos]
+	if shortInteger(tok) {
 		// "%.14g" writes such a number back as it came: ids, counts and
 		// millisecond times skip the parse and the formatting.
 		return append(out, tok...), true
 	}
-	v, ok := plainString(n.src[start:n.pos])
+	v, ok := plainString(tok)
 	if !ok {
 		return nil, false
 	}

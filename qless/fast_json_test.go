@@ -79,8 +79,9 @@ func TestNormalizeJSONMatchesCJSON(t *testing.T) {
 	t.Logf("answered %d of %d inputs", answered, len(inputs))
 }
 
-// BenchmarkNormalizeJSONTypical is heartbeat or complete data as clients
-// send it: a few ids, a millisecond time, short strings.
+// BenchmarkNormalizeJSONTypical is heartbeat data as clients send it (the
+// one call whose data qless re-encodes): a few ids, a millisecond time,
+// short strings.
 func BenchmarkNormalizeJSONTypical(b *testing.B) {
 	const data = `{"account":48213,"user":902117,"queued_at":1763790000000,"attempt":2,"kind":"email","to":"x@example.com"}`
 	b.ReportAllocs()
