@@ -47,6 +47,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	}
 	jid, worker, qname := string(args[0]), string(args[1]), string(args[2])
 	key := "ql:j:" + jid
+	f.tx.PrefetchMetas(key, key+"-dependents", key+"-history")
 	var j [6]string
 	var has [6]bool
 	if !f.hmget(key, fieldsCompleteJob, j[:], has[:]) {

@@ -293,6 +293,10 @@ func (f *fastCall) zaddAll(key string, score float64, members []string) {
 func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 	key := "ql:j:" + jid
 	j.key = key
+	hkey := key + "-history"
+	j.hkey = hkey
+	depsKey, dependentsKey := key+"-dependencies", key+"-dependents"
+	f.tx.PrefetchMetas(key, depsKey, dependentsKey, hkey)
 	var v [14]string
 	var has [14]bool
 	if !f.hmget(key, fieldsJobRead, v[:], has[:]) {
@@ -336,18 +340,16 @@ func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 		return false
 	}
 	j.tracked = tracked
-	hkey := key + "-history"
-	j.hkey = hkey
 	if !f.holds(hkey, store.TypeList) || !f.holds(key, store.TypeHash) {
 		return false
 	}
 	if j.history, ok = f.readHistory(hkey); !ok {
 		return false
 	}
-	if j.dependents, ok = f.setJSON(key + "-dependents"); !ok {
+	if j.dependents, ok = f.setJSON(dependentsKey); !ok {
 		return false
 	}
-	j.depsOn, ok = f.setJSON(key + "-dependencies")
+	j.depsOn, ok = f.setJSON(depsKey)
 	return ok
 }
 

@@ -1,0 +1,52 @@
+package store
+
+// PrefetchMetas reads the metadata of keys that sit next to each other in
+// the keyspace (a job's hash and the keys named after it: -history,
+// -dependents, -dependencies) in one walk, and keeps what it found, absent
+// keys included, for the lookups that follow. Each lookup alone is a search
+// of the whole keyspace, and qless reads these keys on every pop and
+// completion though most of them do not exist. keys must be in ascending
+// order. A walk that meets many other keys between them stops early; the
+// keys it did not reach are then looked up one by one as usual.
+func (tx *Tx) PrefetchMetas(keys ...string) {
+	for len(keys) > 0 && tx.cachedMeta(keys[0]) != nil {
+		keys = keys[1:]
+	}
+	if len(keys) < 2 {
+		return
+	}
+	lo := metaKey(tx.sel, keys[0])
+	hi := metaKey(tx.sel, keys[len(keys)-1]) + "\x00"
+	i, steps, whole := 0, 0, true
+	tx.btx.AscendRange("", lo, hi, func(k, v string) bool {
+		name := k[2:]
+		for ; i < len(keys) && keys[i] < name; i++ {
+			tx.prefetched(keys[i], Meta{}, false)
+		}
+		if i < len(keys) && keys[i] == name {
+			m, ok := decodeMeta(v)
+			tx.prefetched(keys[i], m, ok)
+			i++
+		}
+		if steps++; i < len(keys) && steps >= prefetchSteps {
+			whole = false
+			return false
+		}
+		return i < len(keys)
+	})
+	if whole {
+		for ; i < len(keys); i++ {
+			tx.prefetched(keys[i], Meta{}, false)
+		}
+	}
+}
+
+// prefetchSteps bounds the items one prefetch walks past.
+const prefetchSteps = 8
+
+func (tx *Tx) prefetched(key string, m Meta, ok bool) {
+	if tx.cachedMeta(key) == nil {
+		tx.cacheMeta(key, m, ok)
+		tx.shareRead(key, m, ok)
+	}
+}
