@@ -56,6 +56,8 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	}
 
 	key := "ql:j:" + jid
+	hkey, depsKey := key+"-history", key+"-dependencies"
+	f.tx.PrefetchMetas(key, depsKey, hkey)
 	var old [7]string
 	var has [7]bool
 	if !f.hmget(key, fieldsPutJob, old[:], has[:]) {
@@ -73,11 +75,10 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	if !ok || !f.historyReady() {
 		return false
 	}
-	deps, err := f.tx.SCard(key + "-dependencies")
+	deps, err := f.tx.SCard(depsKey)
 	if err != nil || deps > 0 {
 		return false
 	}
-	hkey := key + "-history"
 	var oldKeys [4]string
 	if has[2] {
 		prefix := "ql:q:" + oldQueue
