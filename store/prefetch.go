@@ -1,5 +1,7 @@
 package store
 
+import "unsafe"
+
 // PrefetchMetas reads the metadata of keys that sit next to each other in
 // the keyspace (a job's hash and the keys named after it: -history,
 // -dependents, -dependencies) in one walk, and keeps what it found, absent
@@ -15,8 +17,16 @@ func (tx *Tx) PrefetchMetas(keys ...string) {
 	if len(keys) < 2 {
 		return
 	}
-	lo := metaKey(tx.sel, keys[0])
-	hi := metaKey(tx.sel, keys[len(keys)-1]) + "\x00"
+	// Both bounds in the lookup buffer: buntdb keeps neither.
+	first, last := keys[0], keys[len(keys)-1]
+	b := append(tx.keyBuf[:0], tagMeta, byte(tx.sel))
+	b = append(b, first...)
+	b = append(b, tagMeta, byte(tx.sel))
+	b = append(b, last...)
+	b = append(b, 0)
+	tx.keyBuf = b
+	lo := unsafe.String(unsafe.SliceData(b), 2+len(first))
+	hi := unsafe.String(&b[2+len(first)], len(b)-2-len(first))
 	i, steps, whole := 0, 0, true
 	tx.btx.AscendRange("", lo, hi, func(k, v string) bool {
 		name := k[2:]
@@ -44,9 +54,12 @@ func (tx *Tx) PrefetchMetas(keys ...string) {
 // prefetchSteps bounds the items one prefetch walks past.
 const prefetchSteps = 8
 
+// prefetched keeps what a walk found in the transaction's cache only: these
+// keys are one job's, read again in this transaction if at all, and the
+// shared cache's copy and lock cost more than the walk that finds them
+// the next time.
 func (tx *Tx) prefetched(key string, m Meta, ok bool) {
 	if tx.cachedMeta(key) == nil {
 		tx.cacheMeta(key, m, ok)
-		tx.shareRead(key, m, ok)
 	}
 }
