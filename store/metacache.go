@@ -9,7 +9,7 @@ package store
 // operations that move or delete items wholesale (Rename, FlushDB, SwapDB)
 // drop the cache. A key not in the cache is simply read from buntdb, so the
 // cache may stop growing without being wrong.
-const metaCacheMax = 32
+const metaCacheMax = 64
 
 type metaEnt struct {
 	key      string
