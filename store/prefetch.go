@@ -6,7 +6,7 @@ import "unsafe"
 // the keyspace (a job's hash and the keys named after it: -history,
 // -dependents, -dependencies) in one walk, and keeps what it found, absent
 // keys included, for the lookups that follow. Each lookup alone is a search
-// of the whole keyspace, and qless reads these keys on every pop and
+// of the whole keyspace, and qless reads these keys on every put, pop and
 // completion though most of them do not exist. keys must be in ascending
 // order. A walk that meets many other keys between them stops early; the
 // keys it did not reach are then looked up one by one as usual.

@@ -10,8 +10,8 @@ import (
 // the keys named after it, each present or not, of one type or another,
 // some expiring soon) with, now and then, other keys sorting between them,
 // sometimes more than a walk passes. After a prefetch, lookups in that
-// transaction and in the next (through the shared cache) must answer what
-// plain lookups answered.
+// transaction, and in the next one, must answer what plain lookups
+// answered.
 func TestPrefetchMetasAnswersAsLookups(t *testing.T) {
 	db := memDB(t)
 	r := rand.New(rand.NewPCG(3, 5))
