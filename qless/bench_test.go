@@ -147,19 +147,19 @@ func BenchmarkQlessPop10(b *testing.B) {
 // does: each completion also deletes the oldest completed job.
 func BenchmarkQlessPopCompleteAtHistoryCap(b *testing.B) {
 	q := newBenchQless(b)
-	const cap = 1000
-	q.do(b, "config.set", "now", "jobs-history-count", strconv.Itoa(cap))
-	n := b.N + cap
+	const historyCap = 1000
+	q.do(b, "config.set", "now", "jobs-history-count", strconv.Itoa(historyCap))
+	n := b.N + historyCap
 	for i := 0; i < n; i++ {
 		q.do(b, "put", "now", "w", "q", jid(i), "bench.Job", benchData, "0")
 	}
-	for i := 0; i < cap; i++ {
+	for i := 0; i < historyCap; i++ {
 		q.do(b, "pop", "now", "q", "w", "1")
 		q.do(b, "complete", "now", jid(i), "w", "q", benchData)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := cap; i < n; i++ {
+	for i := historyCap; i < n; i++ {
 		q.do(b, "pop", "now", "q", "w", "1")
 		q.do(b, "complete", "now", jid(i), "w", "q", benchData)
 	}

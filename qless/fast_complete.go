@@ -47,7 +47,8 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	}
 	jid, worker, qname := string(args[0]), string(args[1]), string(args[2])
 	key := "ql:j:" + jid
-	f.tx.PrefetchMetas(key, key+"-dependents", key+"-history")
+	hkey, dkey := key+"-history", key+"-dependents"
+	f.tx.PrefetchMetas(key, dkey, hkey)
 	var j [6]string
 	var has [6]bool
 	if !f.hmget(key, fieldsCompleteJob, j[:], has[:]) {
@@ -73,7 +74,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		}
 	}
 	prefix := "ql:q:" + qname
-	c := completion{jid: jid, qname: qname, key: key, hkey: key + "-history",
+	c := completion{jid: jid, qname: qname, key: key, hkey: hkey,
 		data: string(args[3]), retries: retries, work: prefix + "-work", locks: prefix + "-locks",
 		scheduled: prefix + "-scheduled", wjobs: workerJobsKey(worker)}
 	if !f.holds(c.hkey, store.TypeList) || !f.holds(c.work, store.TypeZSet) ||
@@ -97,7 +98,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	if !ok {
 		return false
 	}
-	released, ok := f.planRelease(jid, expired)
+	released, ok := f.planRelease(jid, dkey, expired)
 	if !ok {
 		return false
 	}
@@ -122,7 +123,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		}
 		f.zrem("ql:completed", jids...)
 	}
-	f.applyRelease(jid, released)
+	f.applyRelease(jid, dkey, released)
 	f.reply("complete")
 	return true
 }
@@ -172,12 +173,11 @@ type releasedJob struct {
 
 var fieldsRelease = [][]byte{[]byte("queue"), []byte("priority"), []byte("scheduled")}
 
-// planRelease reads what release_dependents needs for jid's dependents;
-// false when the Lua must do it (a dependent that is jid itself or one of
-// the completed jobs just expired, numbers that are not plain, keys of
-// other types).
-func (f *fastCall) planRelease(jid string, expired []expiredJob) ([]releasedJob, bool) {
-	dkey := "ql:j:" + jid + "-dependents"
+// planRelease reads what release_dependents needs for jid's dependents (the
+// set dkey); false when the Lua must do it (a dependent that is jid itself
+// or one of the completed jobs just expired, numbers that are not plain,
+// keys of other types).
+func (f *fastCall) planRelease(jid, dkey string, expired []expiredJob) ([]releasedJob, bool) {
 	if !f.holds(dkey, store.TypeSet) {
 		return nil, false
 	}
@@ -239,7 +239,7 @@ func (f *fastCall) planRelease(jid string, expired []expiredJob) ([]releasedJob,
 }
 
 // applyRelease is release_dependents' writes.
-func (f *fastCall) applyRelease(jid string, released []releasedJob) {
+func (f *fastCall) applyRelease(jid, dkey string, released []releasedJob) {
 	if len(released) == 0 {
 		return
 	}
@@ -260,7 +260,7 @@ func (f *fastCall) applyRelease(jid string, released []releasedJob) {
 			f.hset(key, "state", "waiting")
 		}
 	}
-	f.tx.Delete("ql:j:" + jid + "-dependents")
+	f.tx.Delete(dkey)
 }
 
 // completeAdvance is job_complete for a job moving on to queue nextq:

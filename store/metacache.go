@@ -42,6 +42,11 @@ func (tx *Tx) cacheMeta(key string, m Meta, ok bool) {
 		e.set(m, ok)
 		return
 	}
+	tx.addMeta(key, m, ok)
+}
+
+// addMeta records the metadata of a key not in the cache yet.
+func (tx *Tx) addMeta(key string, m Meta, ok bool) {
 	if len(tx.metas) >= metaCacheMax {
 		return
 	}

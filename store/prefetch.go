@@ -60,6 +60,6 @@ const prefetchSteps = 8
 // the next time.
 func (tx *Tx) prefetched(key string, m Meta, ok bool) {
 	if tx.cachedMeta(key) == nil {
-		tx.cacheMeta(key, m, ok)
+		tx.addMeta(key, m, ok)
 	}
 }
