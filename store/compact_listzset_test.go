@@ -13,7 +13,8 @@ import (
 )
 
 // collLayout tells whether key's members are inside its payload and how many
-// items it has under its data prefix.
+// items it has under its data prefix (a sorted set's: how many members its
+// index holds, and none may be left in buntdb).
 func collLayout(t *testing.T, tx *Tx, key string) (inline bool, items int) {
 	t.Helper()
 	m, ok := tx.lookup(key)
@@ -27,6 +28,14 @@ func collLayout(t *testing.T, tx *Tx, key string) (inline bool, items int) {
 		inline = len(m.Payload) != 8 && m.Payload[0] == zInlineMark
 	}
 	tx.ascendPrefix(dataPrefix(tx.sel, key), func(string, string) bool { items++; return true })
+	if m.Type == TypeZSet {
+		if items != 0 {
+			t.Errorf("%s: %d sorted-set members left as buntdb items", key, items)
+		}
+		if ix := tx.db.zindexOf(tx.sel, key); ix != nil {
+			items = len(ix.scores)
+		}
+	}
 	return inline, items
 }
 
@@ -214,12 +223,12 @@ func TestLegacyListZSetLayout(t *testing.T) {
 			l.set(int64(i), v)
 		}
 		tx.putMeta("l", Meta{}, false, Meta{Type: TypeList, Payload: l.h.encode()})
-		z := &ZSet{tx: tx, prefix: dataPrefix(tx.sel, "z")}
+		zp := dataPrefix(tx.sel, "z")
 		var b [8]byte
 		for i, m := range []string{"x", "y"} {
 			binary.BigEndian.PutUint64(b[:], math.Float64bits(float64(i)))
-			tx.rawSet(z.memberKey(m), string(b[:]))
-			tx.rawSet(legacyScoreKey(z, float64(i), m), "")
+			tx.rawSet(zp+string(zTagMember)+m, string(b[:]))
+			tx.rawSet(legacyScoreKey(zp, float64(i), m), "")
 		}
 		binary.BigEndian.PutUint64(b[:], 2)
 		tx.putMeta("z", Meta{}, false, Meta{Type: TypeZSet, Payload: string(b[:])})
@@ -232,6 +241,14 @@ func TestLegacyListZSetLayout(t *testing.T) {
 	if db.zidx.m[dbKey{0, "z"}] == nil {
 		t.Error("the set's order was not built at start-up")
 	}
+	db.View(func(tx *Tx) error {
+		// The members moved into the index, their only copy in memory.
+		tx.ascendPrefix(dataPrefix(0, "z"), func(k, _ string) bool {
+			t.Errorf("item %q left in buntdb", k)
+			return true
+		})
+		return nil
+	})
 	db.Update(func(tx *Tx) error {
 		wantColl(t, tx, "z", false, 2)
 		if v, err := tx.btx.Get(formatKey); err != nil || v != formatZSetInMemoryOrder {
@@ -666,8 +683,8 @@ func TestZSetModelRandomWalk(t *testing.T) {
 
 // legacyScoreKey is the score-ordered item key of a member of a sorted set
 // kept as items, as versions before the in-memory order wrote it.
-func legacyScoreKey(z *ZSet, score float64, member string) string {
-	b := []byte(z.dataPrefix() + string(zTagScore))
+func legacyScoreKey(prefix string, score float64, member string) string {
+	b := []byte(prefix + string(zTagScore))
 	b = binary.BigEndian.AppendUint64(b, orderedScore(score))
 	return string(b) + member
 }

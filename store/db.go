@@ -296,8 +296,10 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, err error) {
 	return seq, err
 }
 
+// dropCaches drops the shared metadata cache after a transaction failed
+// part way. Sorted-set indexes are kept: buntdb commits what the
+// transaction wrote even when it panics, and they hold just that.
 func (db *DB) dropCaches() {
-	db.dropZIndexes()
 	db.shared.drop()
 }
 

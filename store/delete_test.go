@@ -56,6 +56,9 @@ func TestDeleteEveryLayout(t *testing.T) {
 			if tx.Exists(name) || items(tx, name) != 0 {
 				t.Errorf("%s: exists %v, %d items left", name, tx.Exists(name), items(tx, name))
 			}
+			if tx.db.zindexOf(tx.sel, name) != nil {
+				t.Errorf("%s: sorted-set index left", name)
+			}
 			return nil
 		})
 	}

@@ -61,7 +61,7 @@ func (tx *Tx) Rename(src, dst string) bool {
 	}
 	tx.Delete(dst)
 	if m.Type == TypeZSet {
-		tx.dropZIndex(src) // dst's is built from the moved items
+		tx.moveZIndex(dbKey{tx.sel, src}, dbKey{tx.sel, dst})
 	}
 	if m.Type != TypeString {
 		sp, dp := dataPrefix(tx.sel, src), dataPrefix(tx.sel, dst)
@@ -115,7 +115,8 @@ func (tx *Tx) FlushDB() {
 		return
 	}
 	tx.dropMetaCache()
-	tx.db.dropCaches()
+	tx.db.shared.drop()
+	tx.dropZIndexesOf(tx.sel)
 	sel := []byte{byte(tx.sel)}
 	for _, tag := range []byte{tagMeta, tagData, tagExpiry} {
 		prefix := string(append([]byte{tag}, sel...))
@@ -147,7 +148,8 @@ func (tx *Tx) othersHaveKeys() bool {
 // item and held the store for about 3 s per million keys.
 func (tx *Tx) FlushAll() {
 	tx.dropMetaCache()
-	tx.db.dropCaches()
+	tx.db.shared.drop()
+	tx.db.dropZIndexes()
 	tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, _ string) bool {
 		tx.touched = append(tx.touched, KeyRef{DB: int(k[1]), Key: k[2:]})
 		return true
@@ -184,7 +186,8 @@ func (tx *Tx) SwapDB(a, b int) {
 		return
 	}
 	tx.dropMetaCache()
-	tx.db.dropCaches()
+	tx.db.shared.drop()
+	tx.swapZIndexes(a, b)
 	type kv struct{ k, v string }
 	var items []kv
 	for _, tag := range []byte{tagMeta, tagData, tagExpiry} {

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -95,6 +97,28 @@ func (j *journal) addDel(k string) {
 	j.records++
 }
 
+// addSetMember and addDelMember record a sorted-set member as the item
+// <mp><member> it is in the data file (zset_index.go), without building
+// that key.
+func (j *journal) addSetMember(mp, member string, score float64) {
+	j.open = appendMemberRecord(j.open, mp, member, score)
+	j.records++
+}
+
+func (j *journal) addDelMember(mp, member string) {
+	j.open = appendBulk2(append(j.open, "*2\r\n$3\r\ndel\r\n"...), mp, member)
+	j.records++
+}
+
+// appendMemberRecord appends the set record of a sorted-set member: its
+// score's 8 bytes, big endian, as the journal and a rewrite write it.
+func appendMemberRecord(b []byte, mp, member string, score float64) []byte {
+	b = appendBulk2(append(b, "*3\r\n$3\r\nset\r\n"...), mp, member)
+	b = append(b, "$8\r\n"...)
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(score))
+	return append(b, '\r', '\n')
+}
+
 func (j *journal) addFlushAll() {
 	j.open = append(j.open, recFlushAll...)
 	j.records++
@@ -110,6 +134,16 @@ const (
 	recMulti    = "*1\r\n$5\r\nmulti\r\n"
 	recExec     = "*1\r\n$4\r\nexec\r\n"
 )
+
+// appendBulk2 appends a and c as one bulk string.
+func appendBulk2(b []byte, a, c string) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(a)+len(c)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, a...)
+	b = append(b, c...)
+	return append(b, '\r', '\n')
+}
 
 func appendBulk(b []byte, s string) []byte {
 	b = append(b, '$')

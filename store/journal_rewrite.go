@@ -141,10 +141,57 @@ func (db *DB) copyItems(f *os.File) (int64, error) {
 		after = chunk[len(chunk)-1].k
 		clear(chunk)
 	}
+	size += db.copyMembers(w)
 	if err := w.Flush(); err != nil {
 		return 0, fmt.Errorf("write rewrite file: %w", err)
 	}
 	return size, nil
+}
+
+// copyMembers writes a set record for every member of the sorted sets
+// kept in indexes (zset_index.go), a chunk per read lock as copyItems
+// does, and returns the bytes written. A set's chunks resume after the
+// last entry written, in (score, member) order: an entry that moved or
+// came meanwhile is in the tail, and one that did not is seen once. So is
+// a set that came or went, or changed hands, since the rewrite began.
+func (db *DB) copyMembers(w *bufio.Writer) int64 {
+	var size int64
+	var rec []byte
+	chunk := make([]Entry, 0, rewriteChunk)
+	for _, k := range db.zindexKeys(func(dbKey) bool { return true }) {
+		mp := dataPrefix(k.db, k.key) + string(zTagMember)
+		var after Entry
+		for first := true; ; first = false {
+			chunk = chunk[:0]
+			collect := func(e Entry) bool {
+				if !first && e == after {
+					return true
+				}
+				chunk = append(chunk, e)
+				return len(chunk) < rewriteChunk
+			}
+			db.txMu.RLock()
+			if ix := db.zindexOf(k.db, k.key); ix != nil {
+				if first {
+					ix.order.Scan(collect)
+				} else {
+					ix.order.Ascend(after, collect)
+				}
+			}
+			db.txMu.RUnlock()
+			for _, e := range chunk {
+				rec = appendMemberRecord(rec[:0], mp, e.Member, e.Score)
+				w.Write(rec)
+				size += int64(len(rec))
+			}
+			if len(chunk) < rewriteChunk {
+				break
+			}
+			after = chunk[len(chunk)-1]
+		}
+		clear(chunk)
+	}
+	return size
 }
 
 // copyRange appends bytes [from, to) of src to dst.

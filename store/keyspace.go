@@ -33,6 +33,10 @@ func (tx *Tx) Copy(src string, dstDB int, dst string, replace bool) bool {
 	}
 	type kv struct{ k, v string }
 	var items []kv
+	var zix *zindex
+	if m.Type == TypeZSet {
+		zix = tx.db.zindexOf(tx.sel, src)
+	}
 	sp := dataPrefix(tx.sel, src)
 	if m.Type != TypeString {
 		tx.ascendPrefix(sp, func(k, v string) bool {
@@ -53,6 +57,9 @@ func (tx *Tx) Copy(src string, dstDB int, dst string, replace bool) bool {
 	dp := dataPrefix(dstDB, dst)
 	for _, it := range items {
 		tx.rawSet(dp+it.k, it.v)
+	}
+	if zix != nil {
+		tx.copyZIndex(zix, dbKey{dstDB, dst})
 	}
 	tx.putMeta(dst, Meta{}, false, m)
 	return true

@@ -69,8 +69,9 @@ func decodeMeta(s string) (Meta, bool) {
 }
 
 // hasItems reports whether the key may have items besides its metadata
-// item: false for strings and for collections kept inline, whose deletion
-// then needs no scan of their data range.
+// item: false for strings, for collections kept inline and for sorted sets
+// (their members are in memory, zset_index.go), whose deletion then needs
+// no scan of their data range.
 func (m Meta) hasItems() bool {
 	switch m.Type {
 	case TypeString:
@@ -81,7 +82,7 @@ func (m Meta) hasItems() bool {
 	case TypeList:
 		return !listPayloadInline(m.Payload)
 	case TypeZSet:
-		return !zsetPayloadInline(m.Payload)
+		return false
 	}
 	return true
 }

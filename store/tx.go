@@ -186,7 +186,7 @@ func (tx *Tx) remove(key string, m Meta) {
 		tx.deleteRange(dataPrefix(tx.sel, key))
 	}
 	if m.Type == TypeZSet {
-		tx.dropZIndex(key)
+		tx.dropMembers(dbKey{tx.sel, key})
 	}
 	tx.touch(key)
 }

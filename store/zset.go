@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/binary"
 	"math"
+	"sort"
+	"strings"
 )
 
 // Sorted sets. A small one lives inside its metadata item (zset_inline.go).
@@ -37,7 +39,7 @@ type ZSet struct {
 	// handle, so Flush must rewrite the metadata item as a header.
 	headerStale bool
 	db          int
-	prefix      string // dataPrefix of the key, made on first use: inline sets never need it
+	prefix      string // memberPrefix, made on first use: inline sets never need it
 	dirty       bool
 	visits      int64   // items visited by iterations, so tests can check that bounded queries do not scan
 	inline      bool    // members live in the payload, decoded into list
@@ -82,9 +84,11 @@ func (z *ZSet) Release() {
 	tx.freeZSet = z
 }
 
-func (z *ZSet) dataPrefix() string {
+// memberPrefix is what precedes a member in its item's key in the data
+// file.
+func (z *ZSet) memberPrefix() string {
 	if z.prefix == "" {
-		z.prefix = dataPrefix(z.db, z.key)
+		z.prefix = dataPrefix(z.db, z.key) + string(zTagMember)
 	}
 	return z.prefix
 }
@@ -166,16 +170,14 @@ func (z *ZSet) PutScored(member string, score, old float64, exists bool) bool {
 		if math.Float64bits(old) == math.Float64bits(score) {
 			return false
 		}
-		ix.order.Delete(Entry{Member: member, Score: old})
-	}
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], math.Float64bits(score))
-	k := z.memberKey(member)
-	z.tx.rawSet(k, string(b[:]))
-	// The index shares the member's bytes with the item's key.
-	ix.put(k[len(k)-len(member):], score)
-	if !exists {
+		member = ix.rescore(member, old, score)
+	} else {
+		member = strings.Clone(member)
+		ix.insert(member, score)
 		z.card++
+	}
+	if jr := z.tx.db.jr; jr != nil {
+		jr.addSetMember(z.memberPrefix(), member, score)
 	}
 	z.dirty = true
 	return !exists
@@ -208,9 +210,9 @@ func (z *ZSet) RemoveEntry(e Entry) {
 		z.Remove(e.Member)
 		return
 	}
-	// Not a scratch key: buntdb keeps the key of a delete until commit,
-	// when it logs it.
-	z.tx.rawDelete(z.memberKey(e.Member))
+	if jr := z.tx.db.jr; jr != nil {
+		jr.addDelMember(z.memberPrefix(), e.Member)
+	}
 	z.index().remove(e.Member, e.Score)
 	z.card--
 	z.dirty = true
@@ -550,18 +552,14 @@ func (z *ZSet) Members(from string, fn func(Entry) bool) {
 		z.inlineMembers(from, fn)
 		return
 	}
-	mp := z.dataPrefix() + string(zTagMember)
-	z.tx.btx.AscendRange("", mp+from, prefixEnd(mp), func(k, v string) bool {
+	ix := z.index()
+	ms := ix.members()
+	for i := sort.SearchStrings(ms, from); i < len(ms); i++ {
 		z.visits++
-		if len(v) != 8 {
-			return true
+		if !fn(Entry{Member: ms[i], Score: ix.scores[ms[i]]}) {
+			return
 		}
-		return fn(Entry{Member: k[len(mp):], Score: math.Float64frombits(binary.BigEndian.Uint64([]byte(v)))})
-	})
-}
-
-func (z *ZSet) memberKey(member string) string {
-	return z.dataPrefix() + string(zTagMember) + member
+	}
 }
 
 func normZero(f float64) float64 {

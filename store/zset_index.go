@@ -3,33 +3,41 @@ package store
 import (
 	"encoding/binary"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tidwall/btree"
 	"github.com/tidwall/buntdb"
 )
 
-// A sorted set kept as items stores one item per member (its score) in
-// buntdb, which is what is durable; the order by score lives in memory,
-// one index per set, built from the member items at start-up (loadZSets)
-// or, after it was dropped, when the set is next opened. Keeping a second,
-// score-ordered item per member in buntdb made every score change three
-// btree writes of the whole keyspace (delete the old score item, rewrite
-// the member, insert the new score item) plus buntdb's rollback and commit
-// bookkeeping for each; qless moves a score on every pop, heartbeat and
-// completion.
+// A sorted set kept as items (past the inline limit) lives in memory
+// only: one index per set, a map from member to score and a btree in
+// Redis's (score, member) order. The data file records each member as the
+// item it once was in buntdb (a set record of <prefix> 'm' <member> -> the
+// 8-byte score, a del record when it goes), so files read back the same
+// either way; at start-up those items are loaded, moved into their set's
+// index and dropped from buntdb (loadZSets). A score change used to write
+// buntdb's btree of the whole keyspace and its rollback and commit
+// bookkeeping, and each member cost an item of about 150 bytes; qless
+// moves a score on every pop, heartbeat and completion.
 //
-// An index is only read or changed inside a store transaction of its
-// database, so buntdb's lock orders writers against everyone; the
-// registry's mutex guards only the registry, which read transactions may
-// fill concurrently. The index of a key is dropped whenever the key's
-// items are removed or moved wholesale (tx.remove, Rename, FlushDB, SwapDB) and all of them when a
-// commit fails (buntdb then rolls the items back), so it is rebuilt from
-// the items on next use. The index is the set's size as well: the
-// metadata item is not rewritten when members come and go.
+// The index is the only copy of its members, so it lives as long as its
+// key: whatever removes, moves or copies a key does the same to the index
+// and journals its members (remove, Rename, Copy, SwapDB, FlushDB,
+// FlushAll). Nothing needs undoing: a transaction always commits what it
+// wrote, a panic included (DB.commit), and buntdb's in-memory commit
+// cannot fail. Indexes change only in write transactions, which hold the
+// store alone; read transactions share them, and build an index's member
+// order for ZSCAN under its mutex. The registry's mutex guards only the
+// registry. The index is the set's size as well: the metadata item is not
+// rewritten when members come and go.
 type zindex struct {
 	scores map[string]float64
 	order  *btree.BTreeG[Entry]
+
+	mu       sync.Mutex
+	byMember []string // members in byte order, made on demand, dropped when membership changes
 }
 
 // dbKey names a key of one database (the registry's and tests' map key).
@@ -57,18 +65,61 @@ func newZIndex(n int) *zindex {
 	}
 }
 
-func (ix *zindex) put(member string, score float64) {
+// insert adds a member that is not in the set; member must not share a
+// caller's buffer.
+func (ix *zindex) insert(member string, score float64) {
 	ix.scores[member] = score
 	ix.order.Set(Entry{Member: member, Score: score})
+	ix.byMember = nil
+}
+
+// rescore moves a member from old to score and returns the index's own
+// copy of the member's bytes, which the map and the order keep (a map
+// assignment replaces a string key with the one given).
+func (ix *zindex) rescore(member string, old, score float64) string {
+	e, ok := ix.order.Delete(Entry{Member: member, Score: old})
+	if !ok {
+		e.Member = strings.Clone(member)
+	}
+	e.Score = score
+	ix.order.Set(e)
+	ix.scores[e.Member] = score
+	return e.Member
 }
 
 func (ix *zindex) remove(member string, score float64) {
 	delete(ix.scores, member)
 	ix.order.Delete(Entry{Member: member, Score: score})
+	ix.byMember = nil
 }
 
-// index returns the set's in-memory order, building it from the member
-// items when there is none yet.
+// members returns the members in byte order (ZSCAN's order).
+func (ix *zindex) members() []string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.byMember == nil {
+		ms := make([]string, 0, len(ix.scores))
+		for m := range ix.scores {
+			ms = append(ms, m)
+		}
+		slices.Sort(ms)
+		ix.byMember = ms
+	}
+	return ix.byMember
+}
+
+// clone copies the index; members' bytes are shared, being immutable.
+func (ix *zindex) clone() *zindex {
+	c := newZIndex(len(ix.scores))
+	for m, sc := range ix.scores {
+		c.scores[m] = sc
+	}
+	c.order = ix.order.Copy()
+	return c
+}
+
+// index returns the set's index. Only loadZSets finds none and builds it
+// from the member items the data file gave.
 func (z *ZSet) index() *zindex {
 	if z.idx != nil {
 		return z.idx
@@ -86,10 +137,11 @@ func (z *ZSet) index() *zindex {
 		hint = int(min(binary.BigEndian.Uint64([]byte(z.meta.Payload)), 1<<20))
 	}
 	ix := newZIndex(hint)
-	mp := z.dataPrefix() + string(zTagMember)
+	mp := z.memberPrefix()
 	z.tx.ascendPrefix(mp, func(k, v string) bool {
 		if len(v) == 8 {
-			ix.put(k[len(mp):], math.Float64frombits(binary.BigEndian.Uint64([]byte(v))))
+			// A copy, so the index does not keep the item's key alive.
+			ix.insert(strings.Clone(k[len(mp):]), math.Float64frombits(binary.BigEndian.Uint64([]byte(v))))
 		}
 		return true
 	})
@@ -115,16 +167,113 @@ func (reg *zindexes) put(k dbKey, ix *zindex) {
 	reg.m[k] = ix
 }
 
-// dropZIndex forgets key's index (in the selected database).
-func (tx *Tx) dropZIndex(key string) {
-	reg := &tx.db.zidx
-	reg.mu.Lock()
-	delete(reg.m, dbKey{tx.sel, key})
-	reg.mu.Unlock()
+// zindexOf returns the index of key in database db, nil for none.
+func (db *DB) zindexOf(d int, key string) *zindex {
+	db.zidx.mu.Lock()
+	defer db.zidx.mu.Unlock()
+	return db.zidx.m[dbKey{d, key}]
 }
 
-// dropZIndexes forgets every index: after a failed commit, or an operation
-// that moves whole databases.
+// takeZIndex removes and returns key's index, nil for none.
+func (db *DB) takeZIndex(k dbKey) *zindex {
+	db.zidx.mu.Lock()
+	defer db.zidx.mu.Unlock()
+	ix := db.zidx.m[k]
+	delete(db.zidx.m, k)
+	return ix
+}
+
+func (db *DB) putZIndex(k dbKey, ix *zindex) {
+	db.zidx.mu.Lock()
+	db.zidx.put(k, ix)
+	db.zidx.mu.Unlock()
+}
+
+// dropMembers deletes the members of key k with its index, journalling
+// each.
+func (tx *Tx) dropMembers(k dbKey) {
+	ix := tx.db.takeZIndex(k)
+	if ix != nil {
+		tx.journalMembers(k, ix, true)
+	}
+}
+
+// journalMembers records every member of ix as key k's, as set records,
+// or as del records when del is set.
+func (tx *Tx) journalMembers(k dbKey, ix *zindex, del bool) {
+	jr := tx.db.jr
+	if jr == nil {
+		return
+	}
+	mp := dataPrefix(k.db, k.key) + string(zTagMember)
+	ix.order.Scan(func(e Entry) bool {
+		if del {
+			jr.addDelMember(mp, e.Member)
+		} else {
+			jr.addSetMember(mp, e.Member, e.Score)
+		}
+		return true
+	})
+}
+
+// moveZIndex gives src's members to dst (dst was deleted first), in the
+// data file too.
+func (tx *Tx) moveZIndex(src dbKey, dst dbKey) {
+	ix := tx.db.takeZIndex(src)
+	if ix == nil {
+		return
+	}
+	tx.journalMembers(src, ix, true)
+	tx.journalMembers(dst, ix, false)
+	tx.db.putZIndex(dst, ix)
+}
+
+// copyZIndex gives dst (deleted first) a copy of src's members.
+func (tx *Tx) copyZIndex(ix *zindex, dst dbKey) {
+	c := ix.clone()
+	tx.journalMembers(dst, c, false)
+	tx.db.putZIndex(dst, c)
+}
+
+// dropZIndexesOf deletes the members of every set of database d (FLUSHDB).
+func (tx *Tx) dropZIndexesOf(d int) {
+	for _, k := range tx.db.zindexKeys(func(k dbKey) bool { return k.db == d }) {
+		tx.dropMembers(k)
+	}
+}
+
+// swapZIndexes exchanges the sets of databases a and b (SWAPDB): every
+// member is journalled deleted under its old database, then set under the
+// new one, as the items of the other types are.
+func (tx *Tx) swapZIndexes(a, b int) {
+	keys := tx.db.zindexKeys(func(k dbKey) bool { return k.db == a || k.db == b })
+	moved := make([]*zindex, len(keys))
+	for i, k := range keys {
+		moved[i] = tx.db.takeZIndex(k)
+		tx.journalMembers(k, moved[i], true)
+	}
+	for i, k := range keys {
+		k.db = a + b - k.db
+		tx.journalMembers(k, moved[i], false)
+		tx.db.putZIndex(k, moved[i])
+	}
+}
+
+// zindexKeys lists the registry's keys that keep returns true for.
+func (db *DB) zindexKeys(keep func(dbKey) bool) []dbKey {
+	db.zidx.mu.Lock()
+	defer db.zidx.mu.Unlock()
+	var out []dbKey
+	for k := range db.zidx.m {
+		if keep(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// dropZIndexes forgets every index (FLUSHALL, whose one flush record
+// deletes their members in the data file).
 func (db *DB) dropZIndexes() {
 	db.zidx.mu.Lock()
 	db.zidx.m = nil
@@ -166,10 +315,8 @@ func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
 // loadZSets runs once at start-up, before clients are served: it deletes
 // the score-ordered items that sorted sets kept as items had before the
 // order moved to memory (data files of earlier versions; a marker item
-// records that the file is past that), then builds every such set's order,
-// so that the first command to use a large set after a restart does not
-// stall everyone while its order is built (about a second per million
-// members), as Redis loads its whole data set before serving.
+// records that the file is past that), then moves every such set's
+// members from their items into its index.
 func (db *DB) loadZSets() error {
 	_, err := db.commit(func(btx *buntdb.Tx) error {
 		tx := newTx(db, btx, true)
@@ -189,10 +336,17 @@ func (db *DB) loadZSets() error {
 		}
 		for _, s := range sets {
 			tx.Select(s.db)
-			if z, err := tx.OpenZSet(s.key); err == nil {
-				z.index()
-				z.Release()
+			z, err := tx.OpenZSet(s.key)
+			if err != nil {
+				continue
 			}
+			// The index is the members' only copy from now on; the
+			// file keeps them, so their items go unjournalled.
+			mp := z.memberPrefix()
+			for m := range z.index().scores {
+				btx.Delete(mp + m)
+			}
+			z.Release()
 		}
 		return nil
 	})

@@ -140,16 +140,18 @@ func (z *ZSet) inlineDelete(i int) {
 	z.list = append(z.list[:i], z.list[i+1:]...)
 }
 
-// spill moves the inline members to items, for good.
+// spill moves the inline members to an index, for good. The members are
+// copied: they may share the payload's bytes or a caller's buffer.
 func (z *ZSet) spill() {
-	var b [8]byte
 	es := z.ents()
 	ix := newZIndex(len(es))
+	jr, mp := z.tx.db.jr, z.memberPrefix()
 	for _, e := range es {
-		binary.BigEndian.PutUint64(b[:], math.Float64bits(e.Score))
-		k := z.memberKey(e.Member)
-		z.tx.rawSet(k, string(b[:]))
-		ix.put(k[len(k)-len(e.Member):], e.Score)
+		m := strings.Clone(e.Member)
+		ix.insert(m, e.Score)
+		if jr != nil {
+			jr.addSetMember(mp, m, e.Score)
+		}
 	}
 	z.setIndex(ix)
 	z.inline, z.list, z.loaded = false, nil, false
