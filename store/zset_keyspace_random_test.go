@@ -9,31 +9,38 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // TestRandomZSetKeyspaceOps drives sorted sets, small (inline) and large
-// (kept as items), through random edits and every keyspace operation that
+// (past the inline limit), through random edits and every keyspace operation that
 // moves, copies, replaces or drops a key wholesale (RENAME, COPY, MOVE,
 // SWAPDB, FLUSHDB, FLUSHALL, EXPIRE, SET over a set), across several
 // databases, and holds the store to an in-test model: inside the write
 // transactions, after each round, after reopening the data file, and after
-// rewrites of the data file, one of them racing a writer. Those are the
+// rewrites of the data file, half of them racing a writer. Those are the
 // paths where a set's members, its in-memory order and its journal records
 // can part ways; the model is the only thing that knows the right answer
 // independently of the layout.
 func TestRandomZSetKeyspaceOps(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { zkRandomRun(t, seed) })
+	}
+}
+
+func zkRandomRun(t *testing.T, seed uint64) {
 	dir := t.TempDir()
 	db := zkOpen(t, dir)
 	defer func() { db.Close() }()
 	m := newZKModel()
 	st := &zkStats{}
 	g := &zkGen{
-		r: rand.New(rand.NewPCG(11, 29)), m: m, st: st,
-		keys: zkMainKeys, global: true, future: zkFuture(),
+		r: rand.New(rand.NewPCG(seed, 29)), m: m, st: st,
+		keys: zkMainKeys, members: zkMemberPool, global: true, future: zkFuture(),
 	}
-	vr := rand.New(rand.NewPCG(5, 7))
+	vr := rand.New(rand.NewPCG(seed, 7))
 	const rounds, txPerRound = 12, 40
 	for round := range rounds {
 		for i := range txPerRound {
@@ -44,12 +51,15 @@ func TestRandomZSetKeyspaceOps(t *testing.T) {
 		}
 		switch round % 6 {
 		case 2:
+			st.maxMembersAtRewrite = max(st.maxMembersAtRewrite, m.members())
 			if err := db.Save(); err != nil {
 				t.Fatalf("round %d: save: %v", round, err)
 			}
 			st.saves++
 		case 5:
-			zkSaveDuringWrites(t, db, m, st, uint64(round))
+			// The first racing writer keeps to its own keys, the second
+			// takes every key and the database-wide steps.
+			zkSaveDuringWrites(t, db, zkWriter(m, seed, round, round > 6), st)
 		}
 		where := fmt.Sprintf("round %d", round)
 		zkVerifyAll(t, db, m, vr, st, where)
@@ -94,16 +104,30 @@ func zkMember(i int) string {
 	return fmt.Sprintf("member%03d-%s", i, strings.Repeat(string(rune('a'+i%26)), i%11))
 }
 
-const zkMemberPool = 170
+// zkMemberPool is how many member names the main steps use; the writer
+// racing a rewrite uses more, so that a rewrite spans several of its
+// chunks (rewriteChunk items) and writes land between them.
+const (
+	zkMemberPool       = 170
+	zkWriterMemberPool = 700
+)
 
-// zkLarge tells whether a set is surely past the inline limit (each member
-// costs its 8-byte score and at least one length byte besides its bytes).
-func zkLarge(z map[string]float64) bool {
+// zkLarge tells whether a set is surely past the inline limit, zkSmall
+// whether it surely fits: each member costs its 8-byte score and a length
+// byte or two besides its bytes.
+func zkLarge(z map[string]float64) bool { return zkBytes(z) > zkInlineLimit+64 }
+func zkSmall(z map[string]float64) bool { return zkBytes(z) < zkInlineLimit-64 }
+
+// zkInlineLimit is zInlineMaxBytes, spelled out so that this test keeps
+// compiling whatever the layout's names become.
+const zkInlineLimit = 512
+
+func zkBytes(z map[string]float64) int {
 	n := 0
 	for mb := range z {
 		n += 9 + len(mb)
 	}
-	return n > zInlineMaxBytes+64
+	return n
 }
 
 func zkFuture() int64 { return time.Now().Add(time.Hour).UnixMilli() }
@@ -147,9 +171,25 @@ func newZKModel() *zkModel {
 	return m
 }
 
+// zkStats shows what a run reached, so that a change of weights cannot
+// quietly stop covering large sets or rewrites.
+// members counts the model's set members, roughly the items a rewrite
+// copies.
+func (m *zkModel) members() int {
+	n := 0
+	for _, keys := range m.dbs {
+		for _, k := range keys {
+			n += len(k.z)
+		}
+	}
+	return n
+}
+
 type zkStats struct {
-	steps, largeSeen, largeMoved, largeCopied, largeOverwritten int
-	saves, concurrentSaves, concurrentTxs                       int
+	steps, concurrentTxs, txsDuringRewrite      int
+	largeSeen, largeShrunk, largeOverwritten    int
+	largeMoved, largeCopied                     int
+	saves, concurrentSaves, maxMembersAtRewrite int
 }
 
 // zkStep is one operation, its expected outcome fixed when it was
@@ -179,12 +219,13 @@ func zkApply(db *DB, steps []zkStep) error {
 // database (SWAPDB, FLUSHDB, FLUSHALL), which a writer racing a rewrite
 // must not take, so that its keys stay its own.
 type zkGen struct {
-	r      *rand.Rand
-	m      *zkModel
-	st     *zkStats
-	keys   []string
-	global bool
-	future int64
+	r       *rand.Rand
+	m       *zkModel
+	st      *zkStats
+	keys    []string
+	members int // member names drawn from: zkMember(0..members-1)
+	global  bool
+	future  int64
 }
 
 func (g *zkGen) tx(n int) []zkStep {
@@ -219,7 +260,7 @@ func (g *zkGen) step() zkStep {
 		return zkStep{"tick", func(tx *Tx) error { tx.Tick(); return nil }}
 	case !g.global:
 		return g.zsetEdit()
-	case w < 95:
+	case w < 96:
 		return g.swapDB()
 	case w < 99:
 		return g.flushDB()
@@ -257,6 +298,8 @@ func (g *zkGen) target(d int) string {
 	}
 	return g.keys[g.r.IntN(len(g.keys))]
 }
+
+func (g *zkGen) member() string { return zkMember(g.r.IntN(g.members)) }
 
 func (g *zkGen) score() float64 {
 	if g.r.IntN(8) == 0 {
@@ -305,12 +348,12 @@ func (g *zkGen) zsetEdit() zkStep {
 	mode := g.r.IntN(10)
 	var kind string
 	switch {
-	case mode < 2:
+	case mode < 3:
 		kind = "grow"
 		for range 20 + g.r.IntN(41) {
-			put(zkMember(g.r.IntN(zkMemberPool)), g.score())
+			put(g.member(), g.score())
 		}
-	case mode < 3:
+	case mode < 4:
 		kind = "shrink"
 		members := zkSortedMembers(cur)
 		frac := 0.5 + g.r.Float64()/2
@@ -322,14 +365,14 @@ func (g *zkGen) zsetEdit() zkStep {
 				remove(mb)
 			}
 		}
-	case mode < 4:
+	case mode < 5:
 		kind = "rescore"
 		for _, mb := range zkSortedMembers(cur) {
 			if g.r.IntN(2) == 0 {
 				put(mb, g.score())
 			}
 		}
-	case mode < 5 && len(cur) > 0:
+	case mode < 6 && len(cur) > 0:
 		kind = "popmin"
 		pops = zkSorted(cur)[:1+g.r.IntN(min(len(cur), 12))]
 		for _, e := range pops {
@@ -345,11 +388,14 @@ func (g *zkGen) zsetEdit() zkStep {
 			case w < 6 && len(members) > 0:
 				remove(members[g.r.IntN(len(members))])
 			case w < 7:
-				remove(zkMember(g.r.IntN(zkMemberPool)))
+				remove(g.member())
 			default:
-				put(zkMember(g.r.IntN(zkMemberPool)), g.score())
+				put(g.member(), g.score())
 			}
 		}
+	}
+	if k != nil && zkLarge(k.z) && len(cur) > 0 && zkSmall(cur) {
+		g.st.largeShrunk++
 	}
 	if len(cur) == 0 {
 		delete(g.m.dbs[d], key)
@@ -593,6 +639,39 @@ func (g *zkGen) check() zkStep {
 	}}
 }
 
+// ballast makes the rewrite racing the writer span several chunks, so that
+// the writer's transactions land between them: a set of
+// zkBallastMembers that no step picks (only database-wide steps reach it).
+func (g *zkGen) ballast() zkStep {
+	d := g.r.IntN(zkDBs)
+	want := map[string]float64{}
+	for i := range zkBallastMembers {
+		want[zkMember(i)] = zkNorm(g.score())
+	}
+	g.m.dbs[d][zkBallastKey] = &zkKey{z: maps.Clone(want)}
+	return zkStep{fmt.Sprintf("ballast db%d", d), func(tx *Tx) error {
+		tx.Select(d)
+		tx.Delete(zkBallastKey)
+		z, err := tx.OpenZSet(zkBallastKey)
+		if err != nil {
+			return err
+		}
+		defer z.Release()
+		for _, e := range zkSorted(want) {
+			z.Put(e.Member, e.Score)
+		}
+		z.Flush()
+		return nil
+	}}
+}
+
+// zkBallastMembers is twice rewriteChunk (1024 items), spelled out for the
+// same reason as zkInlineLimit.
+const (
+	zkBallastKey     = "ballast"
+	zkBallastMembers = 2048
+)
+
 func (g *zkGen) swapDB() zkStep {
 	a, b := g.r.IntN(zkDBs), g.r.IntN(zkDBs)
 	g.m.dbs[a], g.m.dbs[b] = g.m.dbs[b], g.m.dbs[a]
@@ -631,29 +710,54 @@ func (g *zkGen) flushAll() zkStep {
 	}}
 }
 
-// zkSaveDuringWrites rewrites the data file while a writer changes its own
-// keys (no database-wide steps), so that the model, updated as the writer's
-// steps are made, stays right whatever the interleaving.
-func zkSaveDuringWrites(t *testing.T, db *DB, m *zkModel, st *zkStats, seed uint64) {
+// zkWriter makes the generator of the writer that races rewrites. The
+// model stays right whatever the interleaving because this writer is then
+// the only one, and its steps update the model as they are made. Kept to
+// its own keys it checks sets that change between a rewrite's chunks;
+// given every key and the database-wide steps, sets that are renamed,
+// swapped or flushed between them.
+func zkWriter(m *zkModel, seed uint64, round int, everything bool) *zkGen {
+	g := &zkGen{
+		r: rand.New(rand.NewPCG(seed, 97+uint64(round))), m: m, st: &zkStats{},
+		keys: zkWriterKeys, members: zkWriterMemberPool, future: zkFuture(),
+	}
+	if everything {
+		g.keys, g.global = slices.Concat(zkMainKeys, zkWriterKeys), true
+	}
+	return g
+}
+
+// zkSaveDuringWrites rewrites the data file again and again while g's
+// writer runs, then folds the writer's statistics into st.
+func zkSaveDuringWrites(t *testing.T, db *DB, g *zkGen, st *zkStats) {
 	t.Helper()
-	wst := &zkStats{}
-	g := &zkGen{r: rand.New(rand.NewPCG(seed, 97)), m: m, st: wst, keys: zkWriterKeys, future: zkFuture()}
-	const txs = 200
-	start := make(chan struct{})
+	const txs = 400
 	done := make(chan error, 1)
+	var saving atomic.Bool
+	overlapped := 0
 	go func() {
-		<-start
 		for i := range txs {
-			if err := zkApply(db, g.tx(1+g.r.IntN(4))); err != nil {
+			steps := g.tx(1 + g.r.IntN(4))
+			// A ballast set now and then, as database-wide steps may
+			// have dropped the last one.
+			if i%100 == 0 {
+				steps = append(steps, g.ballast())
+			}
+			if saving.Load() {
+				overlapped++
+			}
+			if err := zkApply(db, steps); err != nil {
 				done <- fmt.Errorf("writer tx %d: %v", i, err)
 				return
 			}
 		}
 		done <- nil
 	}()
-	close(start)
 	for running := true; running; {
-		if err := db.Save(); err != nil {
+		saving.Store(true)
+		err := db.Save()
+		saving.Store(false)
+		if err != nil {
 			t.Fatalf("save beside the writer: %v", err)
 		}
 		st.concurrentSaves++
@@ -666,12 +770,16 @@ func zkSaveDuringWrites(t *testing.T, db *DB, m *zkModel, st *zkStats, seed uint
 		default:
 		}
 	}
+	wst := g.st
 	st.saves++
 	st.concurrentTxs += txs
+	st.txsDuringRewrite += overlapped
+	st.maxMembersAtRewrite = max(st.maxMembersAtRewrite, g.m.members())
 	st.steps += wst.steps
 	st.largeMoved += wst.largeMoved
 	st.largeCopied += wst.largeCopied
 	st.largeOverwritten += wst.largeOverwritten
+	st.largeShrunk += wst.largeShrunk
 }
 
 // zkVerifyAll compares every database with the model.
@@ -823,7 +931,7 @@ func zkVerifyZSet(z *ZSet, want map[string]float64, r *rand.Rand) error {
 			return fmt.Errorf("Score(%q) = %v, %v; want %v", e.Member, s, ok, e.Score)
 		}
 	}
-	for _, mb := range []string{"absent", zkMember(r.IntN(zkMemberPool)), zkMember(r.IntN(zkMemberPool))} {
+	for _, mb := range []string{"absent", zkMember(r.IntN(zkWriterMemberPool)), zkMember(r.IntN(zkWriterMemberPool))} {
 		if _, in := want[mb]; in {
 			continue
 		}
@@ -850,7 +958,7 @@ func zkVerifyMembers(z *ZSet, asc []Entry, r *rand.Rand) error {
 	if err := zkDiff(`Members("")`, zkCollect(func(fn func(Entry) bool) { z.Members("", fn) }), byMember); err != nil {
 		return err
 	}
-	from := zkMember(r.IntN(zkMemberPool))
+	from := zkMember(r.IntN(zkWriterMemberPool))
 	limit := 1 + r.IntN(5)
 	var want []Entry
 	for _, e := range byMember {
