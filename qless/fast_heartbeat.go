@@ -1,6 +1,8 @@
 package qless
 
 import (
+	"unsafe"
+
 	"github.com/qlessd/qlessd/scripts"
 	"github.com/qlessd/qlessd/store"
 )
@@ -32,9 +34,9 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	expires := f.now + hb
-	var data []byte
-	if len(args) == 3 {
-		data, ok = normalizeJSON(string(args[2]))
+	data, hasData := "", len(args) == 3
+	if hasData {
+		data, ok = normalizeJSON(unsafe.String(unsafe.SliceData(args[2]), len(args[2])))
 		if !ok {
 			return false
 		}
@@ -43,8 +45,8 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	if !f.holds(wjobs, store.TypeZSet) || !f.holds("ql:workers", store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
 		return false
 	}
-	if data != nil {
-		f.hset(key, "expires", f.number(expires), "data", string(data))
+	if hasData {
+		f.hset(key, "expires", f.number(expires), "data", data)
 	} else {
 		f.hset(key, "expires", f.number(expires))
 	}

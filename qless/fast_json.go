@@ -12,17 +12,19 @@ import (
 // normalizeJSON is cjson.encode(cjson.decode(s)) for an object or array
 // (what job data is), false when unsure: strings with escapes, numbers
 // cjson would refuse, deep nesting, anything but strict JSON.
-func normalizeJSON(s string) ([]byte, bool) {
+// s is only read, so it may be a view of a request's buffer; the result
+// shares the bytes of a buffer nothing writes again.
+func normalizeJSON(s string) (string, bool) {
 	if len(s) == 0 || (s[0] != '{' && s[0] != '[') {
-		return nil, false
+		return "", false
 	}
 	n := jsonNormalizer{src: s}
 	out, ok := n.value(make([]byte, 0, len(s)+16), 0)
 	if !ok {
-		return nil, false
+		return "", false
 	}
 	n.space()
-	return out, n.pos == len(s)
+	return unsafe.String(unsafe.SliceData(out), len(out)), n.pos == len(s)
 }
 
 // jsonNormalizer reads JSON and writes it as cjson re-encodes what it
