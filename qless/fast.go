@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/resp"
@@ -45,6 +46,7 @@ type fastCall struct {
 	// historyLimit is max-job-history once read (0: not yet).
 	historyLimit float64
 	num          []byte // scratch for number arguments
+	json         []byte // scratch for normalized job data
 }
 
 // fastCalls recycles fastCall values with their scratch: one escaped to
@@ -66,9 +68,9 @@ func runFast(c *commands.Ctx, w resp.Writer, call [][]byte) bool {
 		return false
 	}
 	f := fastCalls.Get().(*fastCall)
-	*f = fastCall{c: c, w: w, tx: c.Tx, now: now, num: f.num[:0]}
+	*f = fastCall{c: c, w: w, tx: c.Tx, now: now, num: f.num[:0], json: f.json[:0]}
 	done := fn(f, call[2:])
-	*f = fastCall{num: f.num[:0]}
+	*f = fastCall{num: f.num[:0], json: f.json[:0]}
 	fastCalls.Put(f)
 	if !done {
 		return false
@@ -166,6 +168,13 @@ func arg(args [][]byte, i int) (string, bool) {
 func (f *fastCall) number(v float64) string {
 	f.num = scripts.AppendArgNumber(f.num[:0], v)
 	return string(f.num)
+}
+
+// numberView is number as a view of the scratch, valid until the next
+// number: for a store call that copies what it keeps (HSet).
+func (f *fastCall) numberView(v float64) string {
+	f.num = scripts.AppendArgNumber(f.num[:0], v)
+	return unsafe.String(unsafe.SliceData(f.num), len(f.num))
 }
 
 // integral reports whether v is a whole number Lua and Go render alike.

@@ -34,21 +34,24 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	expires := f.now + hb
+	// The job data and the expiry are views of scratch buffers: HSet
+	// copies what it keeps.
 	data, hasData := "", len(args) == 3
 	if hasData {
-		data, ok = normalizeJSON(unsafe.String(unsafe.SliceData(args[2]), len(args[2])))
+		f.json, ok = normalizeJSON(f.json, unsafe.String(unsafe.SliceData(args[2]), len(args[2])))
 		if !ok {
 			return false
 		}
+		data = unsafe.String(unsafe.SliceData(f.json), len(f.json))
 	}
 	wjobs, lkey := workerJobsKey(worker), "ql:q:"+qname+"-locks"
 	if !f.holds(wjobs, store.TypeZSet) || !f.holds("ql:workers", store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
 		return false
 	}
 	if hasData {
-		f.hset(key, "expires", f.number(expires), "data", data)
+		f.hset(key, "expires", f.numberView(expires), "data", data)
 	} else {
-		f.hset(key, "expires", f.number(expires))
+		f.hset(key, "expires", f.numberView(expires))
 	}
 	f.zadd(wjobs, expires, jid)
 	f.zadd("ql:workers", f.now, worker)

@@ -12,19 +12,19 @@ import (
 // normalizeJSON is cjson.encode(cjson.decode(s)) for an object or array
 // (what job data is), false when unsure: strings with escapes, numbers
 // cjson would refuse, deep nesting, anything but strict JSON.
-// s is only read, so it may be a view of a request's buffer; the result
-// shares the bytes of a buffer nothing writes again.
-func normalizeJSON(s string) (string, bool) {
+// It writes the result over dst and returns it; s is only read, so it may
+// be a view of a request's buffer.
+func normalizeJSON(dst []byte, s string) ([]byte, bool) {
 	if len(s) == 0 || (s[0] != '{' && s[0] != '[') {
-		return "", false
+		return dst, false
 	}
 	n := jsonNormalizer{src: s}
-	out, ok := n.value(make([]byte, 0, len(s)+16), 0)
+	out, ok := n.value(dst[:0], 0)
 	if !ok {
-		return "", false
+		return dst, false
 	}
 	n.space()
-	return unsafe.String(unsafe.SliceData(out), len(out)), n.pos == len(s)
+	return out, n.pos == len(s)
 }
 
 // jsonNormalizer reads JSON and writes it as cjson re-encodes what it
