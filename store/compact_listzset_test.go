@@ -227,7 +227,7 @@ func TestLegacyListZSetLayout(t *testing.T) {
 		var b [8]byte
 		for i, m := range []string{"x", "y"} {
 			binary.BigEndian.PutUint64(b[:], math.Float64bits(float64(i)))
-			tx.rawSet(zp+string(zTagMember)+m, string(b[:]))
+			tx.rawSet(memberPrefixOf(tx.sel, "z")+m, string(b[:]))
 			tx.rawSet(legacyScoreKey(zp, float64(i), m), "")
 		}
 		binary.BigEndian.PutUint64(b[:], 2)

@@ -99,13 +99,19 @@ func (j *journal) addDel(k string) {
 
 // addSetMember and addDelMember record a sorted-set member as the item
 // <mp><member> it is in the data file (zset_index.go), without building
-// that key.
+// that key. A store without a data file has no journal: they do nothing.
 func (j *journal) addSetMember(mp, member string, score float64) {
+	if j == nil {
+		return
+	}
 	j.open = appendMemberRecord(j.open, mp, member, score)
 	j.records++
 }
 
 func (j *journal) addDelMember(mp, member string) {
+	if j == nil {
+		return
+	}
 	j.open = appendBulk2(append(j.open, "*2\r\n$3\r\ndel\r\n"...), mp, member)
 	j.records++
 }

@@ -159,7 +159,7 @@ func (db *DB) copyMembers(w *bufio.Writer) int64 {
 	var rec []byte
 	chunk := make([]Entry, 0, rewriteChunk)
 	for _, k := range db.zindexKeys(func(dbKey) bool { return true }) {
-		mp := dataPrefix(k.db, k.key) + string(zTagMember)
+		mp := memberPrefixOf(k.db, k.key)
 		var after Entry
 		for first := true; ; first = false {
 			chunk = chunk[:0]

@@ -84,13 +84,17 @@ func (z *ZSet) Release() {
 	tx.freeZSet = z
 }
 
-// memberPrefix is what precedes a member in its item's key in the data
-// file.
 func (z *ZSet) memberPrefix() string {
 	if z.prefix == "" {
-		z.prefix = dataPrefix(z.db, z.key) + string(zTagMember)
+		z.prefix = memberPrefixOf(z.db, z.key)
 	}
 	return z.prefix
+}
+
+// memberPrefixOf is what precedes a member of key in its item's key in
+// the data file.
+func memberPrefixOf(db int, key string) string {
+	return dataPrefix(db, key) + string(zTagMember)
 }
 
 // Exists reports whether the key exists (as of the last Flush).
@@ -176,9 +180,7 @@ func (z *ZSet) PutScored(member string, score, old float64, exists bool) bool {
 		ix.insert(member, score)
 		z.card++
 	}
-	if jr := z.tx.db.jr; jr != nil {
-		jr.addSetMember(z.memberPrefix(), member, score)
-	}
+	z.tx.db.jr.addSetMember(z.memberPrefix(), member, score)
 	z.dirty = true
 	return !exists
 }
@@ -210,9 +212,7 @@ func (z *ZSet) RemoveEntry(e Entry) {
 		z.Remove(e.Member)
 		return
 	}
-	if jr := z.tx.db.jr; jr != nil {
-		jr.addDelMember(z.memberPrefix(), e.Member)
-	}
+	z.tx.db.jr.addDelMember(z.memberPrefix(), e.Member)
 	z.index().remove(e.Member, e.Score)
 	z.card--
 	z.dirty = true

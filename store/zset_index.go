@@ -205,7 +205,7 @@ func (tx *Tx) journalMembers(k dbKey, ix *zindex, del bool) {
 	if jr == nil {
 		return
 	}
-	mp := dataPrefix(k.db, k.key) + string(zTagMember)
+	mp := memberPrefixOf(k.db, k.key)
 	ix.order.Scan(func(e Entry) bool {
 		if del {
 			jr.addDelMember(mp, e.Member)

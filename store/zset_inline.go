@@ -149,9 +149,7 @@ func (z *ZSet) spill() {
 	for _, e := range es {
 		m := strings.Clone(e.Member)
 		ix.insert(m, e.Score)
-		if jr != nil {
-			jr.addSetMember(mp, m, e.Score)
-		}
+		jr.addSetMember(mp, m, e.Score)
 	}
 	z.setIndex(ix)
 	z.inline, z.list, z.loaded = false, nil, false
