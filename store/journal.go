@@ -97,31 +97,47 @@ func (j *journal) addDel(k string) {
 	j.records++
 }
 
-// addSetMember and addDelMember record a sorted-set member as the item
-// <mp><member> it is in the data file (zset_index.go), without building
-// that key. A store without a data file has no journal: they do nothing.
-func (j *journal) addSetMember(mp, member string, score float64) {
+// addSetMember and addDelMember record a member of sorted set k as the
+// item it is in the data file (zset_index.go), building that item's key
+// in the record itself. A store without a data file has no journal: they
+// do nothing.
+func (j *journal) addSetMember(k dbKey, member string, score float64) {
 	if j == nil {
 		return
 	}
-	j.open = appendMemberRecord(j.open, mp, member, score)
+	j.open = appendMemberRecord(j.open, k, member, score)
 	j.records++
 }
 
-func (j *journal) addDelMember(mp, member string) {
+func (j *journal) addDelMember(k dbKey, member string) {
 	if j == nil {
 		return
 	}
-	j.open = appendBulk2(append(j.open, "*2\r\n$3\r\ndel\r\n"...), mp, member)
+	j.open = appendMemberKey(append(j.open, "*2\r\n$3\r\ndel\r\n"...), k, member)
 	j.records++
 }
 
 // appendMemberRecord appends the set record of a sorted-set member: its
 // score's 8 bytes, big endian, as the journal and a rewrite write it.
-func appendMemberRecord(b []byte, mp, member string, score float64) []byte {
-	b = appendBulk2(append(b, "*3\r\n$3\r\nset\r\n"...), mp, member)
+func appendMemberRecord(b []byte, k dbKey, member string, score float64) []byte {
+	b = appendMemberKey(append(b, "*3\r\n$3\r\nset\r\n"...), k, member)
 	b = append(b, "$8\r\n"...)
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(score))
+	return append(b, '\r', '\n')
+}
+
+// appendMemberKey appends memberPrefixOf(k.db, k.key) + member as one bulk
+// string, written in place.
+func appendMemberKey(b []byte, k dbKey, member string) []byte {
+	var n [binary.MaxVarintLen64]byte
+	ln := binary.PutUvarint(n[:], uint64(len(k.key)))
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(2+ln+len(k.key)+1+len(member)), 10)
+	b = append(b, '\r', '\n', tagData, byte(k.db))
+	b = append(b, n[:ln]...)
+	b = append(b, k.key...)
+	b = append(b, zTagMember)
+	b = append(b, member...)
 	return append(b, '\r', '\n')
 }
 
@@ -140,16 +156,6 @@ const (
 	recMulti    = "*1\r\n$5\r\nmulti\r\n"
 	recExec     = "*1\r\n$4\r\nexec\r\n"
 )
-
-// appendBulk2 appends a and c as one bulk string.
-func appendBulk2(b []byte, a, c string) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(a)+len(c)), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, a...)
-	b = append(b, c...)
-	return append(b, '\r', '\n')
-}
 
 func appendBulk(b []byte, s string) []byte {
 	b = append(b, '$')

@@ -159,7 +159,6 @@ func (db *DB) copyMembers(w *bufio.Writer) int64 {
 	var rec []byte
 	chunk := make([]Entry, 0, rewriteChunk)
 	for _, k := range db.zindexKeys(func(dbKey) bool { return true }) {
-		mp := memberPrefixOf(k.db, k.key)
 		var after Entry
 		for first := true; ; first = false {
 			chunk = chunk[:0]
@@ -180,7 +179,7 @@ func (db *DB) copyMembers(w *bufio.Writer) int64 {
 			}
 			db.txMu.RUnlock()
 			for _, e := range chunk {
-				rec = appendMemberRecord(rec[:0], mp, e.Member, e.Score)
+				rec = appendMemberRecord(rec[:0], k, e.Member, e.Score)
 				w.Write(rec)
 				size += int64(len(rec))
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +323,29 @@ func TestJournalDropsHugeBuffers(t *testing.T) {
 	db.jr.mu.Unlock()
 	if open := cap(db.jr.open); open > maxKeptBuffer || spare > maxKeptBuffer || pending > maxKeptBuffer {
 		t.Errorf("buffers kept: open %d, pending %d, spare %d bytes", open, pending, spare)
+	}
+}
+
+// A member's record must name the key its item had in buntdb, or loading
+// the file puts the member nowhere; the key is built in place, so check it
+// across the key lengths whose length prefix takes one byte and two.
+func TestMemberRecordNamesItsItemKey(t *testing.T) {
+	for _, n := range []int{0, 1, 127, 128, 300} {
+		for _, d := range []int{0, 5, 255} {
+			for _, member := range []string{"", "x", "\x00\xff m"} {
+				k := dbKey{d, strings.Repeat("k", n)}
+				item := memberPrefixOf(d, k.key) + member
+				want := "*2\r\n$3\r\ndel\r\n$" + strconv.Itoa(len(item)) + "\r\n" + item + "\r\n"
+				j := &journal{}
+				j.addDelMember(k, member)
+				if got := string(j.open); got != want {
+					t.Fatalf("key of %d bytes, db %d, member %q: %q, want %q", n, d, member, got, want)
+				}
+				rec := appendMemberRecord(nil, k, member, 2.5)
+				if !strings.HasPrefix(string(rec), "*3\r\n$3\r\nset\r\n$"+strconv.Itoa(len(item))+"\r\n"+item+"\r\n$8\r\n") {
+					t.Fatalf("set record %q for item %q", rec, item)
+				}
+			}
+		}
 	}
 }

@@ -39,7 +39,6 @@ type ZSet struct {
 	// handle, so Flush must rewrite the metadata item as a header.
 	headerStale bool
 	db          int
-	prefix      string // memberPrefix, made on first use: inline sets never need it
 	dirty       bool
 	visits      int64   // items visited by iterations, so tests can check that bounded queries do not scan
 	inline      bool    // members live in the payload, decoded into list
@@ -82,13 +81,6 @@ func (z *ZSet) Release() {
 	tx := z.tx
 	*z = ZSet{list: z.list[:0]}
 	tx.freeZSet = z
-}
-
-func (z *ZSet) memberPrefix() string {
-	if z.prefix == "" {
-		z.prefix = memberPrefixOf(z.db, z.key)
-	}
-	return z.prefix
 }
 
 // memberPrefixOf is what precedes a member of key in its item's key in
@@ -180,7 +172,7 @@ func (z *ZSet) PutScored(member string, score, old float64, exists bool) bool {
 		ix.insert(member, score)
 		z.card++
 	}
-	z.tx.db.jr.addSetMember(z.memberPrefix(), member, score)
+	z.tx.db.jr.addSetMember(dbKey{z.db, z.key}, member, score)
 	z.dirty = true
 	return !exists
 }
@@ -212,7 +204,7 @@ func (z *ZSet) RemoveEntry(e Entry) {
 		z.Remove(e.Member)
 		return
 	}
-	z.tx.db.jr.addDelMember(z.memberPrefix(), e.Member)
+	z.tx.db.jr.addDelMember(dbKey{z.db, z.key}, e.Member)
 	z.index().remove(e.Member, e.Score)
 	z.card--
 	z.dirty = true

@@ -137,7 +137,7 @@ func (z *ZSet) index() *zindex {
 		hint = int(min(binary.BigEndian.Uint64([]byte(z.meta.Payload)), 1<<20))
 	}
 	ix := newZIndex(hint)
-	mp := z.memberPrefix()
+	mp := memberPrefixOf(z.db, z.key)
 	z.tx.ascendPrefix(mp, func(k, v string) bool {
 		if len(v) == 8 {
 			// A copy, so the index does not keep the item's key alive.
@@ -205,12 +205,11 @@ func (tx *Tx) journalMembers(k dbKey, ix *zindex, del bool) {
 	if jr == nil {
 		return
 	}
-	mp := memberPrefixOf(k.db, k.key)
 	ix.order.Scan(func(e Entry) bool {
 		if del {
-			jr.addDelMember(mp, e.Member)
+			jr.addDelMember(k, e.Member)
 		} else {
-			jr.addSetMember(mp, e.Member, e.Score)
+			jr.addSetMember(k, e.Member, e.Score)
 		}
 		return true
 	})
@@ -342,7 +341,7 @@ func (db *DB) loadZSets() error {
 			}
 			// The index is the members' only copy from now on; the
 			// file keeps them, so their items go unjournalled.
-			mp := z.memberPrefix()
+			mp := memberPrefixOf(s.db, s.key)
 			for m := range z.index().scores {
 				btx.Delete(mp + m)
 			}

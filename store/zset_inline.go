@@ -145,11 +145,11 @@ func (z *ZSet) inlineDelete(i int) {
 func (z *ZSet) spill() {
 	es := z.ents()
 	ix := newZIndex(len(es))
-	jr, mp := z.tx.db.jr, z.memberPrefix()
+	jr, k := z.tx.db.jr, dbKey{z.db, z.key}
 	for _, e := range es {
 		m := strings.Clone(e.Member)
 		ix.insert(m, e.Score)
-		jr.addSetMember(mp, m, e.Score)
+		jr.addSetMember(k, m, e.Score)
 	}
 	z.setIndex(ix)
 	z.inline, z.list, z.loaded = false, nil, false
