@@ -167,6 +167,8 @@ func arg(args [][]byte, i int) (string, bool) {
 // is a copy the store may keep.
 func (f *fastCall) number(v float64) string {
 	f.num = scripts.AppendArgNumber(f.num[:0], v)
+	// Not strings.Clone: a conversion whose string stays in the caller
+	// is built on its stack.
 	return string(f.num)
 }
 
@@ -174,8 +176,12 @@ func (f *fastCall) number(v float64) string {
 // number: for a store call that copies what it keeps (HSet).
 func (f *fastCall) numberView(v float64) string {
 	f.num = scripts.AppendArgNumber(f.num[:0], v)
-	return unsafe.String(unsafe.SliceData(f.num), len(f.num))
+	return view(f.num)
 }
+
+// view is b as a string without a copy: b must not change while the
+// string is in use.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // integral reports whether v is a whole number Lua and Go render alike.
 func integral(v float64) bool {

@@ -1,8 +1,6 @@
 package qless
 
 import (
-	"unsafe"
-
 	"github.com/qlessd/qlessd/scripts"
 	"github.com/qlessd/qlessd/store"
 )
@@ -38,11 +36,11 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	// copies what it keeps.
 	data, hasData := "", len(args) == 3
 	if hasData {
-		f.json, ok = normalizeJSON(f.json, unsafe.String(unsafe.SliceData(args[2]), len(args[2])))
+		f.json, ok = normalizeJSON(f.json, view(args[2]))
 		if !ok {
 			return false
 		}
-		data = unsafe.String(unsafe.SliceData(f.json), len(f.json))
+		data = view(f.json)
 	}
 	wjobs, lkey := workerJobsKey(worker), "ql:q:"+qname+"-locks"
 	if !f.holds(wjobs, store.TypeZSet) || !f.holds("ql:workers", store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"unsafe"
 
 	"github.com/qlessd/qlessd/scripts/luacjson"
 )
@@ -283,7 +282,7 @@ func nesting(s []byte) int {
 func jsonString(s string) string {
 	// Sized for no escapes: then one allocation, shared by the string.
 	b := luacjson.AppendString(make([]byte, 0, len(s)+2), s)
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return view(b)
 }
 
 // stringArray reads a JSON array of strings written without whitespace and

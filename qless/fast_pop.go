@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/scripts/luacjson"
@@ -210,7 +209,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		b = appendPopJob(b, &jobs[i], worker, expires)
 	}
 	b = append(b, ']')
-	f.reply(unsafe.String(unsafe.SliceData(b), len(b)))
+	f.reply(view(b))
 	return true
 }
 

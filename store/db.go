@@ -259,17 +259,18 @@ func (c Committed) Wait() error {
 }
 
 // commit runs a buntdb write transaction under txMu and returns the journal
-// sequence its replies wait for (journal.seal). When it fails (buntdb then
-// rolls the items back) or panics, the caches kept beside buntdb
-// (sorted-set orders, shared metadata) may hold what never committed: they
-// are dropped before any other transaction can start.
+// sequence its replies wait for (journal.seal). When it fails or panics,
+// the shared metadata cache may hold what never committed: it is dropped
+// before any other transaction can start. Sorted-set indexes are kept:
+// buntdb commits what fn wrote even when it panics, which is what they
+// hold, and its in-memory commit cannot fail.
 func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, err error) {
 	db.txMu.Lock()
 	start := time.Now()
 	failed := true
 	defer func() {
 		if failed || err != nil {
-			db.dropCaches()
+			db.shared.drop()
 		}
 		db.rw.busyNs.Add(int64(time.Since(start)))
 		db.txMu.Unlock()
@@ -294,13 +295,6 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, err error) {
 	})
 	failed = false
 	return seq, err
-}
-
-// dropCaches drops the shared metadata cache after a transaction failed
-// part way. Sorted-set indexes are kept: buntdb commits what the
-// transaction wrote even when it panics, and they hold just that.
-func (db *DB) dropCaches() {
-	db.shared.drop()
 }
 
 // View runs fn in a read-only transaction. It returns once what fn could

@@ -129,13 +129,10 @@ func appendMemberRecord(b []byte, k dbKey, member string, score float64) []byte 
 // appendMemberKey appends memberPrefixOf(k.db, k.key) + member as one bulk
 // string, written in place.
 func appendMemberKey(b []byte, k dbKey, member string) []byte {
-	var n [binary.MaxVarintLen64]byte
-	ln := binary.PutUvarint(n[:], uint64(len(k.key)))
 	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(2+ln+len(k.key)+1+len(member)), 10)
-	b = append(b, '\r', '\n', tagData, byte(k.db))
-	b = append(b, n[:ln]...)
-	b = append(b, k.key...)
+	b = strconv.AppendInt(b, int64(dataPrefixLen(k.key)+1+len(member)), 10)
+	b = append(b, '\r', '\n')
+	b = appendDataPrefix(b, k.db, k.key)
 	b = append(b, zTagMember)
 	b = append(b, member...)
 	return append(b, '\r', '\n')

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"strings"
+	"unsafe"
 )
 
 // Layout of buntdb keys. Every Redis key has one metadata item, and
@@ -42,16 +43,19 @@ func metaPrefix(db int) string { return string([]byte{tagMeta, byte(db)}) }
 
 // dataPrefix returns the prefix under which key's elements live.
 func dataPrefix(db int, key string) string {
-	var lenbuf [binary.MaxVarintLen64]byte
-	n := binary.PutUvarint(lenbuf[:], uint64(len(key)))
-	var b strings.Builder
-	b.Grow(2 + n + len(key) + 16)
-	b.WriteByte(tagData)
-	b.WriteByte(byte(db))
-	b.Write(lenbuf[:n])
-	b.WriteString(key)
-	return b.String()
+	b := appendDataPrefix(make([]byte, 0, dataPrefixLen(key)+16), db, key)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// appendDataPrefix appends dataPrefix(db, key) to b.
+func appendDataPrefix(b []byte, db int, key string) []byte {
+	b = append(b, tagData, byte(db))
+	b = binary.AppendUvarint(b, uint64(len(key)))
+	return append(b, key...)
+}
+
+// dataPrefixLen is len(dataPrefix(db, key)).
+func dataPrefixLen(key string) int { return 2 + uvarintLen(uint64(len(key))) + len(key) }
 
 func expiryKey(db int, at int64, key string) string {
 	var b strings.Builder

@@ -152,10 +152,7 @@ func (z *ZSet) index() *zindex {
 
 // setIndex registers ix as key's index (a set that just moved to items).
 func (z *ZSet) setIndex(ix *zindex) {
-	reg := &z.tx.db.zidx
-	reg.mu.Lock()
-	reg.put(dbKey{z.db, z.key}, ix)
-	reg.mu.Unlock()
+	z.tx.db.putZIndex(dbKey{z.db, z.key}, ix)
 	z.idx = ix
 }
 
