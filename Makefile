@@ -13,14 +13,16 @@ run: build
 # Every test, differential ones included: they need redis-server 7.0. The
 # end-to-end tests run a second time against one goroutine per connection
 # (--event-loop no), the way qlessd serves where epoll is missing, and those
-# where connections of two loops meet run against --event-loops 2.
+# where connections of two loops meet run against --event-loops 2, whose
+# loops read and write one system call at a time (--io-uring no), as where
+# io_uring is missing or forbidden.
 TWO_LOOP_TESTS := TestScripting|TestEventLoop|TestQless|TestMulti|TestBlocking|TestPubSub
 test:
 	./tests/ensure-redis.sh
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
-	QLESSD_ARGS="--event-loops 2" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
+	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
 
 bench: build
 	./tests/ensure-redis.sh

@@ -38,4 +38,7 @@ type Config struct {
 	EventLoop bool
 	// EventLoops is how many loops share the connections (1 when unset).
 	EventLoops int
+	// IOUring lets each loop do a turn's socket reads, and its writes, in
+	// one io_uring call where the kernel allows it.
+	IOUring bool
 }

@@ -32,6 +32,14 @@ type eventLoop struct {
 	turn   []*loopConn // connections with something to do this turn
 	batch  loopBatch
 	refuse bool // the store refused a batch this turn: run the rest alone
+	toRead []*loopConn
+
+	// ring does the turn's reads and writes in a call each (loop_ring.go);
+	// nil where io_uring is missing, off, or failed.
+	ring      *ring
+	ringRes   []int32
+	ringAsked []int
+	ringSend  []*loopConn
 
 	// own is held by whoever serves the loop's connections: the loop's
 	// goroutine, except while it is away (running a script, or waiting
@@ -57,6 +65,13 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 	lp := &eventLoop{s: s, p: p, done: make(chan struct{}), conns: map[uint32]*loopConn{}}
 	lp.standBy = time.AfterFunc(time.Hour, lp.standIn)
 	lp.standBy.Stop()
+	if s.cfg.IOUring {
+		if r, err := newRing(); err != nil {
+			s.cfg.Logger.Info("event loop: no io_uring; reading and writing one call at a time", "err", err)
+		} else {
+			lp.ring, lp.ringRes, lp.ringAsked = r, make([]int32, r.size), make([]int, r.size)
+		}
+	}
 	return lp, nil
 }
 
@@ -91,6 +106,9 @@ func (s *Server) startLoops(ln net.Listener) error {
 // EventLoops returns how many event loops serve connections: 0 when each
 // connection has a goroutine.
 func (s *Server) EventLoops() int { return len(s.loops) }
+
+// IOUring reports whether the event loops started with io_uring.
+func (s *Server) IOUring() bool { return len(s.loops) > 0 && s.loops[0].ring != nil }
 
 // acceptLoop takes connections from ln and hands their sockets to the loops.
 func (s *Server) acceptLoop(ln net.Listener) {
@@ -168,9 +186,12 @@ func (lp *eventLoop) run() {
 				lp.flush(lc)
 			}
 			if ev.readable {
-				lp.read(lc)
+				lp.toRead = append(lp.toRead, lc)
 			}
 		}
+		lp.readAll(lp.toRead)
+		clear(lp.toRead)
+		lp.toRead = lp.toRead[:0]
 		lp.runCommands()
 		lp.finishTurn()
 		if lp.s.cfg.Timeout > 0 && time.Since(lastSweep) >= time.Second {
@@ -252,6 +273,10 @@ func (lp *eventLoop) closeAll() {
 	lp.mu.Lock()
 	lp.p.close()
 	lp.mu.Unlock()
+	if lp.ring != nil {
+		lp.ring.close()
+		lp.ring = nil
+	}
 }
 
 // stop ends the loop and waits for it: its connections close.

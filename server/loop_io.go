@@ -5,27 +5,48 @@ func (lp *eventLoop) read(lc *loopConn) {
 	if lc.closing || lc.dead {
 		return
 	}
-	for took := 0; took < turnInput; {
-		if cap(lc.in)-len(lc.in) < minRead {
-			grown := make([]byte, len(lc.in), max(2*cap(lc.in), len(lc.in)+minRead))
-			copy(grown, lc.in)
-			lc.in = grown
-		}
-		room := lc.in[len(lc.in):min(cap(lc.in), len(lc.in)+turnInput-took)]
+	lp.readOn(lc, 0)
+	lp.parse(lc)
+}
+
+// readOn reads until the socket is empty or the turn took turnInput of the
+// connection's input, took of it read already.
+func (lp *eventLoop) readOn(lc *loopConn, took int) {
+	for took < turnInput {
+		room := lc.room(took)
 		n, err := sockRead(lc.fd, room)
-		if n > 0 {
-			lc.in = lc.in[:len(lc.in)+n]
-			took += n
+		if !lc.received(n, err, len(room)) {
+			return
 		}
-		if err != nil && !wouldBlock(err) || err == nil && n == 0 {
-			lc.closing = true // end of stream or a reset: run what came before it
-		}
-		// Stop once the socket gave less than asked for: it is empty now,
-		// and asking again would only say so.
-		if err != nil || n < len(room) {
-			break
-		}
+		took += n
 	}
+}
+
+// room is where the next read goes, took of the turn's input read already.
+func (lc *loopConn) room(took int) []byte {
+	if cap(lc.in)-len(lc.in) < minRead {
+		grown := make([]byte, len(lc.in), max(2*cap(lc.in), len(lc.in)+minRead))
+		copy(grown, lc.in)
+		lc.in = grown
+	}
+	return lc.in[len(lc.in):min(cap(lc.in), len(lc.in)+turnInput-took)]
+}
+
+// received takes in a read of asked bytes that gave n, or err. It reports
+// whether the socket may hold more: once it gave less than asked for it is
+// empty, and asking again would only say so.
+func (lc *loopConn) received(n int, err error, asked int) bool {
+	if n > 0 {
+		lc.in = lc.in[:len(lc.in)+n]
+	}
+	if err != nil && !wouldBlock(err) || err == nil && n == 0 {
+		lc.closing = true // end of stream or a reset: run what came before it
+	}
+	return err == nil && n == asked
+}
+
+// parse takes the commands out of what was read.
+func (lp *eventLoop) parse(lc *loopConn) {
 	for lc.parsed < len(lc.in) {
 		start, before := lc.parsed, len(lc.argBuf)
 		n, args, err := parseCommand(lc.in[start:], lc.argBuf)
@@ -75,6 +96,7 @@ func (lc *loopConn) endTurn() {
 // finishTurn sends the turn's replies, then closes or graduates the
 // connections that are to go.
 func (lp *eventLoop) finishTurn() {
+	lp.sendAll(lp.turn)
 	for _, lc := range lp.turn {
 		lc.inTurn = false
 		if lc.gone {
@@ -106,16 +128,12 @@ func (lp *eventLoop) finishTurn() {
 func (lp *eventLoop) flush(lc *loopConn) {
 	for lc.sent < len(lc.out.b) {
 		n, err := sockWrite(lc.fd, lc.out.b[lc.sent:])
-		if n > 0 {
-			lc.sent += n
+		if !lc.wrote(n, err) {
+			break
 		}
-		if err != nil {
-			if wouldBlock(err) {
-				break
-			}
-			lc.dead = true
-			return
-		}
+	}
+	if lc.dead {
+		return
 	}
 	want := watchIn
 	if lc.sent < len(lc.out.b) {
@@ -134,4 +152,16 @@ func (lp *eventLoop) flush(lc *loopConn) {
 	if want != lc.watching && lp.p.watch(lc.fd, lc.id, lc.watching, want) == nil {
 		lc.watching = want
 	}
+}
+
+// wrote takes in a write that sent n bytes, or failed with err. It reports
+// whether the socket may take more.
+func (lc *loopConn) wrote(n int, err error) bool {
+	if n > 0 {
+		lc.sent += n
+	}
+	if err != nil && !wouldBlock(err) {
+		lc.dead = true
+	}
+	return err == nil
 }

@@ -54,6 +54,7 @@ func run(argv []string) int {
 	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
 	eventLoop := fs.String("event-loop", "yes", "serve connections from one event loop (yes) or one goroutine each (no)")
 	eventLoops := fs.Int("event-loops", 1, "event loops sharing the connections")
+	ioUring := fs.String("io-uring", "yes", "event loops read and write a turn's sockets in one io_uring call where the kernel allows (yes) or one system call each (no)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
 		return 2
@@ -75,9 +76,13 @@ func run(argv []string) int {
 		logger.Error(err.Error())
 		return 2
 	}
-	if *protected != "yes" && *protected != "no" {
-		logger.Error("protected-mode must be yes or no")
-		return 2
+	for _, f := range []struct{ name, value string }{
+		{"protected-mode", *protected}, {"event-loop", *eventLoop}, {"io-uring", *ioUring},
+	} {
+		if f.value != "yes" && f.value != "no" {
+			logger.Error(f.name + " must be yes or no")
+			return 2
+		}
 	}
 	var rewrite [2]int64
 	for i, f := range []struct{ name, value string }{
@@ -113,6 +118,7 @@ func run(argv []string) int {
 		LogLevel:      *level,
 		EventLoop:     *eventLoop == "yes",
 		EventLoops:    *eventLoops,
+		IOUring:       *ioUring == "yes",
 	}
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
 	table := commands.Default()
@@ -137,7 +143,7 @@ func run(argv []string) int {
 	if *debugAddr != "" {
 		serveDebug(*debugAddr, logger)
 	}
-	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "version", version)
+	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "io_uring", srv.IOUring(), "version", version)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"errors"
+	"math"
+)
+
+// The turn's reads and writes through the ring (uring_linux.go): one system
+// call for all the readable connections, one for all the replies. Without a
+// ring, or for a single connection, read and flush do them one by one.
+
+// ringLost marks a result the ring never gave: the ring failed after taking
+// the operation, which may or may not have run.
+const ringLost = math.MinInt32
+
+var errRingOps = errors.New("the kernel's io_uring cannot send or receive on sockets")
+
+// readAll reads the connections the poller found readable.
+func (lp *eventLoop) readAll(lcs []*loopConn) {
+	if lp.ring == nil || len(lcs) < 2 {
+		for _, lc := range lcs {
+			lp.read(lc)
+		}
+		return
+	}
+	for len(lcs) > 0 && lp.ring != nil {
+		batch := lcs[:min(len(lcs), int(lp.ring.size))]
+		lcs = lcs[len(batch):]
+		for i, lc := range batch {
+			lp.ringAsked[i] = 0
+			if !lc.closing && !lc.dead {
+				room := lc.room(0)
+				lp.ring.add(true, lc.fd, room, i)
+				lp.ringAsked[i] = len(room)
+			}
+		}
+		lp.runRing()
+		for i, lc := range batch {
+			asked, res := lp.ringAsked[i], lp.ringRes[i]
+			switch {
+			case asked == 0:
+				continue
+			case res == ringLost:
+				lc.dead = true // what it sent may be lost: never run what follows it
+				continue
+			case ringUnsupported(res):
+				lp.dropRing(errRingOps)
+				lp.readOn(lc, 0)
+			default:
+				n, err := ringResult(res)
+				if lc.received(n, err, asked) {
+					lp.readOn(lc, n)
+				}
+			}
+			lp.parse(lc)
+		}
+	}
+	for _, lc := range lcs {
+		lp.read(lc)
+	}
+}
+
+// sendAll writes the replies of the turn's connections as far as their
+// sockets take them; flush then does the rest of each one's bookkeeping.
+func (lp *eventLoop) sendAll(lcs []*loopConn) {
+	if lp.ring == nil {
+		return
+	}
+	send := lp.ringSend[:0]
+	for _, lc := range lcs {
+		if !lc.gone && !lc.dead && lc.sent < len(lc.out.b) {
+			send = append(send, lc)
+		}
+	}
+	lp.ringSend = send
+	if len(send) < 2 {
+		return // one write(2) costs what one ring call does
+	}
+	for len(send) > 0 && lp.ring != nil {
+		batch := send[:min(len(send), int(lp.ring.size))]
+		send = send[len(batch):]
+		for i, lc := range batch {
+			lp.ring.add(false, lc.fd, lc.out.b[lc.sent:], i)
+		}
+		lp.runRing()
+		for i, lc := range batch {
+			switch res := lp.ringRes[i]; {
+			case res == ringLost:
+				lc.dead = true // part of a reply may have gone
+			case ringUnsupported(res):
+				lp.dropRing(errRingOps) // flush writes it
+			default:
+				lc.wrote(ringResult(res))
+			}
+		}
+	}
+	clear(lp.ringSend)
+}
+
+// runRing runs what was added; a ring that fails is dropped, and the
+// results it did not give read ringLost.
+func (lp *eventLoop) runRing() {
+	for i := range lp.ringRes {
+		lp.ringRes[i] = ringLost
+	}
+	if err := lp.ring.run(lp.ringRes); err != nil {
+		lp.dropRing(err)
+	}
+}
+
+// dropRing goes back to a system call per read and write for good.
+func (lp *eventLoop) dropRing(err error) {
+	if lp.ring == nil {
+		return
+	}
+	lp.s.cfg.Logger.Warn("event loop: io_uring failed; reading and writing one call at a time", "err", err)
+	lp.ring.close()
+	lp.ring = nil
+}
