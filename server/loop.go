@@ -37,6 +37,7 @@ type eventLoop struct {
 	// ring does the turn's reads and writes in a call each (loop_ring.go);
 	// nil where io_uring is missing, off, or failed.
 	ring      *ring
+	ringOn    atomic.Bool // ring is set: for IOUring, from other goroutines
 	ringRes   []int32
 	ringAsked []int
 	ringSend  []*loopConn
@@ -70,6 +71,7 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 			s.cfg.Logger.Info("event loop: no io_uring; reading and writing one call at a time", "err", err)
 		} else {
 			lp.ring, lp.ringRes, lp.ringAsked = r, make([]int32, r.size), make([]int, r.size)
+			lp.ringOn.Store(true)
 		}
 	}
 	return lp, nil
@@ -107,8 +109,8 @@ func (s *Server) startLoops(ln net.Listener) error {
 // connection has a goroutine.
 func (s *Server) EventLoops() int { return len(s.loops) }
 
-// IOUring reports whether the event loops started with io_uring.
-func (s *Server) IOUring() bool { return len(s.loops) > 0 && s.loops[0].ring != nil }
+// IOUring reports whether the event loops read and write through io_uring.
+func (s *Server) IOUring() bool { return len(s.loops) > 0 && s.loops[0].ringOn.Load() }
 
 // acceptLoop takes connections from ln and hands their sockets to the loops.
 func (s *Server) acceptLoop(ln net.Listener) {
@@ -273,10 +275,7 @@ func (lp *eventLoop) closeAll() {
 	lp.mu.Lock()
 	lp.p.close()
 	lp.mu.Unlock()
-	if lp.ring != nil {
-		lp.ring.close()
-		lp.ring = nil
-	}
+	lp.closeRing()
 }
 
 // stop ends the loop and waits for it: its connections close.

@@ -114,6 +114,13 @@ func (lp *eventLoop) dropRing(err error) {
 		return
 	}
 	lp.s.cfg.Logger.Warn("event loop: io_uring failed; reading and writing one call at a time", "err", err)
-	lp.ring.close()
-	lp.ring = nil
+	lp.closeRing()
+}
+
+func (lp *eventLoop) closeRing() {
+	if lp.ring != nil {
+		lp.ringOn.Store(false)
+		lp.ring.close()
+		lp.ring = nil
+	}
 }
