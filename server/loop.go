@@ -31,8 +31,8 @@ type eventLoop struct {
 	ready  []readyEvent
 	turn   []*loopConn // connections with something to do this turn
 	batch  loopBatch
-	refuse bool // the store refused a batch this turn: run the rest alone
-	toRead []*loopConn
+	refuse bool        // the store refused a batch this turn: run the rest alone
+	toRead []*loopConn // the turn's readable connections, read together
 
 	// ring does the turn's reads and writes in a call each (loop_ring.go);
 	// nil where io_uring is missing, off, or failed.

@@ -73,6 +73,7 @@ func (lp *eventLoop) sendAll(lcs []*loopConn) {
 		}
 	}
 	lp.ringSend = send
+	defer clear(lp.ringSend)
 	if len(send) < 2 {
 		return // one write(2) costs what one ring call does
 	}
@@ -94,7 +95,6 @@ func (lp *eventLoop) sendAll(lcs []*loopConn) {
 			}
 		}
 	}
-	clear(lp.ringSend)
 }
 
 // runRing runs what was added; a ring that fails is dropped, and the
