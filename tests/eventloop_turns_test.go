@@ -9,8 +9,7 @@ import (
 // More clients than the loop's io_uring has entries (128) send their
 // pipelines before any reads a reply, so turns read and write them in
 // several rounds of the ring: each gets its own replies, whole and in order,
-// including megabyte replies and a client that
-// left without reading.
+// megabyte ones included, while one client left without reading.
 func TestEventLoopManyClientsInOneTurn(t *testing.T) {
 	p := StartQlessd(t, "")
 	const clients = 300
