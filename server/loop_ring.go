@@ -34,7 +34,7 @@ func (lp *eventLoop) readAll(lcs []*loopConn) {
 				lp.ringAsked[i] = len(room)
 			}
 		}
-		lp.runRing()
+		lp.runRing(len(batch))
 		for i, lc := range batch {
 			asked, res := lp.ringAsked[i], lp.ringRes[i]
 			switch {
@@ -83,7 +83,7 @@ func (lp *eventLoop) sendAll(lcs []*loopConn) {
 		for i, lc := range batch {
 			lp.ring.add(false, lc.fd, lc.out.b[lc.sent:], i)
 		}
-		lp.runRing()
+		lp.runRing(len(batch))
 		for i, lc := range batch {
 			switch res := lp.ringRes[i]; {
 			case res == ringLost:
@@ -97,10 +97,10 @@ func (lp *eventLoop) sendAll(lcs []*loopConn) {
 	}
 }
 
-// runRing runs what was added; a ring that fails is dropped, and the
-// results it did not give read ringLost.
-func (lp *eventLoop) runRing() {
-	for i := range lp.ringRes {
+// runRing runs the n operations added; a ring that fails is dropped, and
+// the results it did not give read ringLost.
+func (lp *eventLoop) runRing(n int) {
+	for i := range lp.ringRes[:n] {
 		lp.ringRes[i] = ringLost
 	}
 	if err := lp.ring.run(lp.ringRes); err != nil {

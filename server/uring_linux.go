@@ -167,9 +167,6 @@ func (r *ring) mmap(off int64, n int) ([]byte, error) {
 
 func word(m []byte, off uint32) *uint32 { return (*uint32)(unsafe.Pointer(&m[off])) }
 
-// full reports whether run must come before the next add.
-func (r *ring) full() bool { return r.queued == r.size }
-
 // add queues a non-blocking receive into b (recv true) or send of b on fd;
 // its result goes to run's res[tag]. b must not be empty.
 func (r *ring) add(recv bool, fd int, b []byte, tag int) {

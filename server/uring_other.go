@@ -8,7 +8,6 @@ package server
 type ring struct{ size uint32 }
 
 func newRing() (*ring, error)                            { return nil, errNoLoop }
-func (r *ring) full() bool                               { return true }
 func (r *ring) add(recv bool, fd int, b []byte, tag int) {}
 func (r *ring) run(res []int32) error                    { return errNoLoop }
 func (r *ring) close()                                   {}
