@@ -36,8 +36,15 @@ func (b *infoBuilder) field(name string, value any) {
 	fmt.Fprintf(b, "%s:%v\r\n", name, value)
 }
 
+// AddInfoSection adds an INFO section that INFO, INFO all and INFO <name>
+// show after Redis's own. write gets one call of field per line.
+func (t *Table) AddInfoSection(name string, write func(field func(name string, value any))) {
+	t.info = append(t.info, infoSection{name: name, write: func(c *Ctx, b *infoBuilder) { write(b.field) }})
+}
+
 // cmdInfo is INFO [section ...] with Redis 7.0's section words: "default"
-// and "all"/"everything" (the same here, as qlessd has no extra sections).
+// and "all"/"everything" (the same here: qlessd's own sections are few and
+// short, so the default shows them too).
 func cmdInfo(c *Ctx, args [][]byte) {
 	want := map[string]bool{}
 	if len(args) == 1 {
@@ -48,7 +55,7 @@ func cmdInfo(c *Ctx, args [][]byte) {
 	}
 	all := want["default"] || want["all"] || want["everything"]
 	var out strings.Builder
-	for _, s := range infoSections {
+	for _, s := range append(infoSections[:len(infoSections):len(infoSections)], c.Table.info...) {
 		if !all && !want[s.name] {
 			continue
 		}

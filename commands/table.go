@@ -59,6 +59,9 @@ type Cmd struct {
 // Table maps command names to commands.
 type Table struct {
 	cmds map[string]*Cmd
+	// info holds INFO sections added by other packages (AddInfoSection),
+	// shown after Redis's own.
+	info []infoSection
 }
 
 // NewTable returns an empty table.

@@ -32,7 +32,7 @@ func newBenchQless(b *testing.B) *benchQless {
 	table := commands.Default()
 	e := scripts.NewEngine(scripts.Options{})
 	commands.RegisterScripting(table, e)
-	if err := qless.Register(table, e); err != nil {
+	if err := qless.Register(table, e, qless.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	return &benchQless{db: db, table: table, cmd: table.Lookup([]byte("qless")), env: qless.NewTestEnv(db), sess: qless.NewTestSession()}

@@ -12,6 +12,13 @@ import (
 // libName is the library our scripts are registered under in the engine.
 const libName = "qless"
 
+// Options say what Register sets up besides QLESS.
+type Options struct {
+	// NativeClientScripts serves the known builds of qless.lua that
+	// client libraries send (Profiles) with our library and fast paths.
+	NativeClientScripts bool
+}
+
 // Register loads our qless library into the engine (once per pooled Lua
 // state, not per call) and adds the native QLESS command to the table:
 //
@@ -19,17 +26,20 @@ const libName = "qless"
 //
 // The arguments after now are those of qless.lua's API and the reply is what
 // qless.lua returns. now may be the word "now" for the server's clock.
-func Register(t *commands.Table, e *scripts.Engine) error {
+func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 	// One library serves QLESS and EVALSHA of the printed script. It is
 	// registered two lines down, where Script() puts it, so both report
 	// the line numbers the script has on Redis.
-	if err := e.RegisterLibrary(libName, "\n\n"+Library()); err != nil {
+	if err := e.RegisterLibraryWith(libName, "\n\n"+Library(), natives); err != nil {
 		return err
 	}
-	e.AliasScript(SHA(), libName, func(h scripts.Host, argv [][]byte, w resp.Writer) bool {
-		c, ok := commands.WritableHostCtx(h)
-		return ok && runFast(c, w, argv)
-	})
+	native := []nativeScript{{sha: SHA(), stats: e.AliasScript(SHA(), libName, aliasFast(switchesAll))}}
+	if opts.NativeClientScripts {
+		for _, p := range Profiles {
+			native = append(native, nativeScript{p, p.SHA, e.AliasStock(p.SHA, libName, p.switches, aliasFast(p.switches))})
+		}
+	}
+	t.AddInfoSection("qless", func(field func(string, any)) { infoNative(field, e, opts, native) })
 	t.Add(&commands.Cmd{
 		Name:  "qless",
 		Arity: -2,
@@ -40,7 +50,7 @@ func Register(t *commands.Table, e *scripts.Engine) error {
 			if len(call) >= 2 && commands.EqualFold(call[1], "now") {
 				call = append([][]byte{call[0], clockNow()}, call[2:]...)
 			}
-			if runFast(c, c.W, call) {
+			if runFast(c, c.W, call, switchesAll) {
 				return
 			}
 			e.CallLibrary(commands.ScriptHost(c, false), libName, call, c.W)
@@ -54,4 +64,13 @@ func Register(t *commands.Table, e *scripts.Engine) error {
 func clockNow() []byte {
 	now := time.Now()
 	return strconv.AppendFloat(nil, float64(now.UnixMicro())/1e6, 'f', 6, 64)
+}
+
+// aliasFast offers an EVALSHA of a script served natively to the fast
+// paths, as a build with the given switches behaves.
+func aliasFast(switches int) scripts.AliasFast {
+	return func(h scripts.Host, argv [][]byte, w resp.Writer) bool {
+		c, ok := commands.WritableHostCtx(h)
+		return ok && runFast(c, w, argv, switches)
+	}
 }

@@ -43,6 +43,8 @@ type fastCall struct {
 	w   resp.Writer // where the reply goes
 	tx  *store.Tx
 	now float64
+	// switches: what the build being served does (profiles.go)
+	switches int
 	// historyLimit is max-job-history once read (0: not yet).
 	historyLimit float64
 	num          []byte // scratch for number arguments
@@ -53,9 +55,9 @@ type fastCall struct {
 // the heap per command, as the path is called through a map.
 var fastCalls = sync.Pool{New: func() any { return new(fastCall) }}
 
-// runFast runs call (function, now, args...) through its fast path and
-// reports whether it did.
-func runFast(c *commands.Ctx, w resp.Writer, call [][]byte) bool {
+// runFast runs call (function, now, args...) through its fast path, as a
+// build with the given switches would, and reports whether it did.
+func runFast(c *commands.Ctx, w resp.Writer, call [][]byte, switches int) bool {
 	if len(call) < 2 || fastOff.Load() {
 		return false
 	}
@@ -68,7 +70,7 @@ func runFast(c *commands.Ctx, w resp.Writer, call [][]byte) bool {
 		return false
 	}
 	f := fastCalls.Get().(*fastCall)
-	*f = fastCall{c: c, w: w, tx: c.Tx, now: now, num: f.num[:0], json: f.json[:0]}
+	*f = fastCall{c: c, w: w, tx: c.Tx, now: now, switches: switches, num: f.num[:0], json: f.json[:0]}
 	done := fn(f, call[2:])
 	*f = fastCall{num: f.num[:0], json: f.json[:0]}
 	fastCalls.Put(f)

@@ -44,11 +44,14 @@ func (s *diffSess) SetDB(i int) { s.db = i }
 // diffSide is one in-process qless: a store, the command table with QLESS,
 // and whether its QLESS calls may take the fast paths.
 type diffSide struct {
-	db    *store.DB
-	table *commands.Table
-	env   *diffEnv
-	sess  diffSess
-	fast  bool
+	db     *store.DB
+	table  *commands.Table
+	engine *scripts.Engine
+	env    *diffEnv
+	sess   diffSess
+	fast   bool
+	// standIn counts the calls of a stand-in client build (profiles_test.go)
+	standIn *scripts.AliasStats
 }
 
 func newDiffSide(t *testing.T, fast bool) *diffSide {
@@ -60,10 +63,10 @@ func newDiffSide(t *testing.T, fast bool) *diffSide {
 	table := commands.Default()
 	e := scripts.NewEngine(scripts.Options{})
 	commands.RegisterScripting(table, e)
-	if err := Register(table, e); err != nil {
+	if err := Register(table, e, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return &diffSide{db: db, table: table, env: &diffEnv{db: db, listening: true}, fast: fast}
+	return &diffSide{db: db, table: table, engine: e, env: &diffEnv{db: db, listening: true}, fast: fast}
 }
 
 // do runs one command in its own write transaction and returns its reply

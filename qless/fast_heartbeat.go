@@ -52,7 +52,9 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 		f.hset(key, "expires", f.numberView(expires))
 	}
 	f.zadd(wjobs, expires, jid)
-	f.zadd("ql:workers", f.now, worker)
+	if f.switches&switchHeartbeatWorker != 0 {
+		f.zadd("ql:workers", f.now, worker)
+	}
 	f.zadd(lkey, expires, jid)
 	f.w.WriteInt(scripts.NumberReply(expires))
 	return true

@@ -17,7 +17,8 @@ func normalizeJSON(dst []byte, s string) ([]byte, bool) {
 	if len(s) == 0 || (s[0] != '{' && s[0] != '[') {
 		return dst, false
 	}
-	n := jsonNormalizer{src: s}
+	n := getNormalizer(s)
+	defer putNormalizer(n)
 	out, ok := n.value(dst[:0], 0)
 	if !ok {
 		return dst, false
@@ -27,12 +28,16 @@ func normalizeJSON(dst []byte, s string) ([]byte, bool) {
 }
 
 // jsonNormalizer reads JSON and writes it as cjson re-encodes what it
-// decoded: objects keep their keys' first positions (a repeated key takes
-// its last value), empty arrays become {}, numbers are written "%.14g",
-// '/' is escaped.
+// decoded on Redis: an object's keys in the order Lua 5.1 visits a table
+// they were set in one by one (a repeated key keeps its first place and
+// takes its last value), empty arrays as {}, numbers "%.14g", '/' escaped.
 type jsonNormalizer struct {
 	src string
 	pos int
+	// scratch holds an object's members while they are written again in
+	// Lua's order, and the order itself.
+	scratch []byte
+	order   []int
 }
 
 func (n *jsonNormalizer) space() {
@@ -151,30 +156,41 @@ func (n *jsonNormalizer) array(out []byte, depth int) ([]byte, bool) {
 
 func (n *jsonNormalizer) object(out []byte, depth int) ([]byte, bool) {
 	n.pos++
+	var keyArr [16]string
+	var spanArr [16]memberSpan
+	start := len(out)
+	out = append(out, '{')
+	out, keys, spans, ok := n.members(out, depth, keyArr[:0], spanArr[:0])
+	if !ok {
+		return nil, false
+	}
+	if len(keys) == 0 {
+		return append(out, '}'), true
+	}
+	return n.inLuaOrder(out, start, keys, spans), true
+}
+
+// members reads an object's members up to its closing brace, writing each
+// as `"key":value` (comma separated) to out and noting its key and where it
+// sits.
+func (n *jsonNormalizer) members(out []byte, depth int, keys []string, spans []memberSpan) ([]byte, []string, []memberSpan, bool) {
 	n.space()
 	if n.pos < len(n.src) && n.src[n.pos] == '}' {
 		n.pos++
-		return append(out, "{}"...), true
+		return out, keys, spans, true
 	}
-	// Members are written in place; a repeated key (rare) rewrites the
-	// object from the recorded spans afterwards.
-	start := len(out)
-	out = append(out, '{')
-	var spanArr [16]memberSpan
-	spans := spanArr[:0]
-	repeated := false
 	for {
 		n.space()
 		if n.pos >= len(n.src) || n.src[n.pos] != '"' {
-			return nil, false
+			return nil, nil, nil, false
 		}
 		key, ok := n.str()
 		if !ok {
-			return nil, false
+			return nil, nil, nil, false
 		}
 		n.space()
 		if n.pos >= len(n.src) || n.src[n.pos] != ':' {
-			return nil, false
+			return nil, nil, nil, false
 		}
 		n.pos++
 		if len(spans) > 0 {
@@ -185,71 +201,29 @@ func (n *jsonNormalizer) object(out []byte, depth int) ([]byte, bool) {
 		k1 := len(out)
 		out = append(out, ':')
 		if out, ok = n.value(out, depth+1); !ok {
-			return nil, false
+			return nil, nil, nil, false
 		}
-		for _, sp := range spans {
-			if string(out[sp.k0:sp.k1]) == string(out[k0:k1]) {
-				repeated = true
-				break
-			}
-		}
+		keys = append(keys, key)
 		spans = append(spans, memberSpan{k0, k1, len(out)})
 		n.space()
 		if n.pos >= len(n.src) {
-			return nil, false
+			return nil, nil, nil, false
 		}
-		if n.src[n.pos] == ',' {
+		switch n.src[n.pos] {
+		case ',':
 			n.pos++
-			continue
+		case '}':
+			n.pos++
+			return out, keys, spans, true
+		default:
+			return nil, nil, nil, false
 		}
-		if n.src[n.pos] != '}' {
-			return nil, false
-		}
-		n.pos++
-		break
 	}
-	if repeated {
-		out = rewriteRepeated(out, start, spans)
-	}
-	return append(out, '}'), true
 }
 
 // memberSpan is where one member of an object sits in the output: its key
 // at [k0, k1), then ':' and its value up to end.
 type memberSpan struct{ k0, k1, end int }
-
-// rewriteRepeated rewrites an object written from out[start] with each key
-// once, at its first position, holding its last value (as cjson's decode
-// into a table and encode do); out ends without the closing brace.
-func rewriteRepeated(out []byte, start int, spans []memberSpan) []byte {
-	src := append([]byte(nil), out[start:]...)
-	key := func(sp memberSpan) []byte { return src[sp.k0-start : sp.k1-start] }
-	out = append(out[:start], '{')
-	for i, sp := range spans {
-		first := true
-		for _, prev := range spans[:i] {
-			if string(key(prev)) == string(key(sp)) {
-				first = false
-				break
-			}
-		}
-		if !first {
-			continue
-		}
-		last := sp
-		for _, later := range spans[i+1:] {
-			if string(key(later)) == string(key(sp)) {
-				last = later
-			}
-		}
-		if len(out) > start+1 {
-			out = append(out, ',')
-		}
-		out = append(out, key(sp)...)
-		out = append(out, src[last.k1-start:last.end-start]...)
-	}
-	return out
-}
 
 // decodesTruthy reports that cjson.decode(s) surely succeeds with a true
 // value (not false): strict JSON cjson reads the same way. Whitespace

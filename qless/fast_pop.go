@@ -3,7 +3,6 @@ package qless
 import (
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/scripts/luacjson"
@@ -186,7 +185,8 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	}
 	f.zrem(work, jids...)
 
-	extra := `{"worker":` + qworker + `,"when":` + when + `,"what":"popped"}`
+	// {worker} with when and what set in it, in Lua's order for that table.
+	extra := `{"when":` + when + `,"what":"popped","worker":` + qworker + `}`
 	size := 2
 	for i := range jobs {
 		j := &jobs[i]
@@ -373,107 +373,22 @@ func (f *fastCall) readHistory(key string) ([]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	out := make([]string, len(items))
+	var buf []byte
+	ends := make([]int, len(items))
 	for i, it := range items {
-		s, ok := historyObject(it)
-		if !ok {
+		var ok bool
+		if buf, ok = appendHistoryDict(buf, it); !ok {
 			return nil, false
 		}
-		out[i] = s
+		ends[i] = len(buf)
+	}
+	text := view(buf)
+	out := make([]string, len(items))
+	start := 0
+	for i, end := range ends {
+		out[i], start = text[start:end], end
 	}
 	return out, true
-}
-
-// historyObject turns the entry text [when, what, {item}] qless writes
-// into the object history_list makes of it, as cjson encodes it: the
-// item's fields in order, then when and what. Entries with escapes,
-// nested values or fields named when or what go to the Lua.
-func historyObject(s string) (string, bool) {
-	if strings.IndexByte(s, '\\') >= 0 || len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
-		return "", false
-	}
-	body := s[1 : len(s)-1]
-	comma := strings.IndexByte(body, ',')
-	if comma < 0 {
-		return "", false
-	}
-	when, ok := plainString(body[:comma])
-	if !ok {
-		return "", false
-	}
-	rest := body[comma+1:]
-	what, rest, ok := cutJSONString(rest)
-	if !ok {
-		return "", false
-	}
-	var b strings.Builder
-	b.WriteByte('{')
-	if rest != "" {
-		if len(rest) < 3 || rest[0] != ',' || rest[1] != '{' || rest[len(rest)-1] != '}' {
-			return "", false
-		}
-		fields := rest[2 : len(rest)-1]
-		first := true
-		for fields != "" {
-			var k, val string
-			if k, fields, ok = cutJSONString(fields); !ok || k == "when" || k == "what" ||
-				len(fields) == 0 || fields[0] != ':' {
-				return "", false
-			}
-			fields = fields[1:]
-			if len(fields) > 0 && fields[0] == '"' {
-				var sv string
-				if sv, fields, ok = cutJSONString(fields); !ok {
-					return "", false
-				}
-				val = jsonString(sv)
-			} else {
-				end := strings.IndexByte(fields, ',')
-				if end < 0 {
-					end = len(fields)
-				}
-				n, ok := plainString(fields[:end])
-				if !ok {
-					return "", false
-				}
-				val, fields = luaNumber(n), fields[end:]
-			}
-			if len(fields) > 0 {
-				if fields[0] != ',' || len(fields) == 1 {
-					return "", false
-				}
-				fields = fields[1:]
-			}
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			b.WriteString(jsonString(k))
-			b.WriteByte(':')
-			b.WriteString(val)
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-	}
-	b.WriteString(`"when":`)
-	b.WriteString(luaNumber(when))
-	b.WriteString(`,"what":`)
-	b.WriteString(jsonString(what))
-	b.WriteByte('}')
-	return b.String(), true
-}
-
-// cutJSONString reads a string without escapes at the start of s.
-func cutJSONString(s string) (str, rest string, ok bool) {
-	if len(s) < 2 || s[0] != '"' {
-		return "", "", false
-	}
-	end := strings.IndexByte(s[1:], '"')
-	if end < 0 {
-		return "", "", false
-	}
-	return s[1 : 1+end], s[2+end:], true
 }
 
 // popJobSize is about the length of appendPopJob's text: the fixed part,
@@ -487,34 +402,39 @@ func popJobSize(j *popJob, worker string) int {
 	return n
 }
 
-// appendPopJob is job_json's text for a job pop just handed to worker.
+// appendPopJob is job_json's text for a job pop just handed to worker, its
+// keys in the order Redis's Lua gives qless's job object (see JOB_SHAPE).
 func appendPopJob(b []byte, j *popJob, worker string, expires float64) []byte {
 	b = append(b, `{"jid":`...)
 	b = luacjson.AppendString(b, j.jid)
+	b = append(b, `,"retries":`...)
+	b = append(b, luaNumber(j.retries)...)
+	b = append(b, `,"data":`...)
+	b = luacjson.AppendString(b, j.data)
+	b = append(b, `,"failure":{},"expires":`...)
+	b = append(b, luaNumber(expires)...)
+	b = append(b, `,"remaining":`...)
+	b = append(b, luaNumber(j.remaining)...)
+	b = append(b, `,"spawned_from_jid":`...)
+	if j.hasSpawned {
+		b = luacjson.AppendString(b, j.spawned)
+	} else {
+		b = append(b, "false"...)
+	}
+	b = append(b, `,"dependencies":`...)
+	b = append(b, j.depsOn...)
 	b = append(b, `,"klass":`...)
 	b = luacjson.AppendString(b, j.klass)
-	b = append(b, `,"state":"running","queue":`...)
-	b = luacjson.AppendString(b, j.queue)
-	b = append(b, `,"worker":`...)
-	b = luacjson.AppendString(b, worker)
 	if j.tracked {
 		b = append(b, `,"tracked":true`...)
 	} else {
 		b = append(b, `,"tracked":false`...)
 	}
-	b = append(b, `,"priority":`...)
-	b = append(b, luaNumber(j.priority)...)
-	b = append(b, `,"expires":`...)
-	b = append(b, luaNumber(expires)...)
-	b = append(b, `,"retries":`...)
-	b = append(b, luaNumber(j.retries)...)
-	b = append(b, `,"remaining":`...)
-	b = append(b, luaNumber(j.remaining)...)
-	b = append(b, `,"data":`...)
-	b = luacjson.AppendString(b, j.data)
 	b = append(b, `,"tags":`...)
 	b = append(b, j.tags...)
-	b = append(b, `,"history":`...)
+	b = append(b, `,"queue":`...)
+	b = luacjson.AppendString(b, j.queue)
+	b = append(b, `,"state":"running","history":`...)
 	if len(j.history) == 0 {
 		b = append(b, "{}"...)
 	} else {
@@ -528,15 +448,11 @@ func appendPopJob(b []byte, j *popJob, worker string, expires float64) []byte {
 		}
 		b = append(b, ']')
 	}
-	b = append(b, `,"failure":{},"spawned_from_jid":`...)
-	if j.hasSpawned {
-		b = luacjson.AppendString(b, j.spawned)
-	} else {
-		b = append(b, "false"...)
-	}
 	b = append(b, `,"dependents":`...)
 	b = append(b, j.dependents...)
-	b = append(b, `,"dependencies":`...)
-	b = append(b, j.depsOn...)
+	b = append(b, `,"priority":`...)
+	b = append(b, luaNumber(j.priority)...)
+	b = append(b, `,"worker":`...)
+	b = luacjson.AppendString(b, worker)
 	return append(b, '}')
 }

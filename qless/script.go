@@ -37,7 +37,7 @@ func build() {
 	}
 	library = b.String()
 	script = "if #KEYS > 0 then error('No Keys should be provided') end\n" +
-		"local dispatch = (function()\n" + library + "end)()\n" +
+		"local dispatch = (function(...)\n" + library + "end)()\n" +
 		"return dispatch(unpack(ARGV))\n"
 	sum := sha1.Sum([]byte(script))
 	sha = hex.EncodeToString(sum[:])

@@ -14,7 +14,7 @@ import (
 var allowedGlobals = map[string]bool{
 	"redis": true, "cjson": true, "math": true, "string": true, "table": true,
 	"tonumber": true, "tostring": true, "ipairs": true, "pairs": true,
-	"unpack": true, "error": true, "select": true, "xpcall": true, "KEYS": true,
+	"unpack": true, "error": true, "select": true, "xpcall": true, "pcall": true, "type": true, "KEYS": true,
 	"ARGV": true,
 }
 

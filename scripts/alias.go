@@ -1,6 +1,11 @@
 package scripts
 
-import "github.com/qlessd/qlessd/resp"
+import (
+	"sync/atomic"
+
+	"github.com/qlessd/qlessd/resp"
+	lua "github.com/yuin/gopher-lua"
+)
 
 // A script that is a registered library plus a fixed calling preamble (the
 // qless script qlessd prints: check KEYS, build the dispatch function, call
@@ -11,14 +16,34 @@ import "github.com/qlessd/qlessd/resp"
 // when KEYS are given (its preamble raises the error) or once SCRIPT FLUSH
 // has dropped it (EVALSHA then answers NOSCRIPT as usual).
 // fast, when not nil, is offered each aliased call first (see AliasFast).
-func (e *Engine) AliasScript(sha, library string, fast AliasFast) {
+func (e *Engine) AliasScript(sha, library string, fast AliasFast) *AliasStats {
+	a := &aliasOf{library: library, fast: fast, stats: new(AliasStats)}
+	e.setAlias(sha, a)
+	return a.stats
+}
+
+// AliasStock serves a script that is not ours, a known build of another
+// project's script (the qless.lua a client library ships), with a library
+// that behaves as that build does. The library is called with profile
+// before the script's ARGV, so one library serves several builds. Where
+// the library raises an error before it has written or published anything
+// (it does so on purpose where it does not model a call), the call is
+// handed to the script itself, which replies with its own error texts and
+// line numbers: the library never has to reproduce those.
+func (e *Engine) AliasStock(sha, library string, profile int, fast AliasFast) *AliasStats {
+	a := &aliasOf{library: library, fast: fast, stock: true, profile: profile, stats: new(AliasStats)}
+	e.setAlias(sha, a)
+	return a.stats
+}
+
+func (e *Engine) setAlias(sha string, a *aliasOf) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.aliases[sha] = aliasOf{library, fast}
+	e.aliases[sha] = a
 	if sc, ok := e.cache[sha]; ok {
 		// Running calls may hold sc: give the cache a new copy instead.
 		c := *sc
-		c.alias, c.aliasFast = library, fast
+		c.alias = a
 		e.cache[sha] = &c
 	}
 }
@@ -28,19 +53,54 @@ func (e *Engine) AliasScript(sha, library string, fast AliasFast) {
 // false having written nothing, and the library runs.
 type AliasFast func(host Host, argv [][]byte, w resp.Writer) bool
 
+// AliasStats counts how an aliased script's calls were served.
+type AliasStats struct {
+	// Fast: answered by the AliasFast; Library: by the library's Lua;
+	// HandedBack: run by the script itself; Late: the library raised an
+	// error after writing, whose text it had to make up (see lateErrText).
+	Fast, Library, HandedBack, Late atomic.Int64
+}
+
 // aliasOf is what runs an aliased script.
 type aliasOf struct {
 	library string
 	fast    AliasFast
+	stock   bool // AliasStock
+	profile int
+	stats   *AliasStats
 }
 
 // runAlias runs script sc by calling its library with argv, replying as
 // the script would, error framing included.
 func (e *Engine) runAlias(host Host, sc *script, argv [][]byte, w resp.Writer) {
-	if sc.aliasFast != nil && sc.aliasFast(host, argv, w) {
+	a := sc.alias
+	if a.fast != nil && a.fast(host, argv, w) {
+		a.stats.Fast.Add(1)
 		return
 	}
-	e.call(host, true, e.libraryCall(sc.alias, argv), w, scriptErrText(sc))
+	if !a.stock {
+		a.stats.Library.Add(1)
+		e.call(host, true, e.libraryCall(a.library, nil, argv), w, scriptErrText(sc))
+		return
+	}
+	handBack := false
+	prep := e.libraryCall(a.library, lua.LNumber(a.profile), argv)
+	e.call(host, true, prep, w, func(s *state, obj lua.LValue, killed bool) string {
+		if !killed && !s.effects {
+			handBack = true
+			return ""
+		}
+		a.stats.Late.Add(1)
+		msg := lateErrText(sc, obj, killed)
+		e.opts.Logger.Warn("a natively served script raised an error after writing; qlessd phrased its reply", "sha", sc.sha, "reply", msg)
+		return msg
+	})
+	if handBack {
+		a.stats.HandedBack.Add(1)
+		e.runScript(host, sc, nil, argv, w)
+		return
+	}
+	a.stats.Library.Add(1)
 }
 
 // isAlias reports whether sha (any case) names an aliased script.

@@ -43,7 +43,7 @@ type Engine struct {
 	order   []string
 	libs    map[string]*library
 	libGen  int
-	aliases map[string]aliasOf // script SHA -> library that runs it (alias.go)
+	aliases map[string]*aliasOf // script SHA -> library that runs it (alias.go)
 
 	poolMu sync.Mutex
 	idle   []*state
@@ -62,9 +62,8 @@ type script struct {
 	proto   *lua.FunctionProto
 	factory *lua.FunctionProto // see prefix.go; nil when the chunk has none
 	flags   scriptFlags
-	alias   string // library that runs this script (alias.go), or ""
-	// aliasFast may answer an aliased call without Lua (alias.go).
-	aliasFast AliasFast
+	alias   *aliasOf // what runs this script instead (alias.go), or nil
+	body    string   // the source, for errors an alias must phrase (aliaslate.go)
 }
 
 // loadError is a Load failure whose text is the whole reply.
@@ -77,6 +76,7 @@ type library struct {
 	proto *lua.FunctionProto
 	// keepsLibs: the chunk cannot change the library tables (libsafe.go)
 	keepsLibs bool
+	args      func(L *lua.LState) []lua.LValue // RegisterLibraryWith
 }
 
 // NewEngine returns an engine with an empty cache.
@@ -90,7 +90,7 @@ func NewEngine(opts Options) *Engine {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	e := &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, aliases: map[string]aliasOf{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
+	e := &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, aliases: map[string]*aliasOf{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
 	e.limit.Store(int64(opts.TimeLimit))
 	return e
 }
@@ -140,8 +140,7 @@ func (e *Engine) Load(body []byte) (string, error) {
 			delete(e.cache, e.order[0])
 			e.order = e.order[1:]
 		}
-		a := e.aliases[sha]
-		sc.alias, sc.aliasFast = a.library, a.fast
+		sc.alias = e.aliases[sha]
 		e.cache[sha] = sc
 		e.order = append(e.order, sha)
 	}
@@ -208,7 +207,7 @@ func compileScript(sha string, body []byte) (*script, error) {
 	if err != nil {
 		return nil, &CompileError{Msg: err.Error()}
 	}
-	return &script{sha: sha, proto: proto, factory: compileFactory(src, chunkName), flags: flags}, nil
+	return &script{sha: sha, proto: proto, factory: compileFactory(src, chunkName), flags: flags, body: string(body)}, nil
 }
 
 // ReadOnlyHost is implemented by hosts of EVAL_RO and EVALSHA_RO calls.
@@ -237,7 +236,8 @@ func (e *Engine) putState(s *state) {
 }
 
 // call runs fn with args on a pooled state for host and writes the
-// converted result; errText shapes the error reply of a failed call.
+// converted result; errText shapes the error reply of a failed call, or
+// returns "" to write nothing (the caller answers instead).
 //
 // A trusted library call (lib) runs without the kill switch that lets
 // SCRIPT KILL stop a script between any two instructions (killswitch.go):
@@ -247,7 +247,7 @@ func (e *Engine) putState(s *state) {
 func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, int, error), w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
 	s := e.getState()
 	r := e.begin()
-	s.host, s.cur, s.lib = host, r, lib
+	s.host, s.cur, s.lib, s.effects = host, r, lib, false
 	L := s.L
 	if !lib {
 		L.SetContext(&r.stop)
@@ -284,7 +284,9 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 			obj = ae.Object
 			broken = ae.Type == lua.ApiErrorPanic
 		}
-		w.WriteError(lineSafe(errText(s, obj, r.wasKilled())))
+		if msg := errText(s, obj, r.wasKilled()); msg != "" {
+			w.WriteError(lineSafe(msg))
+		}
 		return
 	}
 	toReply(L.Get(-1)).WriteTo(w)
@@ -295,10 +297,15 @@ func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) 
 		w.WriteError("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
-	if sc.alias != "" && len(keys) == 0 {
+	if sc.alias != nil && len(keys) == 0 {
 		e.runAlias(host, sc, argv, w)
 		return
 	}
+	e.runScript(host, sc, keys, argv, w)
+}
+
+// runScript runs sc's own code.
+func (e *Engine) runScript(host Host, sc *script, keys, argv [][]byte, w resp.Writer) {
 	prep := func(s *state) (*lua.LFunction, int, error) {
 		s.noWrites = sc.flags.noWrites
 		s.realG.RawSetString("KEYS", strTable(s.L, keys))
@@ -550,4 +557,11 @@ func (e *Engine) killBusy() (msg string, ok bool) {
 	}
 	e.opts.Logger.Warn("Lua script killed by user with SCRIPT KILL.")
 	return "", true
+}
+
+// Cached is the number of scripts in the cache.
+func (e *Engine) Cached() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return len(e.cache)
 }

@@ -14,6 +14,13 @@ import (
 // The chunk is named user_script, as EVAL bodies are, because qless clients
 // find the message in an error by the pattern "user_script:<line>:".
 func (e *Engine) RegisterLibrary(name, src string) error {
+	return e.RegisterLibraryWith(name, src, nil)
+}
+
+// RegisterLibraryWith is RegisterLibrary for a chunk that takes arguments:
+// args makes them in each state that runs the chunk (Go functions, say,
+// which only the library then sees).
+func (e *Engine) RegisterLibraryWith(name, src string, args func(L *lua.LState) []lua.LValue) error {
 	proto, err := compileOnce(src, chunkName)
 	if err != nil {
 		return fmt.Errorf("library %s: %w", name, err)
@@ -23,7 +30,7 @@ func (e *Engine) RegisterLibrary(name, src string) error {
 		keeps = libraryKeepsLibs(chunk)
 	}
 	e.mu.Lock()
-	e.libs[name] = &library{name: name, proto: proto, keepsLibs: keeps}
+	e.libs[name] = &library{name: name, proto: proto, keepsLibs: keeps, args: args}
 	e.libGen++
 	e.mu.Unlock()
 	// Drop idle states so every state runs the new chunk before its next use.
@@ -54,7 +61,14 @@ func (s *state) loadLibraries(e *Engine) error {
 		fn := L.NewFunctionFromProto(lib.proto)
 		fn.Env = s.proxy
 		L.Push(fn)
-		if err := L.PCall(0, 1, nil); err != nil {
+		var args []lua.LValue
+		if lib.args != nil {
+			args = lib.args(L)
+		}
+		for _, a := range args {
+			L.Push(a)
+		}
+		if err := L.PCall(len(args), 1, nil); err != nil {
 			return fmt.Errorf("ERR library %s failed to load: %v", lib.name, err)
 		}
 		f, ok := L.Get(-1).(*lua.LFunction)
@@ -74,7 +88,7 @@ func (s *state) loadLibraries(e *Engine) error {
 // strings and converts its result as EVAL does. Errors reply "ERR <message>"
 // (or the {err=...} text) without script framing.
 func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Writer) {
-	e.call(host, true, e.libraryCall(name, args), w, func(s *state, obj lua.LValue, killed bool) string {
+	e.call(host, true, e.libraryCall(name, nil, args), w, func(s *state, obj lua.LValue, killed bool) string {
 		if killed {
 			return "ERR " + errScriptKilled
 		}
@@ -82,8 +96,9 @@ func (e *Engine) CallLibrary(host Host, name string, args [][]byte, w resp.Write
 	})
 }
 
-// libraryCall prepares a call of library name with args.
-func (e *Engine) libraryCall(name string, args [][]byte) func(s *state) (*lua.LFunction, int, error) {
+// libraryCall prepares a call of library name with args, after lead when
+// it is not nil.
+func (e *Engine) libraryCall(name string, lead lua.LValue, args [][]byte) func(s *state) (*lua.LFunction, int, error) {
 	return func(s *state) (*lua.LFunction, int, error) {
 		if err := s.loadLibraries(e); err != nil {
 			return nil, 0, err
@@ -93,8 +108,13 @@ func (e *Engine) libraryCall(name string, args [][]byte) func(s *state) (*lua.LF
 			return nil, 0, fmt.Errorf("ERR unknown library '%s'", name)
 		}
 		s.keepsLibs = s.libKeeps[name]
+		n := len(args)
+		if lead != nil {
+			s.L.Push(lead)
+			n++
+		}
 		pushStrings(s.L, args)
-		return fn, len(args), nil
+		return fn, n, nil
 	}
 }
 

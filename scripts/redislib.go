@@ -126,6 +126,10 @@ func (s *state) redisCall(L *lua.LState, raiseErr bool) int {
 	}
 	s.lw.reset(L)
 	s.host.Call(args, &s.lw)
+	// A Redis command that fails changes nothing.
+	if (write || isPublish(args[0])) && !s.lw.isErr {
+		s.effects = true
+	}
 	if !s.lw.done {
 		s.lw.result = lua.LFalse
 	}
@@ -263,4 +267,16 @@ func (s *state) aclCheckCmd(L *lua.LState) int {
 	}
 	L.Push(lua.LTrue)
 	return 1
+}
+
+// isPublish reports whether a command name is PUBLISH or SPUBLISH, which
+// change nothing in the store but reach subscribers at once.
+func isPublish(name []byte) bool {
+	switch len(name) {
+	case 7:
+		return strings.EqualFold(string(name), "publish")
+	case 8:
+		return strings.EqualFold(string(name), "spublish")
+	}
+	return false
 }

@@ -25,6 +25,9 @@ type state struct {
 	cur      *run
 	noWrites bool // the running script declared flags=no-writes
 	lib      bool // a library call: SCRIPT KILL is checked at redis.call
+	// effects: the running call has written or published, so it can no
+	// longer be handed to another implementation (alias.go)
+	effects bool
 
 	callArgs [][]byte // redis.call's argument list, reused between calls
 	callNums []byte   // the text of its numeric arguments

@@ -54,6 +54,7 @@ func run(argv []string) int {
 	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
 	eventLoop := fs.String("event-loop", "yes", "serve connections from one event loop (yes) or one goroutine each (no)")
 	eventLoops := fs.Int("event-loops", 1, "event loops sharing the connections")
+	nativeScripts := fs.String("native-client-scripts", "yes", "serve the qless.lua builds that qless client libraries send (qless-py, qless-js, the Ruby gem, qless-core master) with qlessd's native qless: yes or no")
 	ioUring := fs.String("io-uring", "yes", "event loops read and write a turn's sockets in one io_uring call where the kernel allows (yes) or one system call each (no)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
@@ -78,6 +79,7 @@ func run(argv []string) int {
 	}
 	for _, f := range []struct{ name, value string }{
 		{"protected-mode", *protected}, {"event-loop", *eventLoop}, {"io-uring", *ioUring},
+		{"native-client-scripts", *nativeScripts},
 	} {
 		if f.value != "yes" && f.value != "no" {
 			logger.Error(f.name + " must be yes or no")
@@ -123,7 +125,7 @@ func run(argv []string) int {
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
 	table := commands.Default()
 	commands.RegisterScripting(table, engine)
-	if err := qless.Register(table, engine); err != nil {
+	if err := qless.Register(table, engine, qless.Options{NativeClientScripts: *nativeScripts == "yes"}); err != nil {
 		logger.Error("cannot load the qless scripts", "err", err)
 		return 1
 	}

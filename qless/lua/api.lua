@@ -20,13 +20,13 @@ API['config.get'] = function(now, key)
   if key then
     return config(key)
   end
-  local all = {}
-  for k, v in pairs(CONFIG_DEFAULTS) do all[k] = v end
+  local all, shape = config_defaults(), {unpack(CONFIG_SHAPE)}
   local stored = call('hgetall', 'ql:config')
   for i = 1, #stored, 2 do
     all[stored[i]] = stored[i + 1]
+    shape[#shape + 1] = stored[i]
   end
-  return encode(all)
+  return shaped_json(shape, all)
 end
 
 API['config.set'] = function(now, option, value)
@@ -44,13 +44,19 @@ end
 
 API['queues'] = function(now, qname)
   if qname then
-    return encode(queue_counts(now, qname))
+    return shaped_json(COUNTS_SHAPE, queue_counts(now, qname))
   end
   local response = {}
   for i, name in ipairs(call('zrange', 'ql:queues', 0, -1)) do
     response[i] = queue_counts(now, name)
   end
-  return encode(response)
+  if not native then
+    return encode(response)
+  end
+  for i = 1, #response do
+    response[i] = shaped_json(COUNTS_SHAPE, response[i])
+  end
+  return texts_json(response)
 end
 
 API['complete'] = function(now, jid, ...)
@@ -69,16 +75,17 @@ API['failed'] = function(now, group, start, limit)
   end
   if group then
     local fkey = 'ql:f:' .. group
-    return encode({
+    return shaped_json(TOTAL_JOBS_SHAPE, {
       total = call('llen', fkey),
-      jobs  = call('lrange', fkey, s, s + l - 1),
+      jobs  = call('lrange', fkey, s, s + l - 1)
     })
   end
-  local response = {}
-  for _, g in ipairs(call('smembers', 'ql:failures')) do
+  local response, shape = {}, {0}
+  for i, g in ipairs(call('smembers', 'ql:failures')) do
     response[g] = call('llen', 'ql:f:' .. g)
+    shape[i + 1] = g
   end
-  return encode(response)
+  return shaped_json(shape, response)
 end
 
 API['fail'] = function(now, jid, ...)
@@ -138,18 +145,32 @@ API['heartbeat'] = function(now, jid, ...)
 end
 
 API['workers'] = function(now, worker)
-  return encode(workers(now, worker))
+  local w = workers(now, worker)
+  if worker then
+    return shaped_json(WORKER_JOBS_SHAPE, w)
+  end
+  if not native then
+    return encode(w)
+  end
+  for i = 1, #w do
+    w[i] = shaped_json(WORKER_SHAPE, w[i])
+  end
+  return texts_json(w)
 end
 
 API['track'] = function(now, command, jid)
-  return encode(track(now, command, jid))
+  local t = track(now, command, jid)
+  if command ~= nil then
+    return encode(t)
+  end
+  return shaped_json(TRACKED_SHAPE, t, {jobs = t.texts and texts_json(t.texts)})
 end
 
 API['tag'] = tag
 
 API['stats'] = function(now, qname, date)
   need_queue(qname)
-  return encode(queue_stats(now, qname, date))
+  return queue_stats_json(now, qname, date)
 end
 
 API['priority'] = function(now, jid, priority)
@@ -184,7 +205,15 @@ API['cancel'] = function(now, ...)
 end
 
 API['timeout'] = function(now, ...)
-  for i = 1, select('#', ...) do
+  local n = select('#', ...)
+  if stock and n > 1 then
+    -- qless times the jobs out one by one and stops at the first it cannot.
+    for i = 1, n do
+      local j = call('hmget', 'ql:j:' .. (select(i, ...)), 'queue', 'state')
+      stock_unless(j[1] and j[2] == 'running')
+    end
+  end
+  for i = 1, n do
     job_timeout(now, (select(i, ...)))
   end
 end
@@ -251,7 +280,7 @@ API['queue.forget'] = function(now, ...)
   call('zrem', 'ql:queues', ...)
 end
 
-return function(fn, now, ...)
+local function dispatch(fn, now, ...)
   if fn == nil then
     error('Must provide a command', 0)
   end
@@ -263,6 +292,18 @@ return function(fn, now, ...)
   if not t then
     error('Arg "now" missing or not a number: nil', 0)
   end
+  stock_unless(t == t and t ~= HUGE and t ~= -HUGE)
   history_limit = nil
   return command(t, ...)
+end
+
+-- A client's build served natively comes with its switches, a number,
+-- before the script's own arguments (qless/profiles.go).
+return function(fn, ...)
+  if type(fn) == 'number' then
+    stock, heartbeat_worker, retry_failed_event = true, fn % 2 == 1, fn % 4 >= 2
+    return dispatch(...)
+  end
+  stock, heartbeat_worker, retry_failed_event = false, true, true
+  return dispatch(fn, ...)
 end

@@ -3,26 +3,43 @@
 --
 -- Every definition is local: the files are concatenated into one chunk and
 -- must not create globals (Redis 7 forbids it).
+
+-- qlessd passes the chunk a table of Go helpers (qless/natives.go); run as
+-- the printed script on Redis it gets none, and plain Lua does their work.
+local native = ...
 local call = redis.call
 local cjson = cjson
 local decode, encode = cjson.decode, cjson.encode
-local tonumber, tostring, ipairs, pairs, unpack, error, select, xpcall =
-  tonumber, tostring, ipairs, pairs, unpack, error, select, xpcall
+local tonumber, tostring, ipairs, pairs, unpack, error, select, xpcall, pcall, type =
+  tonumber, tostring, ipairs, pairs, unpack, error, select, xpcall, pcall, type
 local floor, ceil, sqrt, max, min = math.floor, math.ceil, math.sqrt, math.max, math.min
 local HUGE = math.huge
 local format, lower, sub = string.format, string.lower, string.sub
 local concat = table.concat
 
--- Defaults reported by config.get; never modified.
-local CONFIG_DEFAULTS = {
-  ['application']        = 'qless',
-  ['heartbeat']          = 60,
-  ['grace-period']       = 10,
-  ['stats-history']      = 30,
-  ['histogram-history']  = 7,
-  ['jobs-history-count'] = 50000,
-  ['jobs-history']       = 604800,
-}
+-- What the qless.lua build being served does where builds differ (see
+-- qless/profiles.go; QLESS and the printed script do all of it): heartbeat
+-- records the worker in ql:workers; a retry that fails a tracked job
+-- publishes ql:failed. stock: a client's own build is being served, and
+-- answers any error raised here before the first write or publish.
+local heartbeat_worker, retry_failed_event, stock = true, true, false
+
+-- Defaults reported by config.get, a new table each time as qless makes
+-- it (its key order in cjson's text follows from that: see shaped_json).
+local function config_defaults()
+  return {
+    ['application']        = 'qless',
+    ['heartbeat']          = 60,
+    ['grace-period']       = 10,
+    ['stats-history']      = 30,
+    ['histogram-history']  = 7,
+    ['jobs-history-count'] = 50000,
+    ['jobs-history']       = 604800
+  }
+end
+local CONFIG_DEFAULTS = config_defaults()
+local CONFIG_SHAPE = {7, 'application', 'heartbeat', 'grace-period',
+  'stats-history', 'histogram-history', 'jobs-history-count', 'jobs-history'}
 
 local function config(key, default)
   return call('hget', 'ql:config', key) or CONFIG_DEFAULTS[key] or default
@@ -153,16 +170,19 @@ local function history_add(now, jid, what, item, tail, key)
   return true
 end
 
+-- A job's history as qless makes it: each entry's details with when and
+-- what added. The entries' text comes second.
 local function history_list(jid, key)
-  local items = call('lrange', key or 'ql:j:' .. jid .. '-history', 0, -1)
-  for i = 1, #items do
-    local value = decode(items[i])
+  local raw = call('lrange', key or 'ql:j:' .. jid .. '-history', 0, -1)
+  local items = {}
+  for i = 1, #raw do
+    local value = decode(raw[i])
     local dict = value[3] or {}
     dict['when'] = value[1]
     dict['what'] = value[2]
     items[i] = dict
   end
-  return items
+  return items, raw
 end
 
 -- Stands for a job's tags or failure stored as '{}', which need no decoding.
@@ -172,7 +192,7 @@ local EMPTY = {}
 -- reply with its slots converted in place (5 worker, 6 priority, 7 expires,
 -- 8 retries, 9 remaining, 11 tags and 12 failure decoded or EMPTY, 14 the
 -- raw time) and 15 tracked, 16 history, 17 dependents, 18 dependencies,
--- 20 the job's key and 21 its history's.
+-- 20 the job's key, 21 its history's and 22 the history entries' text.
 -- The reads and their errors (a history entry whose details are not an
 -- object, say) come in the order of qless's job object constructor.
 local function job_read(jid)
@@ -196,7 +216,7 @@ local function job_read(jid)
     job[11] = decode(tags)
   end
   local hkey = key .. '-history'
-  job[16] = history_list(jid, hkey)
+  job[16], job[22] = history_list(jid, hkey)
   local failure = job[12]
   if failure == false or failure == '{}' then
     job[12] = EMPTY
@@ -279,32 +299,92 @@ local function list_json(list)
   return encode(list)
 end
 
--- The text cjson.encode(job_object(j)) gives, key for key, built without
--- the table. extra is as for history_json, the entry pop just appended to
--- jid's history. Numbers that cjson refuses (or a missing priority or
--- retries, which drops the key) take the table path, which rereads that
--- history as qless does.
+-- The order in which Redis's Lua (5.1) visits the keys of a job object, and
+-- so the order cjson writes them: qless builds the table with one
+-- constructor, and Lua 5.1 places keys by their hash (see qless/shapes.go).
+-- This holds when every key has a value; a nil one (a job without priority
+-- or retries) changes where the others land, which native.order works out.
+local JOB_SHAPE = {17, 'jid', 'klass', 'state', 'queue', 'worker', 'tracked',
+  'priority', 'expires', 'retries', 'remaining', 'data', 'tags', 'history',
+  'failure', 'spawned_from_jid', 'dependents', 'dependencies'}
+-- The other objects qless replies with, each as qless builds it.
+local TOTAL_JOBS_SHAPE = {2, 'total', 'jobs'}
+local TRACKED_SHAPE = {2, 'jobs', 'expired'}
+local WORKER_JOBS_SHAPE = {2, 'jobs', 'stalled'}
+local WORKER_SHAPE = {3, 'name', 'jobs', 'stalled'}
+local COUNTS_SHAPE = {8, 'name', 'waiting', 'stalled', 'running', 'scheduled',
+  'depends', 'recurring', 'paused'}
+local STATS_SHAPE = {5, 'retries', 'failed', 'failures', 'wait', 'run'}
+local STAT_SHAPE = {0, 'count', 'mean', 'histogram', 'std'}
+local RECUR_SHAPE = {11, 'jid', 'klass', 'state', 'queue', 'priority',
+  'interval', 'retries', 'count', 'data', 'tags', 'backlog'}
+
+-- The text of object t with its keys in the order qless's table would have
+-- on Redis: shape is {hint, keys...}, the size of the constructor qless
+-- builds the table with (0 for {}) and the keys in the order qless sets
+-- them; t must be built the same way for the printed script, where cjson's
+-- own order stands. A nil value is a key set to nil. texts, when given,
+-- holds for some keys the JSON text to write instead of t's value; on
+-- Redis t's values are written.
+local function shaped_json(shape, t, texts)
+  if not native then
+    return encode(t)
+  end
+  local order, out = native.order(shape, t), {}
+  for i = 1, #order do
+    local k = order[i]
+    out[i] = qstr(k) .. ':' .. (texts and texts[k] or nested_json(t[k]))
+  end
+  return '{' .. concat(out, ',') .. '}'
+end
+
+-- The text of a list of JSON texts: {} when empty, as cjson writes an
+-- empty table.
+local function texts_json(texts)
+  if #texts == 0 then
+    return '{}'
+  end
+  return '[' .. concat(texts, ',') .. ']'
+end
+
+-- The history array's text as it sits in the job object, from the entries'
+-- text where that needs no Lua tables.
+local function history_text(j, extra)
+  if native and j[22] then
+    local text = native.history_json(j[22], extra)
+    if text then
+      return text
+    end
+  end
+  return history_json(j[16], extra)
+end
+
+-- The text cjson.encode(job_object(j)) gives on Redis, key for key, built
+-- without the table. extra is as for history_json, the entry pop just
+-- appended to jid's history. Numbers that cjson refuses (or a missing
+-- priority or retries, which drops the key) take the table path, which
+-- rereads that history as qless does.
 local function job_json(j, extra, jid)
   local priority, expires, retries, remaining = j[6], j[7], j[8], j[9]
   local sum = (priority or HUGE) + expires + (retries or HUGE) + remaining
   if sum ~= sum or sum == HUGE or sum == -HUGE then
     if extra then
-      j[16] = history_list(jid, j[21])
+      j[16], j[22] = history_list(jid, j[21])
     end
-    return encode(job_object(j))
+    return shaped_json(JOB_SHAPE, job_object(j))
   end
-  return '{"jid":' .. encode(j[1]) .. ',"klass":' .. qstr(j[2]) ..
-    ',"state":' .. qstr(j[3]) .. ',"queue":' .. qstr(j[4]) ..
-    ',"worker":' .. qstr(j[5]) ..
-    ',"tracked":' .. (j[15] and 'true' or 'false') ..
-    ',"priority":' .. priority .. ',"expires":' .. expires ..
-    ',"retries":' .. retries .. ',"remaining":' .. remaining ..
-    ',"data":' .. encode(j[10]) .. ',"tags":' .. nested_json(j[11]) ..
-    ',"history":' .. history_json(j[16], extra) ..
-    ',"failure":' .. nested_json(j[12]) ..
+  return '{"jid":' .. encode(j[1]) .. ',"retries":' .. retries ..
+    ',"data":' .. encode(j[10]) .. ',"failure":' .. nested_json(j[12]) ..
+    ',"expires":' .. expires .. ',"remaining":' .. remaining ..
     ',"spawned_from_jid":' .. (j[13] and encode(j[13]) or 'false') ..
+    ',"dependencies":' .. list_json(j[18]) ..
+    ',"klass":' .. qstr(j[2]) ..
+    ',"tracked":' .. (j[15] and 'true' or 'false') ..
+    ',"tags":' .. nested_json(j[11]) ..
+    ',"queue":' .. qstr(j[4]) .. ',"state":' .. qstr(j[3]) ..
+    ',"history":' .. history_text(j, extra) ..
     ',"dependents":' .. list_json(j[17]) ..
-    ',"dependencies":' .. list_json(j[18]) .. '}'
+    ',"priority":' .. priority .. ',"worker":' .. qstr(j[5]) .. '}'
 end
 
 -- Jobs as a JSON array, unknown jids skipped: all read first, then encoded.
@@ -381,4 +461,20 @@ end
 
 local function need(value, message)
   if value == nil then error(message, 0) end
+end
+
+-- Serving a client's own build (stock), a call that would fail after it
+-- has written must not be started here: the build's script raises its own
+-- error, at its own line, which only it can phrase. Called before the first
+-- write or publish, this hands the call to that script unless ok holds.
+local function stock_unless(ok)
+  if stock and not ok then
+    error('qlessd: handed back to the script', 0)
+  end
+end
+
+-- Whether decode(s) would give a value rather than fail.
+local function decodes(s)
+  local ok, v = pcall(decode, s)
+  return ok and v
 end

@@ -248,7 +248,7 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
       job_table(jid)
       call('hset', key, 'failure', encode(failure))
     end
-    if is_tracked(jid) then
+    if retry_failed_event and is_tracked(jid) then
       publish('ql:failed', jid)
     end
     add_failure(now, qname, jid, group)
@@ -349,7 +349,9 @@ local function job_heartbeat(now, jid, worker, data)
     call('hset', key, 'expires', expires)
   end
   call('zadd', wkey(worker), expires, jid)
-  call('zadd', 'ql:workers', now, worker)
+  if heartbeat_worker then
+    call('zadd', 'ql:workers', now, worker)
+  end
   call('zadd', qkeys(j[1])[2], expires, jid)
   return expires
 end
@@ -479,18 +481,24 @@ local function track(now, command, jid)
     end
     error('Track(): Unknown action "' .. command .. '"', 0)
   end
-  local jobs, expired, nj, ne = {}, {}, 0, 0
+  -- On qlessd the jobs' text is built as each is read; the table path
+  -- (the printed script on Redis) encodes job tables.
+  local jobs, expired, texts, nj, ne = {}, {}, native and {}, 0, 0
   for _, j in ipairs(call('zrange', 'ql:tracked', 0, -1)) do
-    local job = job_table(j)
+    local job = job_read(j)
     if job then
       nj = nj + 1
-      jobs[nj] = job
+      if texts then
+        texts[nj] = job_json(job)
+      else
+        jobs[nj] = job_object(job)
+      end
     else
       ne = ne + 1
       expired[ne] = j
     end
   end
-  return {jobs = jobs, expired = expired}
+  return {jobs = jobs, expired = expired, texts = texts}
 end
 
 -- Returns the job's tag list minus the given tags.
@@ -552,9 +560,9 @@ local function tag(now, command, ...)
     if not o then error('Tag(): Arg "offset" not a number: ' .. tostring(offset), 0) end
     local c = tonumber(count or 25)
     if not c then error('Tag(): Arg "count" not a number: ' .. tostring(count), 0) end
-    return encode({
+    return shaped_json(TOTAL_JOBS_SHAPE, {
       total = call('zcard', 'ql:t:' .. t),
-      jobs  = call('zrange', 'ql:t:' .. t, o, o + c - 1),
+      jobs  = call('zrange', 'ql:t:' .. t, o, o + c - 1)
     })
   elseif command == 'top' then
     local offset, count = ...

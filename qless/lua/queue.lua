@@ -363,6 +363,14 @@ local function queue_pop(now, qname, worker, count)
   if queue_paused(qname) then
     return '{}'
   end
+  if stock then
+    stock_unless(count == floor(count) and count >= 0 and count < 2^31)
+    -- A lock whose job is gone fails qless after the jobs before it.
+    local expired = call('zrangebyscore', keys[2], '-inf', now, 'LIMIT', 0, count)
+    for i = 1, #expired do
+      stock_unless(call('hget', 'ql:j:' .. expired[i], 'worker'))
+    end
+  end
   call('zadd', 'ql:workers', now, worker)
   local max_concurrency = tonumber(cfg[3] or 0)
   if max_concurrency > 0 then
@@ -421,7 +429,7 @@ local function queue_pop(now, qname, worker, count)
       last[jids[i]] = i
     end
   end
-  local extra = '{"worker":' .. qworker .. ',"when":' .. floor(now) .. ',"what":"popped"}'
+  local extra = '{"when":' .. floor(now) .. ',"what":"popped","worker":' .. qworker .. '}'
   local out, texts = {}, last and {}
   for i = 1, n do
     local k = last and last[jids[i]] or i
@@ -432,7 +440,7 @@ local function queue_pop(now, qname, worker, count)
       if job[19] then
         text = job_json(job, extra, jids[k])
       else
-        job[16] = history_list(jids[k], job[21])
+        job[16], job[22] = history_list(jids[k], job[21])
         text = job_json(job)
       end
       if texts then
@@ -486,6 +494,11 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     old[1], old[2], old[3], old[4], old[5], old[6], old[7]
 
   -- The old tags go first, even when an option below turns out bad.
+  if stock and tags and tags ~= '{}' then
+    stock_unless(tonumber(o_retries or retries or 5) and
+      tonumber(o_priority or priority or 0) and decodes(o_tags or tags) and
+      (o_depends == nil or decodes(o_depends)))
+  end
   if tags and tags ~= '{}' then
     tags_remove(jid, decode(tags))
     call('hset', key, 'tags', '{}')
@@ -625,35 +638,45 @@ local function queue_unfail(now, qname, group, count)
   return #jids
 end
 
+-- One statistic's object, built as qless builds it: count, mean and
+-- histogram set in turn, then std.
 local function stats_of(key)
   local v = call('hmget', key, unpack(STAT_FIELDS))
+  local results = {}
   local count = tonumber(v[1]) or 0
   local vk = tonumber(v[3])
-  local histogram = {}
+  results.count = count
+  results.mean = tonumber(v[2]) or 0
+  results.histogram = {}
   for i = 4, #STAT_FIELDS do
-    histogram[i - 3] = tonumber(v[i]) or 0
+    results.histogram[i - 3] = tonumber(v[i]) or 0
   end
-  local std = 0
   if count > 1 then
-    std = sqrt(vk / (count - 1))
+    results.std = sqrt(vk / (count - 1))
+  else
+    results.std = 0
   end
-  return {count = count, mean = tonumber(v[2]) or 0, histogram = histogram, std = std}
+  return results
 end
 
-local function queue_stats(now, qname, date)
+local function queue_stats_json(now, qname, date)
   local d = tonumber(date)
   if not d then
     error('Stats(): Arg "date" missing or not a number: ' .. (date or 'nil'), 0)
   end
   local bin = day_bin(d)
   local v = call('hmget', 'ql:s:stats:' .. bin .. ':' .. qname, 'retries', 'failed', 'failures')
-  return {
+  local t = {
     retries  = tonumber(v[1] or 0),
     failed   = tonumber(v[2] or 0),
     failures = tonumber(v[3] or 0),
     wait     = stats_of('ql:s:wait:' .. bin .. ':' .. qname),
-    run      = stats_of('ql:s:run:' .. bin .. ':' .. qname),
+    run      = stats_of('ql:s:run:' .. bin .. ':' .. qname)
   }
+  return shaped_json(STATS_SHAPE, t, native and {
+    wait = shaped_json(STAT_SHAPE, t.wait),
+    run = shaped_json(STAT_SHAPE, t.run),
+  })
 end
 
 local function queue_counts(now, qname)

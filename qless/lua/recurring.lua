@@ -76,7 +76,7 @@ local function recur_get(jid)
   if not r[1] then
     return nil
   end
-  return encode({
+  return shaped_json(RECUR_SHAPE, {
     jid      = r[1],
     klass    = r[2],
     state    = r[3],
@@ -87,7 +87,7 @@ local function recur_get(jid)
     count    = tonumber(r[8]),
     data     = r[9],
     tags     = decode(r[10]),
-    backlog  = tonumber(r[11] or 0),
+    backlog  = tonumber(r[11] or 0)
   })
 end
 

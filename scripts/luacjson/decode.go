@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/luatable"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -76,6 +77,10 @@ type decoder struct {
 	// gopher-lua's default table preallocates room for 32 of each.
 	vals []lua.LValue
 	keys []string
+	// tab and order find the order an object's keys go into its table in
+	// (see objectTable); both are reused from object to object.
+	tab   luatable.Table
+	order []int
 }
 
 // at returns the byte at i, or NUL past the end as C's terminator.
@@ -93,7 +98,8 @@ func (c *config) decode(L *lua.LState) int {
 	data := clua.CheckString(L, 1)
 	// Reused as encode's encoder is; the member stacks keep their room.
 	d := &c.dec
-	*d = decoder{L: L, cfg: c, data: data, stack: 1, tmp: d.tmp[:0], vals: d.vals[:0], keys: d.keys[:0]}
+	*d = decoder{L: L, cfg: c, data: data, stack: 1, tmp: d.tmp[:0], vals: d.vals[:0], keys: d.keys[:0],
+		tab: d.tab, order: d.order[:0]}
 	if len(data) >= 2 && (data[0] == 0 || data[1] == 0) {
 		clua.Raise(L, "JSON parser does not support UTF-16 or UTF-32")
 	}
@@ -108,6 +114,9 @@ func (c *config) decode(L *lua.LState) int {
 	d.L, d.data = nil, ""
 	if cap(d.tmp) > maxKeptBuffer {
 		d.tmp = nil
+	}
+	if cap(d.order) > maxKeptMembers {
+		d.order, d.tab = nil, luatable.Table{}
 	}
 	return 1
 }
@@ -352,10 +361,7 @@ func (d *decoder) object() lua.LValue {
 		if tok.typ == tObjEnd {
 			d.stack -= 2
 			d.depth--
-			t := d.L.CreateTable(0, len(d.vals)-base)
-			for i, v := range d.vals[base:] {
-				t.RawSetString(d.keys[base+i], v)
-			}
+			t := d.objectTable(base)
 			d.pop(base)
 			return t
 		}
@@ -364,6 +370,38 @@ func (d *decoder) object() lua.LValue {
 		}
 		d.next(&tok)
 	}
+}
+
+// maxKeptMembers bounds the object size whose ordering scratch is kept
+// between calls.
+const maxKeptMembers = 4096
+
+// objectTable makes the table of the object whose members lie above base.
+// Redis's decoder sets them one by one into a new Lua 5.1 table, so pairs
+// and cjson.encode then visit the keys in that table's hash order. A
+// gopher-lua table visits keys in insertion order, so they are inserted
+// in the order Lua 5.1 would visit them. A repeated key keeps its first
+// node there and takes its last value.
+func (d *decoder) objectTable(base int) *lua.LTable {
+	keys, vals := d.keys[base:], d.vals[base:]
+	if len(keys) == 1 {
+		t := d.L.CreateTable(0, 1)
+		t.RawSetString(keys[0], vals[0])
+		return t
+	}
+	d.tab.Reset(0, keys)
+	for i := range keys {
+		if first := d.tab.Set(i); first != i {
+			vals[first] = vals[i]
+		}
+	}
+	d.order = d.tab.AppendOrder(d.order[:0])
+	d.tab.Release()
+	t := d.L.CreateTable(0, len(d.order))
+	for _, i := range d.order {
+		t.RawSetString(keys[i], vals[i])
+	}
+	return t
 }
 
 // pop drops the members above base once their table is made; keys are

@@ -1,0 +1,79 @@
+package scripts
+
+import (
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// lateErrText phrases an error that a stock alias's library raised after
+// it had written or published, when the script itself can no longer take
+// the call over. The library avoids this by checking such calls before
+// their first effect; should one slip through, the reply still carries
+// Redis's framing, at the script line that raises the same text
+// (raiseLine), and AliasStats.Late counts it.
+func lateErrText(sc *script, obj lua.LValue, killed bool) string {
+	if killed {
+		return "ERR " + errScriptKilled
+	}
+	if msg, ok := obj.(lua.LString); ok {
+		line := raiseLine(sc.body, string(msg))
+		return fmt.Sprintf("ERR user_script:%d: %s script: %s, on @user_script:%d.", line, msg, sc.sha, line)
+	}
+	return fmt.Sprintf("%s script: %s, on @user_script:1.", errMessage(obj), sc.sha)
+}
+
+// raiseLine finds the line of body whose error( or assert( call raises
+// msg: the line holding the longest string literal that msg starts with,
+// or the call above it when the literal continues a call begun on an
+// earlier line (Lua 5.1 reports the line of the call's parenthesis). 1
+// when no literal matches.
+func raiseLine(body, msg string) int {
+	lines := strings.Split(body, "\n")
+	best, bestLen := -1, 0
+	for i, l := range lines {
+		for _, lit := range stringLiterals(l) {
+			if len(lit) > bestLen && len(lit) >= 6 && strings.HasPrefix(msg, lit) {
+				best, bestLen = i, len(lit)
+			}
+		}
+	}
+	if best < 0 {
+		return 1
+	}
+	for i := best; i >= 0 && i > best-4; i-- {
+		if strings.Contains(lines[i], "error(") || strings.Contains(lines[i], "assert(") {
+			return i + 1
+		}
+	}
+	return best + 1
+}
+
+// stringLiterals lists the contents of the quoted strings on one line of
+// Lua, escapes left as written (qless's messages have none).
+func stringLiterals(line string) []string {
+	var out []string
+	for i := 0; i < len(line); i++ {
+		q := line[i]
+		if q == '-' && strings.HasPrefix(line[i:], "--") {
+			break
+		}
+		if q != '\'' && q != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(line) && line[j] != q {
+			if line[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(line) {
+			break
+		}
+		out = append(out, line[i+1:j])
+		i = j
+	}
+	return out
+}
