@@ -14,7 +14,7 @@ import (
 )
 
 // TestQlessConformance replays the recorded qless transcripts
-// (../shared/qless-conformance) against each enabled target and reports the
+// (testdata/qless-conformance) against each enabled target and reports the
 // first difference of each scenario as a subtest failure.
 //
 // Targets, chosen with QLESS_CONFORMANCE_TARGETS (comma separated):
@@ -62,7 +62,7 @@ func conformanceTargets() []string {
 func conformanceFiles(t *testing.T) []string {
 	dir := os.Getenv("QLESS_CONFORMANCE_DIR")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "qless-conformance")
+		dir = filepath.Join("testdata", "qless-conformance")
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "scenarios", "*.json"))
 	if err != nil {

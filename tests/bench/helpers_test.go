@@ -191,3 +191,14 @@ func TestMedianRoundsKeepsTheMiddleRoundWhole(t *testing.T) {
 		t.Fatalf("one round: %+v", one)
 	}
 }
+
+func TestRedisLoadable(t *testing.T) {
+	build := "function table.extend(self, other)\n  x\nend\ntable.extend(jids, more)\n"
+	want := "local function table_extend(self, other)\n  x\nend\ntable_extend(jids, more)\n"
+	if got := redisLoadable(build); got != want {
+		t.Errorf("redisLoadable = %q, want %q", got, want)
+	}
+	if got := redisLoadable("return 1\n"); got != "return 1\n" {
+		t.Errorf("a script without table.extend changed: %q", got)
+	}
+}

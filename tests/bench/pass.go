@@ -109,7 +109,11 @@ func startSessions(cfg *config, pass string, sources map[string]scriptSource, un
 			unavailable[label] = true
 			continue
 		}
-		w := &way{server: srvKind, name: wayName, source: src.text}
+		text := src.text
+		if srvKind == "redis" {
+			text = redisLoadable(text)
+		}
+		w := &way{server: srvKind, name: wayName, source: text}
 		srv, err := startServer(cfg, srvKind, pass)
 		if err == nil {
 			if err = w.prepare(srv.addr); err != nil {
