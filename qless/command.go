@@ -36,7 +36,7 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 	native := []nativeScript{{sha: SHA(), stats: e.AliasScript(SHA(), libName, aliasFast(switchesAll))}}
 	if opts.NativeClientScripts {
 		for _, p := range Profiles {
-			native = append(native, nativeScript{p, p.SHA, e.AliasStock(p.SHA, libName, p.switches, aliasFast(p.switches))})
+			native = append(native, nativeScript{p, p.SHA, e.AliasStock(p.SHA, libName, p.switches, aliasFast(p.switches), phraseLate)})
 		}
 	}
 	t.AddInfoSection("qless", func(field func(string, any)) { infoNative(field, e, opts, native) })

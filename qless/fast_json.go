@@ -3,7 +3,9 @@ package qless
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/qlessd/qlessd/scripts/luacjson"
 )
@@ -106,7 +108,9 @@ func shortInteger(tok string) bool {
 	return true
 }
 
-// str reads a string without escapes.
+// str reads a string. One without escapes is a view of the source; one
+// with escapes is decoded as cjson decodes it (false for a lone surrogate,
+// which cjson refuses, and for raw control bytes).
 func (n *jsonNormalizer) str() (string, bool) {
 	n.pos++
 	start := n.pos
@@ -116,12 +120,87 @@ func (n *jsonNormalizer) str() (string, bool) {
 			n.pos++
 			return n.src[start : n.pos-1], true
 		}
-		if c == '\\' || c < 0x20 {
+		if c == '\\' {
+			return n.escapedStr(start)
+		}
+		if c < 0x20 {
 			return "", false
 		}
 		n.pos++
 	}
 	return "", false
+}
+
+// escapedStr finishes str for a string with escapes, from its start.
+func (n *jsonNormalizer) escapedStr(start int) (string, bool) {
+	out := []byte(n.src[start:n.pos])
+	for n.pos < len(n.src) {
+		c := n.src[n.pos]
+		switch {
+		case c == '"':
+			n.pos++
+			return string(out), true
+		case c < 0x20:
+			return "", false
+		case c != '\\':
+			out = append(out, c)
+			n.pos++
+			continue
+		}
+		if n.pos+1 >= len(n.src) {
+			return "", false
+		}
+		e := n.src[n.pos+1]
+		n.pos += 2
+		if r, ok := simpleEscapes[e]; ok {
+			out = append(out, r)
+			continue
+		}
+		if e != 'u' {
+			return "", false
+		}
+		cp, ok := n.codePoint()
+		if !ok {
+			return "", false
+		}
+		out = utf8.AppendRune(out, cp)
+	}
+	return "", false
+}
+
+var simpleEscapes = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// codePoint reads the four hex digits after \u, and a low surrogate's
+// escape after a high one.
+func (n *jsonNormalizer) codePoint() (rune, bool) {
+	hi, ok := n.hex4()
+	if !ok || (hi >= 0xDC00 && hi <= 0xDFFF) {
+		return 0, false
+	}
+	if hi < 0xD800 || hi > 0xDBFF {
+		return rune(hi), true
+	}
+	if n.pos+2 > len(n.src) || n.src[n.pos] != '\\' || n.src[n.pos+1] != 'u' {
+		return 0, false
+	}
+	n.pos += 2
+	lo, ok := n.hex4()
+	if !ok || lo < 0xDC00 || lo > 0xDFFF {
+		return 0, false
+	}
+	return 0x10000 + rune(hi-0xD800)<<10 + rune(lo-0xDC00), true
+}
+
+func (n *jsonNormalizer) hex4() (int, bool) {
+	if n.pos+4 > len(n.src) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(n.src[n.pos:n.pos+4], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	n.pos += 4
+	return int(v), true
 }
 
 func (n *jsonNormalizer) array(out []byte, depth int) ([]byte, bool) {

@@ -1,6 +1,7 @@
 package qless
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/qlessd/qlessd/scripts/luacjson"
@@ -12,10 +13,10 @@ import (
 // failure, a history entry's details: whatever qless decodes and encodes
 // again comes out in that order on Redis, so it does here.
 
-// inLuaOrder closes the object written from out[start] ('{' and its
-// members, keys and spans as members noted them), rewriting the members in
-// the order Lua visits a table they were set into one after another, each
-// key once, with its last value.
+// inLuaOrder closes the object whose members follow out[start] (its '{',
+// or the ',' after members that stay first), keys and spans as members
+// noted them, rewriting the members in the order Lua visits a table they
+// were set into one after another, each key once, with its last value.
 func (n *jsonNormalizer) inLuaOrder(out []byte, start int, keys []string, spans []memberSpan) []byte {
 	n.order = luatable.Order(0, keys, n.order[:0])
 	if len(n.order) == len(keys) && isIdentity(n.order) {
@@ -23,7 +24,7 @@ func (n *jsonNormalizer) inLuaOrder(out []byte, start int, keys []string, spans 
 	}
 	n.scratch = append(n.scratch[:0], out[start:]...)
 	src := n.scratch
-	out = append(out[:start], '{')
+	out = out[:start+1]
 	for i, k := range n.order {
 		last := k
 		for j := k + 1; j < len(keys); j++ {
@@ -100,6 +101,17 @@ func appendHistoryDict(out []byte, entry string) ([]byte, bool) {
 		if n.expectLiteral("false") {
 			// value[3] or {}: no details. (null is cjson.null, which is
 			// true, and qless then fails indexing it: the Lua's to raise.)
+		} else if n.expect('[') {
+			// A list's items sit in the table's array part, which Lua
+			// visits first, as keys "1", "2", ...; when and what follow.
+			if out, ok = n.indexedMembers(out); !ok {
+				return fail()
+			}
+			mark = len(out) - 1
+			if out[mark] != '{' {
+				out = append(out, ',')
+				mark = len(out) - 1
+			}
 		} else if !n.expect('{') {
 			return fail()
 		} else if out, keys, spans, ok = n.members(out, 1, keys, spans); !ok {
@@ -149,4 +161,28 @@ func (n *jsonNormalizer) expectLiteral(lit string) bool {
 func (n *jsonNormalizer) skipSpace() int {
 	n.space()
 	return n.pos
+}
+
+// indexedMembers reads a list's items up to its closing bracket, writing
+// each as `"<index>":value`, comma separated.
+func (n *jsonNormalizer) indexedMembers(out []byte) ([]byte, bool) {
+	if n.expect(']') {
+		return out, true
+	}
+	for i := 1; ; i++ {
+		if i > 1 {
+			out = append(out, ',')
+		}
+		out = append(strconv.AppendInt(append(out, '"'), int64(i), 10), '"', ':')
+		var ok bool
+		if out, ok = n.value(out, 2); !ok {
+			return nil, false
+		}
+		if n.expect(']') {
+			return out, true
+		}
+		if !n.expect(',') {
+			return nil, false
+		}
+	}
 }

@@ -30,8 +30,10 @@ func (e *Engine) AliasScript(sha, library string, fast AliasFast) *AliasStats {
 // (it does so on purpose where it does not model a call), the call is
 // handed to the script itself, which replies with its own error texts and
 // line numbers: the library never has to reproduce those.
-func (e *Engine) AliasStock(sha, library string, profile int, fast AliasFast) *AliasStats {
-	a := &aliasOf{library: library, fast: fast, stock: true, profile: profile, stats: new(AliasStats)}
+// phrase, when not nil, words an error the library raised after writing
+// as the script would have ("" when it cannot; see lateErrText).
+func (e *Engine) AliasStock(sha, library string, profile int, fast AliasFast, phrase LatePhrase) *AliasStats {
+	a := &aliasOf{library: library, fast: fast, stock: true, profile: profile, phrase: phrase, stats: new(AliasStats)}
 	e.setAlias(sha, a)
 	return a.stats
 }
@@ -67,7 +69,19 @@ type aliasOf struct {
 	fast    AliasFast
 	stock   bool // AliasStock
 	profile int
+	phrase  LatePhrase
 	stats   *AliasStats
+}
+
+// LatePhrase words the error value a stock alias's library raised after
+// writing as the script's own error reply would read, given the script's
+// source; "" when it does not know the error.
+type LatePhrase func(sc ScriptSource, obj lua.LValue) string
+
+// ScriptSource is what a LatePhrase may know of the script.
+type ScriptSource struct {
+	SHA  string
+	Body string
 }
 
 // runAlias runs script sc by calling its library with argv, replying as
@@ -86,7 +100,17 @@ func (e *Engine) runAlias(host Host, sc *script, argv [][]byte, w resp.Writer) {
 	handBack := false
 	prep := e.libraryCall(a.library, lua.LNumber(a.profile), argv)
 	e.call(host, true, prep, w, func(s *state, obj lua.LValue, killed bool) string {
-		if !killed && !s.effects {
+		if killed {
+			return "ERR " + errScriptKilled
+		}
+		// An error the library can place in the script's source is
+		// answered as the script would, before or after writing.
+		if a.phrase != nil {
+			if msg := a.phrase(ScriptSource{SHA: sc.sha, Body: sc.body}, obj); msg != "" {
+				return msg
+			}
+		}
+		if !s.effects {
 			handBack = true
 			return ""
 		}

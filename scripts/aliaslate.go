@@ -18,25 +18,29 @@ func lateErrText(sc *script, obj lua.LValue, killed bool) string {
 		return "ERR " + errScriptKilled
 	}
 	if msg, ok := obj.(lua.LString); ok {
-		line := raiseLine(sc.body, string(msg))
-		return fmt.Sprintf("ERR user_script:%d: %s script: %s, on @user_script:%d.", line, msg, sc.sha, line)
+		return RuntimeErrorReply(sc.sha, raiseLine(sc.body, string(msg)), string(msg))
 	}
 	return fmt.Sprintf("%s script: %s, on @user_script:1.", errMessage(obj), sc.sha)
 }
 
 // raiseLine finds the line of body whose error( or assert( call raises
-// msg: the line holding the longest string literal that msg starts with,
-// or the call above it when the literal continues a call begun on an
-// earlier line (Lua 5.1 reports the line of the call's parenthesis). 1
-// when no literal matches.
+// msg: of the lines holding a string literal that msg starts with, the one
+// whose literals cover most of msg, or the call above it when the literal
+// continues a call begun on an earlier line (Lua 5.1 reports the line of
+// the call's parenthesis). 1 when no literal matches.
 func raiseLine(body, msg string) int {
 	lines := strings.Split(body, "\n")
-	best, bestLen := -1, 0
+	best, bestScore := -1, 0
 	for i, l := range lines {
+		score, starts := 0, false
 		for _, lit := range stringLiterals(l) {
-			if len(lit) > bestLen && len(lit) >= 6 && strings.HasPrefix(msg, lit) {
-				best, bestLen = i, len(lit)
+			if len(lit) >= 4 && strings.Contains(msg, lit) {
+				score += len(lit)
+				starts = starts || strings.HasPrefix(msg, lit)
 			}
+		}
+		if starts && score > bestScore {
+			best, bestScore = i, score
 		}
 	}
 	if best < 0 {
@@ -76,4 +80,10 @@ func stringLiterals(line string) []string {
 		i = j
 	}
 	return out
+}
+
+// RuntimeErrorReply is the reply Redis gives a script that fails with msg
+// (a Lua error raised with its position) at line.
+func RuntimeErrorReply(sha string, line int, msg string) string {
+	return fmt.Sprintf("ERR user_script:%d: %s script: %s, on @user_script:%d.", line, msg, sha, line)
 }

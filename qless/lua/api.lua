@@ -207,10 +207,14 @@ end
 API['timeout'] = function(now, ...)
   local n = select('#', ...)
   if stock and n > 1 then
-    -- qless times the jobs out one by one and stops at the first it cannot.
+    -- qless times the jobs out one by one and stops at the first it cannot,
+    -- a jid given twice included.
+    local seen = {}
     for i = 1, n do
-      local j = call('hmget', 'ql:j:' .. (select(i, ...)), 'queue', 'state')
-      stock_unless(j[1] and j[2] == 'running')
+      local jid = (select(i, ...))
+      local j = call('hmget', 'ql:j:' .. jid, 'queue', 'state')
+      stock_unless(j[1] and j[2] == 'running' and not seen[jid])
+      seen[jid] = true
     end
   end
   for i = 1, n do

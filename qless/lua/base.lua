@@ -24,6 +24,16 @@ local concat = table.concat
 -- answers any error raised here before the first write or publish.
 local heartbeat_worker, retry_failed_event, stock = true, true, false
 
+-- Raises an error qless meets part way through a call, in Lua 5.1's words.
+-- Serving a client's build, it goes up as the site it comes from, so the
+-- reply can name the build's own line for it (qless/stocksites.go).
+local function late_error(site, message)
+  if stock then
+    error({qlessd_site = site, message = message}, 0)
+  end
+  error(message, 0)
+end
+
 -- Defaults reported by config.get, a new table each time as qless makes
 -- it (its key order in cjson's text follows from that: see shaped_json).
 local function config_defaults()
@@ -178,6 +188,9 @@ local function history_list(jid, key)
   for i = 1, #raw do
     local value = decode(raw[i])
     local dict = value[3] or {}
+    if type(dict) ~= 'table' then
+      late_error('history-dict', "attempt to index local 'dict' (a " .. type(dict) .. " value)")
+    end
     dict['when'] = value[1]
     dict['what'] = value[2]
     items[i] = dict
@@ -473,7 +486,7 @@ local function stock_unless(ok)
   end
 end
 
--- Whether decode(s) would give a value rather than fail.
+-- Whether decode(s) would give a true value rather than fail.
 local function decodes(s)
   local ok, v = pcall(decode, s)
   return ok and v

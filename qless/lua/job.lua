@@ -116,9 +116,20 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
     call('hset', key, 'data', raw_data, 'time', stamp, 'state', 'waiting',
       'worker', '', 'failure', '{}', 'queue', nextq, 'expires', 0,
       'remaining', tonumber(retries))
+    -- depends that decoded to something else than a list (a string has a
+    -- length) fail here, after the job moved.
+    local dtype = type(depends)
+    if delay > 0 and dtype ~= 'table' and dtype ~= 'string' then
+      late_error('complete-depends-length',
+        "attempt to get length of local 'depends' (a " .. dtype .. " value)")
+    end
     if (delay > 0) and (#depends == 0) then
       call('zadd', qkeys(nextq)[3], now + delay, jid)
       return 'scheduled'
+    end
+    if dtype ~= 'table' then
+      late_error('complete-depends-ipairs',
+        "bad argument #1 to 'ipairs' (table expected, got " .. dtype .. ")")
     end
     local count = 0
     for _, dep in ipairs(depends) do
@@ -185,8 +196,9 @@ local function job_fail(now, jid, worker, group, message, data)
     publish('ql:failed', jid)
   end
   call('zrem', wkey(worker), jid)
+  -- {worker = , group = } as Redis's Lua orders that table.
   history_add(now, jid, 'failed', nil,
-    ',"failed",{"worker":' .. qworker .. ',"group":' .. qgroup .. '}]')
+    ',"failed",{"group":' .. qgroup .. ',"worker":' .. qworker .. '}]')
   local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
   call('hincrby', skey, 'failures', 1)
   call('hincrby', skey, 'failed', 1)
@@ -236,8 +248,9 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
     if message ~= nil then
       failure = {group = group, message = message, when = floor(now), worker = worker}
     else
-      failure = {group = group, when = now, worker = '',
-        message = 'Job exhausted retries in queue "' .. oldqueue .. '"'}
+      failure = {group = group,
+        message = 'Job exhausted retries in queue "' .. oldqueue .. '"',
+        when = now, worker = ''}
     end
     if message ~= nil then
       call('hset', key, 'state', 'failed', 'worker', '', 'expires', '',
@@ -419,6 +432,9 @@ local function cancel_one(jid)
     local bin = unfail_cleanup(jid, failure)
     local skey = 'ql:s:stats:' .. bin .. ':' .. qname
     local failed = call('hget', skey, 'failed')
+    if not tonumber(failed) then
+      late_error('cancel-failed', "attempt to perform arithmetic on local 'failed' (a " .. type(failed) .. " value)")
+    end
     call('hset', skey, 'failed', failed - 1)
   end
   tags_remove(jid, decode(j[5] or '{}'))

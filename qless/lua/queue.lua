@@ -232,7 +232,7 @@ local function invalidate_locks(now, qname, count)
     if not worker then
       -- A lock whose job hash is gone: qless dies here on Lua 5.1's own
       -- concatenation error; say it in Lua 5.1's words on every engine.
-      error("attempt to concatenate local 'worker' (a boolean value)")
+      late_error('locks-worker', "attempt to concatenate local 'worker' (a boolean value)")
     end
     call('zrem', wkey(worker), jid)
     if grace_period == nil then
@@ -315,7 +315,7 @@ local function pop_jobs(now, jids, n, jobs, worker, expires, tail, stamp,
     local jid = jids[i]
     local job = job_read(jid)
     if not job then
-      error("bad argument #1 to 'unpack' (table expected, got nil)", 0)
+      late_error('pop-unpack', "bad argument #1 to 'unpack' (table expected, got nil)")
     end
     local key = job[20]
     jobs[i] = job
@@ -348,6 +348,18 @@ local function raw_error(err)
   return err
 end
 
+-- Serving a client's build, pop must not start when Redis will refuse
+-- the count qless ranges with, after qless registered the worker: a count
+-- whose number text is not an integer. The count is the one left after
+-- max-concurrency, which pop reads again.
+local function stock_pop_check(keys, cfg, now, count)
+  local max_concurrency = tonumber(cfg[3] or 0)
+  if max_concurrency > 0 then
+    count = min(max(0, max_concurrency - call('zcount', keys[2], now, '+inf')), count)
+  end
+  stock_unless(count == 0 or (count == floor(count) and count < 1e17 and count > -1e17))
+end
+
 -- Hands out up to count jobs and returns them as pop's JSON reply.
 local function queue_pop(now, qname, worker, count)
   need(worker, 'Pop(): Arg "worker" missing')
@@ -364,12 +376,7 @@ local function queue_pop(now, qname, worker, count)
     return '{}'
   end
   if stock then
-    stock_unless(count == floor(count) and count >= 0 and count < 2^31)
-    -- A lock whose job is gone fails qless after the jobs before it.
-    local expired = call('zrangebyscore', keys[2], '-inf', now, 'LIMIT', 0, count)
-    for i = 1, #expired do
-      stock_unless(call('hget', 'ql:j:' .. expired[i], 'worker'))
-    end
+    stock_pop_check(keys, cfg, now, count)
   end
   call('zadd', 'ql:workers', now, worker)
   local max_concurrency = tonumber(cfg[3] or 0)
@@ -532,7 +539,17 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     end
   end
 
+  -- depends or tags that decoded to something else than a list fail where
+  -- qless first uses them, which may be after it wrote (a string has a
+  -- length, so "" fails only at the last loop).
+  local dtype = type(depends)
+  if dtype ~= 'table' and dtype ~= 'string' then
+    late_error('put-depends-length', "attempt to get length of local 'depends' (a " .. dtype .. " value)")
+  end
   if #depends > 0 then
+    if dtype ~= 'table' then
+      late_error('put-depends-ipairs', "bad argument #1 to 'ipairs' (table expected, got " .. dtype .. ")")
+    end
     local new = {}
     for _, dep in ipairs(depends) do new[dep] = 1 end
     for _, dep in ipairs(call('smembers', key .. '-dependencies')) do
@@ -568,6 +585,9 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     call('zrem', 'ql:completed', jid)
   end
 
+  if type(tags) ~= 'table' then
+    late_error('put-tags-ipairs', "bad argument #1 to 'ipairs' (table expected, got " .. type(tags) .. ")")
+  end
   tags_add(now, jid, tags)
 
   if state == 'failed' then
@@ -581,6 +601,9 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     'worker', '', 'expires', 0, 'queue', qname, 'retries', retries,
     'remaining', retries, 'time', format('%.20f', now))
 
+  if dtype ~= 'table' then
+    late_error('put-depends-ipairs-again', "bad argument #1 to 'ipairs' (table expected, got " .. dtype .. ")")
+  end
   for _, j in ipairs(depends) do
     local s = call('hget', 'ql:j:' .. j, 'state')
     if s and s ~= 'complete' then
@@ -623,10 +646,12 @@ local function queue_unfail(now, qname, group, count)
   local item = {q = qname}
   for _, jid in ipairs(jids) do
     local data = job_table(jid)
-    if not data then
-      error("attempt to index local 'data' (a nil value)", 0)
-    end
+    -- qless appends the history entry of a job it could not read, then
+    -- fails using it.
     history_add(now, jid, 'put', item)
+    if not data then
+      late_error('unfail-data', "attempt to index local 'data' (a nil value)")
+    end
     call('hset', 'ql:j:' .. data.jid, 'state', 'waiting', 'worker', '', 'expires', 0,
       'queue', qname, 'remaining', data.retries or 5)
     work_add(qname, now, data.priority, data.jid)

@@ -93,10 +93,33 @@ end
 
 local NUMERIC_RECUR_FIELDS = {priority = true, interval = true, retries = true}
 
+-- Serving a client's build, recur.update must not start when an option
+-- would fail after earlier ones were stored.
+local function stock_recur_update_check(rkey, ...)
+  local r = call('hmget', rkey, 'queue', 'interval')
+  for i = 1, select('#', ...), 2 do
+    local key, value = select(i, ...)
+    stock_unless(value ~= nil)
+    if NUMERIC_RECUR_FIELDS[key] or key == 'backlog' then
+      stock_unless(tonumber(value))
+      stock_unless(key ~= 'interval' or (r[1] and tonumber(r[2])))
+    elseif key == 'data' then
+      stock_unless(decodes(value))
+    elseif key == 'queue' then
+      stock_unless(r[1])
+    else
+      stock_unless(key == 'klass')
+    end
+  end
+end
+
 local function recur_update(now, jid, ...)
   local rkey = 'ql:r:' .. jid
   if call('exists', rkey) == 0 then
     error('Recur(): No recurring job ' .. jid, 0)
+  end
+  if stock and select('#', ...) > 2 then
+    stock_recur_update_check(rkey, ...)
   end
   for i = 1, select('#', ...), 2 do
     local key, value = select(i, ...)
