@@ -32,13 +32,14 @@ end
 API['config.set'] = function(now, option, value)
   need(option, 'config.set(): Arg "option" missing')
   need(value, 'config.set(): Arg "value" missing')
-  publish('ql:log', encode({option = option, event = 'config_set', value = value}))
+  publish('ql:log', shaped_json(CONFIG_SET_SHAPE,
+    {event = 'config_set', option = option, value = value}))
   call('hset', 'ql:config', option, value)
 end
 
 API['config.unset'] = function(now, option)
   need(option, 'config.unset(): Arg "option" missing')
-  publish('ql:log', encode({event = 'config_unset', option = option}))
+  publish('ql:log', shaped_json(CONFIG_UNSET_SHAPE, {event = 'config_unset', option = option}))
   call('hdel', 'ql:config', option)
 end
 

@@ -331,6 +331,12 @@ local STATS_SHAPE = {5, 'retries', 'failed', 'failures', 'wait', 'run'}
 local STAT_SHAPE = {0, 'count', 'mean', 'histogram', 'std'}
 local RECUR_SHAPE = {11, 'jid', 'klass', 'state', 'queue', 'priority',
   'interval', 'retries', 'count', 'data', 'tags', 'backlog'}
+-- Events and a failure, each built as qless builds it.
+local CANCELED_SHAPE = {4, 'jid', 'worker', 'event', 'queue'}
+local CONFIG_SET_SHAPE = {3, 'event', 'option', 'value'}
+local CONFIG_UNSET_SHAPE = {2, 'event', 'option'}
+local FAILED_SHAPE = {5, 'jid', 'event', 'group', 'worker', 'message'}
+local FAILURE_SHAPE = {4, 'group', 'message', 'when', 'worker'}
 
 -- The text of object t with its keys in the order qless's table would have
 -- on Redis: shape is {hint, keys...}, the size of the constructor qless

@@ -254,12 +254,12 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
     end
     if message ~= nil then
       call('hset', key, 'state', 'failed', 'worker', '', 'expires', '',
-        'failure', encode(failure))
+        'failure', shaped_json(FAILURE_SHAPE, failure))
     else
       -- qless rereads the whole job for its (now empty) worker here.
       call('hset', key, 'state', 'failed', 'worker', '', 'expires', '')
       job_table(jid)
-      call('hset', key, 'failure', encode(failure))
+      call('hset', key, 'failure', shaped_json(FAILURE_SHAPE, failure))
     end
     if retry_failed_event and is_tracked(jid) then
       publish('ql:failed', jid)
@@ -411,7 +411,8 @@ local function cancel_one(jid)
   if state == 'complete' then
     return
   end
-  local encoded = encode({jid = jid, queue = qname, event = 'canceled', worker = worker})
+  local encoded = shaped_json(CANCELED_SHAPE,
+    {jid = jid, worker = worker, event = 'canceled', queue = qname})
   publish('ql:log', encoded)
   if worker and (worker ~= '') then
     call('zrem', 'ql:w:' .. worker .. ':jobs', jid)

@@ -204,14 +204,14 @@ local function exhaust_by_stall(now, qname, jid, worker)
   local message = 'Job exhausted retries in queue "' .. qname .. '"'
   history_add(now, jid, 'failed', {group = group})
   call('hset', 'ql:j:' .. jid, 'state', 'failed', 'worker', '', 'expires', '',
-    'failure', encode({group = group, message = message, when = now, worker = ''}))
+    'failure', shaped_json(FAILURE_SHAPE, {group = group, message = message, when = now, worker = ''}))
   call('sadd', 'ql:failures', group)
   call('lpush', 'ql:f:' .. group, jid)
   if is_tracked(jid) then
     publish('ql:failed', jid)
   end
-  publish('ql:log', encode({message = message, jid = jid, group = group,
-    event = 'failed', worker = worker}))
+  publish('ql:log', shaped_json(FAILED_SHAPE, {jid = jid, event = 'failed',
+    group = group, worker = worker, message = message}))
   local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
   call('hincrby', skey, 'failures', 1)
   call('hincrby', skey, 'failed', 1)

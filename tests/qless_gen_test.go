@@ -1,5 +1,3 @@
-//go:build qlessbuilds
-
 package tests
 
 import (

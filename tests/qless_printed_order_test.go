@@ -1,0 +1,26 @@
+package tests
+
+import (
+	"testing"
+	"time"
+
+	"github.com/qlessd/qlessd/qless"
+)
+
+// qlessd's printed script runs the same Lua library on Redis that qlessd
+// serves natively, where Go helpers work out the order Redis's Lua gives
+// a table's keys (qless/natives.go, json_order.go). On Redis real Lua
+// places the keys, so byte-for-byte agreement (key order, numbers, error
+// framing and lines) checks those helpers against Lua 5.1 itself: on the
+// transcripts and on generated calls (a fixed seed, so a failure replays).
+func TestPrintedScriptMatchesRedisByteForByte(t *testing.T) {
+	script, sha := qless.Script(), qless.SHA()
+	p := &buildPair{
+		q: startBuildSide(t, StartQlessd(t, "").Addr, script, sha),
+		r: startBuildSide(t, StartRedis(t).Addr, script, sha),
+	}
+	start := time.Now()
+	t.Run("transcripts", func(t *testing.T) { p.transcripts(t, conformanceFiles(t)) })
+	t.Run("random", func(t *testing.T) { p.random(t, 20261127, 6000) })
+	t.Logf("%v", time.Since(start).Round(time.Millisecond))
+}
