@@ -4,41 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"net"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/qlessd/qlessd/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
-// startRedis starts a redis-server 7.0 on a free loopback port.
+// startRedis starts a redis-server 7.0 and connects to it.
 func startRedis(t *testing.T) *redis.Client {
-	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is required for differential tests: %v", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
+	c := redis.NewClient(&redis.Options{Addr: redistest.Start(t)})
 	t.Cleanup(func() { c.Close() })
-	for deadline := time.Now().Add(10 * time.Second); c.Ping(context.Background()).Err() != nil; {
-		if time.Now().After(deadline) {
-			t.Fatal("redis-server did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	return c
 }
 

@@ -51,13 +51,7 @@ API['queues'] = function(now, qname)
   for i, name in ipairs(call('zrange', 'ql:queues', 0, -1)) do
     response[i] = queue_counts(now, name)
   end
-  if not native then
-    return encode(response)
-  end
-  for i = 1, #response do
-    response[i] = shaped_json(COUNTS_SHAPE, response[i])
-  end
-  return texts_json(response)
+  return shaped_list_json(COUNTS_SHAPE, response)
 end
 
 API['complete'] = function(now, jid, ...)
@@ -150,13 +144,7 @@ API['workers'] = function(now, worker)
   if worker then
     return shaped_json(WORKER_JOBS_SHAPE, w)
   end
-  if not native then
-    return encode(w)
-  end
-  for i = 1, #w do
-    w[i] = shaped_json(WORKER_SHAPE, w[i])
-  end
-  return texts_json(w)
+  return shaped_list_json(WORKER_SHAPE, w)
 end
 
 API['track'] = function(now, command, jid)

@@ -366,6 +366,18 @@ local function texts_json(texts)
   return '[' .. concat(texts, ',') .. ']'
 end
 
+-- The text of a list of objects of one shape (see shaped_json); list is
+-- consumed.
+local function shaped_list_json(shape, list)
+  if not native then
+    return encode(list)
+  end
+  for i = 1, #list do
+    list[i] = shaped_json(shape, list[i])
+  end
+  return texts_json(list)
+end
+
 -- The history array's text as it sits in the job object, from the entries'
 -- text where that needs no Lua tables.
 local function history_text(j, extra)

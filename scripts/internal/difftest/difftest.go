@@ -8,13 +8,12 @@ import (
 	"bufio"
 	"fmt"
 	"net"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/qlessd/qlessd/internal/redistest"
 	"github.com/qlessd/qlessd/scripts/luabit"
 	"github.com/qlessd/qlessd/scripts/luacjson"
 	"github.com/qlessd/qlessd/scripts/luacmsgpack"
@@ -31,35 +30,12 @@ type Redis struct {
 // StartRedis starts redis-server on a free loopback port for this test.
 func StartRedis(t testing.TB) *Redis {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is required for differential tests: %v", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	c, err := net.Dial("tcp", redistest.Start(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			r := &Redis{conn: c, rd: bufio.NewReader(c)}
-			t.Cleanup(func() { c.Close() })
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not start: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	t.Cleanup(func() { c.Close() })
+	return &Redis{conn: c, rd: bufio.NewReader(c)}
 }
 
 // Do sends one command and returns its reply rendered by Render rules.
