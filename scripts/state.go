@@ -46,6 +46,9 @@ type state struct {
 
 	errSource string
 	errLine   int
+
+	namedCallFn *lua.LFunction // namedCall (pcall.go), made once
+	raisePanic  func(*lua.LState)
 }
 
 // Lua 5.1's default C-stack depth is about 200 nested calls; scripts that

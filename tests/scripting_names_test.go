@@ -397,6 +397,67 @@ func TestScriptingErrorNames(t *testing.T) {
 	}
 }
 
+// namesCaughtCorpus is runtime errors caught by pcall, xpcall and table.sort,
+// which Lua 5.1 names as well.
+var namesCaughtCorpus = []string{
+	`return select(2, pcall(function() local t; return t.x end))`,
+	`return {pcall(function() local t; return t.x end)}`,
+	`local ok, e = pcall(function() local a = {}; return a + 1 end) return e`,
+	`local ok, e = pcall(function(t) return t.x.y end, {}) return e`,
+	`local ok, e = pcall(function(...) local a, b = ...; return a .. b end, 'x') return e`,
+	`return select(2, xpcall(function() local t; return t.x end, function(e) return e end))`,
+	`return select(2, xpcall(function() local a = 'x'; return -a end, function(e) return 'h: ' .. e end))`,
+	`return select(2, xpcall(function() return math.floor({}) end, function(e) return e end))`,
+	`return {xpcall(function() return 1, 2 end, function(e) return e end)}`,
+	`return {xpcall(function() error({1}) end, function(e) return type(e) end)}`,
+	`return {pcall(nil)}`,
+	`return {pcall({})}`,
+	`return {pcall(setmetatable({}, {__call = function(self, a) return a.x end}))}`,
+	`return {pcall(setmetatable({}, {__call = function(self, a) return a + 1 end}), 5)}`,
+	`return {pcall(function() return 1, 2, 3 end)}`,
+	`return select('#', pcall(function() return 1, nil, 3 end))`,
+	`return {pcall(error, 'x')}`,
+	`return {pcall(error, 'x', 0)}`,
+	`return {pcall(error)}`,
+	`return {pcall(function() error('msg') end)}`,
+	`return {pcall(function() error('msg', 2) end)}`,
+	`return {pcall(function() redis.call('nosuch') end)}`,
+	`local ok, e = pcall(function() local ok2, e2 = pcall(function() local u; return u.v end); return e2 .. {} end) return e`,
+	`local ok, e = pcall(function() local ok2, e2 = pcall(function() local u; return u.v end); error(e2, 0) end) return e`,
+	`local ok, e = pcall(function() local ok2 = pcall(error, 'x'); local w; return w.z end) return e`,
+	`pcall(error, 'x'); local t; return t.after`,
+	`local r = {}; for i = 1, 3 do local ok, e = pcall(function() local q = i; return q.x end); r[i] = e end; return r`,
+	`local t = {}; local ok, e = pcall(function() return t.a.b end) return e`,
+	`local ok, e = pcall(function() return KEYS.x.y end) return e`,
+	`local ok, e = pcall(function() local s = 'x'; return s:nope() end) return e`,
+	`local ok, e = pcall(function() return ('x'):rep(2):nope() end) return e`,
+	`local ok, e = pcall(function() for i = 1, 'x' do end end) return e`,
+	`local ok, e = pcall(function() return #nil end) return e`,
+	`local ok, e = pcall(function() local n; return #n end) return e`,
+	`local ok, e = pcall(function() return {} < {} end) return e`,
+	`local ok, e = pcall(function() local t = {} t.x.y = 1 end) return e`,
+	`local ok, e = pcall(function() return string.gsub('x', 'x', function() local z; return z.y end) end) return e`,
+	`local ok, e = pcall(function() table.sort({1, 2}, function(a, b) return a.x end) end) return e`,
+	`local function f() return (f()) end; local ok, e = pcall(f) return e`,
+	`local function f() return 1 + f() end; local ok, e = pcall(f) return e`,
+	`local fs = {}; pcall(error, 'x'); pcall(function() local y = 5; fs[1] = function() return y end; error('e') end); local a, b, c, d, e = 10, 20, 30, 40, 50; return fs[1]()`,
+	`table.sort({1, 2}, function(a, b) return a.x end)`,
+	`table.sort({{}, {}})`,
+	`table.sort({{}, 1})`,
+	`return select(2, pcall(table.sort, {{}, {}}))`,
+	`local ok, e = pcall(table.sort, {3, 1, 2}, function(a, b) return a + {} end) return e`,
+	`local t = {3, 1, 2}; table.sort(t, function(a, b) return a < b end); return t`,
+	`table.sort({1, 2}, function(a, b) local s = 'x'; return s:nope() end)`,
+	`local co = coroutine.wrap(function() local t; return t.x end) local ok, e = pcall(co) return e`,
+}
+
+func TestScriptingErrorNamesCaught(t *testing.T) {
+	p := StartPair(t)
+	for _, body := range namesCaughtCorpus {
+		p.Same(t, "EVAL", body, "0")
+	}
+}
+
 // moduleHead makes qlessd run a script the way it runs qless.lua: the
 // chunk's head runs once per state and each call runs the rest as a
 // function of its own, to which the head's locals are upvalues and the
