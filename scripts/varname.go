@@ -165,14 +165,15 @@ func setterName(p *lua.FunctionProto, pc, at, reg int) string {
 // makes a constant key an operand of the instruction, gopher-lua's
 // sometimes loads it into a register first (below the for statements'
 // hidden locals, for one): its GETTABLEKS and SELF always have a constant
-// string key, which the LOADK before them holds.
+// string key, which the LOADK before them holds. Both compilers load a
+// constant past the 256 an operand can index, and Lua names that "?".
 func keyName(p *lua.FunctionProto, pc int) string {
 	i := instr(p.Code[pc])
 	k := -1
 	if rk := i.c(); rk&rkConstant != 0 {
 		k = rk &^ rkConstant
 	} else if i.op() != lua.OP_GETTABLE {
-		if at := lastSetter(p, pc, rk); at >= 0 && instr(p.Code[at]).op() == lua.OP_LOADK {
+		if at := lastSetter(p, pc, rk); at >= 0 && instr(p.Code[at]).op() == lua.OP_LOADK && instr(p.Code[at]).bx() < rkConstant {
 			k = instr(p.Code[at]).bx()
 		}
 	}

@@ -1,6 +1,10 @@
 package tests
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // namesCorpus is runtime errors whose Lua 5.1 message names the value
 // involved ("attempt to index local 't' (a nil value)"), or deliberately
@@ -388,12 +392,110 @@ var namesCorpus = []string{
 	`return KEYS[1].x`,
 	`return ARGV[1].x`,
 	`return KEYS[1] .. nil`,
+	// metamethods, callbacks, methods on call results, upvalues, values from KEYS/ARGV and redis.call
+	`local function f() end; f.x.y = 1`,
+	`local function f() end; return f.x`,
+	`local n = 1; return n .. {} .. 'x'`,
+	`local o; (function() o:m() end)()`,
+	`local n = 5; return n:rep(2)`,
+	`local function f() end; return tostring(f().x)`,
+	`local t = {}; return { {a = {b = t.x.y}} }`,
+	`local t = {}; repeat local u = t until u.x.y`,
+	`local t = {}; while true do if t.x.y then break end end`,
+	`return 1 .. nil`,
+	`return 'a' .. 1 .. nil`,
+	`local a = {}; return a.b .. 1`,
+	`local t = {}; local x, y, z = t.a, t.b.c, t.d`,
+	`local t = {}; t.a, t.b.c = t.d.e, 1`,
+	`local a; a = a + 1`,
+	`local a, b = 1; a, b = b + 1, a`,
+	`local t = {}; return t[#t].x`,
+	`local t = {}; return t[#t + 1].x`,
+	`local s = 'abc'; return s[1].x`,
+	`local t = {}; t[nil] = 1`,
+	`local t = {}; t[0/0] = 1`,
+	`local f = function(...) local a, b = ... ; return b.x end; return f(1)`,
+	`local t = {f = function() end}; return t.f().x`,
+	`local t = {}; t.f = function(self) return self.a.b end; return t:f()`,
+	`local x = 0; for i = 1, 3 do x = x + (i == 2 and nil or i) end`,
+	`local a = {}; local b = a; b = b.c; return b.d`,
+	`local function f(a) local b = a; return b.c.d end; return f({})`,
+	`local x = {} return x.y.z, x.w`,
+	`return (KEYS[1]).x`,
+	`local k = KEYS; return k[1].x`,
+	`local t = {} return #t[1]`,
+	`local t = {} return -t[1]`,
+	`local t = {} return t[1] .. ''`,
+	`local t = {{}} return t[1].a .. ''`,
+	`local t = {{}} return '' .. t[1].a`,
+	`local u = {} local function f() return '' .. u.a end return f()`,
+	`local u = {} local function f() return u.a .. '' end return f()`,
+	`local u = {} local function f() return -u.a end return f()`,
+	`local u = {} local function f() return #u.a end return f()`,
+	`local u = {} local function f() return u.a() end return f()`,
+	`local u = {} local function f() return u:a() end return f()`,
+	`local u = 'x' local function f() return u:nope() end return f()`,
+	`local u = 1 local function f() return u:nope() end return f()`,
+	`local u = {} local function f() return u.a + 1 end return f()`,
+	`local u = {} local function f() return 1 + u.a end return f()`,
+	`local u = {} local function f() return u.a.b end return f()`,
+	`local function f() return {} end; return f():m()`,
+	`local function f() return {} end; return f():m().x`,
+	`local a, b = {}, {}; local f = function() return a, b end; return a.x.y`,
+	`local a, b = {}, {}; local f = function() return a, b end; local c; return c.x`,
+	`local a, b, c; return c.x`,
+	`local function f(...) local n = select('#', ...); return (...).x end; return f()`,
+	`local function f(...) local n = select('#', ...); return (...).x end; return f(nil, 2)`,
+	`for i = 1, 3 do local v = i .. nil end`,
+	`for i = 1, 3 do local v = nil .. i end`,
+	`local Q = {}; function Q.job(j) return nil end; local job = Q.job('x'); return job:data()`,
+	`local Q = {}; function Q.job(j) return {} end; local job = Q.job('x'); return job:data()`,
+	`local Q = {}; function Q.job(j) return {data = function() end} end; return Q.job('x'):data().x`,
+	`return string.gsub('abc', '%w', function(c) local t; return t.x end)`,
+	`return string.gsub('abc', '%w', function(c) return c .. {} end)`,
+	`local t = setmetatable({}, {__index = function(t, k) return k.x end}); return t.y`,
+	`local t = setmetatable({}, {__tostring = function(t) local z; return z.q end}); return tostring(t)`,
+	`local t = setmetatable({}, {__eq = function(a, b) return a.x.y end}); return t == setmetatable({}, getmetatable(t))`,
+	`local t = setmetatable({}, {__lt = function(a, b) return a.x.y end}); return t < t`,
+	`local t = setmetatable({}, {__unm = function(a) return a.x.y end}); return -t`,
+	`local t = setmetatable({}, {__newindex = function(t, k, v) return v.x end}); t.a = 1`,
+	`local a = {} local b = a.c local d = b and b.e return d.f`,
+	`local x = 1 local y = x > 0 and {} or nil return y.z.w`,
+	`local s = 'a' s = s .. s .. {} return s`,
+	`local t = {1, 2, 3} return t[1] .. t[2] .. t[4]`,
+	`local t = {} t.n = (t.n or 0) + t.inc`,
+	`local opts = {} local timeout = tonumber(opts.timeout) or opts.default.timeout`,
+	`local x = KEYS[1] or ARGV[1] return x.y`,
+	`return ARGV[1]:upper()`,
+	`return #ARGV[1]`,
+	`return ARGV[1] + 1`,
+	`local jid = ARGV[1] return 'ql:j:' .. jid`,
+	`local keys = redis.call('keys', 'nope*') return keys[1]:len()`,
+	`local v = redis.call('hget', 'h', 'f') return cjson.decode(v)`,
+	`local v = redis.call('hgetall', 'h') return v[1] .. v[2]`,
+	`local function g(a, b, c) return c.x end return g(1, 2)`,
+	`local function g(a, b, c) return b + c end return g(1, 2)`,
+	`local function g(a, b, c) return a .. b .. c end return g('x', 'y')`,
+	`local function g(t) for k, v in pairs(t) do return v.x end end return g({1})`,
+	`local function g(t) for i, v in ipairs(t) do return v .. {} end end return g({'a'})`,
+	`local function g(t) for i = 1, #t do return t[i].x end end return g({1})`,
+	`local function g(t) local r = {} for i = 1, #t do r[i] = t[i].x end return r end return g({{x = 1}, 2})`,
 }
 
 func TestScriptingErrorNames(t *testing.T) {
 	p := StartPair(t)
 	for _, body := range namesCorpus {
 		p.Same(t, "EVAL", body, "0")
+	}
+	// past 256 constants a key is no instruction operand, and Lua names it '?'
+	var big strings.Builder
+	big.WriteString("local big = {")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&big, "'s%d',", i)
+	}
+	big.WriteString("}; ")
+	for _, body := range []string{`local t = {}; return t.zz.y`, `local t = {}; return t.s5.y`, `local t = {}; return t:nope()`, `local t = {}; local x = t.zz; return x.y`} {
+		p.Same(t, "EVAL", big.String()+body, "0")
 	}
 }
 
