@@ -209,10 +209,11 @@ func (f faultFrame) concatBlame(lt, rt string) (operand, bool) {
 
 // visibleName turns a name read from the code the compiler rewrites
 // produce back into what Lua names in the source as written. Sandbox
-// globals a chunk reads once into locals (hoist.go) are globals to Lua; a
-// cached chunk's per-call function (prefix.go) sees the chunk's locals as
-// upvalues, which are locals to Lua. A local the user named after a
-// sandbox global and gave that global's value reads as the global too.
+// globals a cached chunk or a library reads once into locals (hoist.go)
+// are globals to Lua; a cached chunk's per-call function (prefix.go) sees
+// the chunk's locals as upvalues, which are locals to Lua. In those
+// chunks, a local the user named after a sandbox global and gave that
+// global's value reads as the global too.
 func (s *state) visibleName(fn *lua.LFunction, name string, v lua.LValue) string {
 	kind, n, ok := strings.Cut(name, " ")
 	if !ok || (kind != "local" && kind != "upvalue") {
@@ -222,7 +223,8 @@ func (s *state) visibleName(fn *lua.LFunction, name string, v lua.LValue) string
 	if strings.HasPrefix(bare, "\x00") {
 		return ""
 	}
-	if fixedGlobals[bare] && s.realG.RawGetString(bare) == v {
+	hoisted := s.lib || s.activeChunk != nil
+	if hoisted && fixedGlobals[bare] && s.realG.RawGetString(bare) == v {
 		return "global " + n
 	}
 	if kind == "upvalue" && s.activeChunk != nil && s.activeChunk.fn == fn {
