@@ -482,6 +482,25 @@ var namesCorpus = []string{
 	`local function g(t) for i, v in ipairs(t) do return v .. {} end end return g({'a'})`,
 	`local function g(t) for i = 1, #t do return t[i].x end end return g({1})`,
 	`local function g(t) local r = {} for i = 1, #t do r[i] = t[i].x end return r end return g({{x = 1}, 2})`,
+	// locals declared after a block, in the registers its locals had
+	`local t = {} do local a, b = 1, 2 end local c = 5 return #c`,
+	`local t = {} for i = 1, 2 do local x = i end local s, d = 1, 5 return #d`,
+	`local t = {} for i = 1, 2 do local x = i end local s, d = 1, 5 return #s`,
+	`local t = {} for k, v in pairs({1}) do local x = v end local s = 5 return s.y`,
+	`local function f() local a = {} if a then local b, c = 1, 2 end local d = 7 return d.x end return f()`,
+	`local function f(p) while p do local q = p; p = nil end local r = 1 return r() end return f(1)`,
+	`local function f() local n = 0 repeat local m = n; n = n + 1 until m > 1 local z = true return z .. 'x' end return f()`,
+	`local a = {} if a then local x = 1 else local y = 2 end local z = nil return z.q`,
+	`local a = {} if not a then local x = 1 else local y = 2; local w = 3 end local z = nil return z.q`,
+	`local a = 1 do local b = 2 do local c = 3 end local d = 4 end local e = 'x' return -e`,
+	`local u = {} local function g() do local h = 1 end local k = nil return k.m end return g()`,
+	`local x = {} for i = 1, 2 do for j = 1, 2 do local y = i end local z = 1 end local w return w.v`,
+	`local t = {} do local a = 1 end return t.x.y`,
+	`local t = {} do local a = 1 end local v = t.x return v.y`,
+	`local o = 1 do local p = 2 end return ({}).a.b`,
+	`for i = 1, 2 do local x = 1 end return KEYS.a.b`,
+	`local f = function() for i = 1, 1 do end local n = {} return n.a.b end return f()`,
+	`local s = 'x' for i = 1, 3 do local k = i end local v = {} return s .. v`,
 }
 
 func TestScriptingErrorNames(t *testing.T) {
