@@ -614,3 +614,109 @@ func TestScriptingErrorNamesCachedChunk(t *testing.T) {
 		p.Same(t, "EVAL", body, "0")
 	}
 }
+
+// moduleScript has locals in and after blocks of every kind, in functions
+// as long as qless.lua's; ARGV[1] picks the line that fails.
+const moduleScript = `local M = {}
+local cfg = {retries = 3, name = 'q'}
+local function helper(a, b)
+  local sum = 0
+  for i = 1, #a do
+    local v = a[i]
+    if type(v) == 'number' then
+      sum = sum + v
+    else
+      local s = tostring(v)
+      sum = sum + #s
+    end
+  end
+  local after = b
+  return sum, after
+end
+function M.run(which, arg)
+  local results = {}
+  local n, extra = helper({1, 'ab', 3}, arg)
+  if which == 'a' then
+    local t
+    return t.x
+  elseif which == 'b' then
+    for k, v in pairs({x = 1}) do
+      local w = v
+      results[k] = w
+    end
+    local missing
+    return missing .. 'x'
+  elseif which == 'c' then
+    local i = 0
+    while i < 2 do
+      local inner = {i}
+      i = i + 1
+    end
+    local after = nil
+    return #after
+  elseif which == 'd' then
+    do
+      local scoped = 1
+    end
+    local q = {}
+    return q.a.b
+  elseif which == 'e' then
+    return extra.field
+  elseif which == 'f' then
+    return cfg.missing.deep
+  elseif which == 'g' then
+    local job = {data = {}}
+    return job.data.tags[1]
+  elseif which == 'h' then
+    repeat
+      local r = 1
+    until r > 0
+    local last = {}
+    return last + 1
+  elseif which == 'i' then
+    local list = {1, 2}
+    for idx = 1, #list do
+      local item = list[idx]
+      if idx == 2 then
+        return item.name
+      end
+    end
+  elseif which == 'j' then
+    local fn = M.nope
+    return fn()
+  elseif which == 'k' then
+    return M:nope()
+  elseif which == 'l' then
+    local function inner()
+      return results.x.y
+    end
+    return inner()
+  elseif which == 'm' then
+    local a, b, c = 1, 2
+    return a + c
+  elseif which == 'n' then
+    local s = 'str'
+    for i = 1, 2 do
+      local t = i
+    end
+    return s.x.y
+  end
+  return n
+end
+return M.run(ARGV[1], ARGV[2])
+`
+
+func TestScriptingErrorNamesModule(t *testing.T) {
+	p := StartPair(t)
+	// as written, and behind a head of constants that makes qlessd cache
+	// the chunk's head
+	head := ""
+	for i := 0; i < 8; i++ {
+		head += fmt.Sprintf("local K%d = 'k'\n", i)
+	}
+	for _, body := range []string{moduleScript, head + moduleScript} {
+		for _, which := range strings.Split("abcdefghijklmnz", "") {
+			p.Same(t, "EVAL", body, "0", which)
+		}
+	}
+}
