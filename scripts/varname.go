@@ -66,38 +66,16 @@ func localName(p *lua.FunctionProto, reg, pc int) string {
 // lastSetter returns the index of the last instruction before end that
 // wrote register reg, or -1. Like Lua 5.1 it reads the code from the start
 // along one path: a forward jump is taken when it lands at or before end,
-// a backward one never. TEST counts as writing its register, as Lua 5.1's
-// reading has it, so "(a or b).x" names nothing.
+// a backward one never.
 func lastSetter(p *lua.FunctionProto, end, reg int) int {
 	last := -1
 	for pc := 0; pc < end; pc++ {
 		i := instr(p.Code[pc])
-		a := i.a()
+		if writes(i, reg) {
+			last = pc
+		}
 		switch i.op() {
-		case lua.OP_LOADNIL:
-			if a <= reg && reg <= i.b() {
-				last = pc
-			}
-		case lua.OP_SELF:
-			if reg == a || reg == a+1 {
-				last = pc
-			}
-		case lua.OP_CALL, lua.OP_TAILCALL:
-			if reg >= a {
-				last = pc
-			}
-		case lua.OP_VARARG:
-			if reg >= a && (i.b() == 0 || reg <= a+i.b()-2) {
-				last = pc
-			}
-		case lua.OP_TFORLOOP:
-			if reg >= a+2 {
-				last = pc
-			}
 		case lua.OP_CLOSURE:
-			if reg == a {
-				last = pc
-			}
 			// the upvalue descriptions after it are not instructions
 			pc += int(p.FunctionPrototypes[i.bx()].NumUpvalues)
 		case lua.OP_SETLIST:
@@ -105,21 +83,34 @@ func lastSetter(p *lua.FunctionProto, end, reg int) int {
 				pc++ // the next word is SETLIST's block number
 			}
 		case lua.OP_JMP, lua.OP_FORPREP, lua.OP_FORLOOP:
-			if i.op() != lua.OP_JMP && reg == a {
-				last = pc
-			}
 			if dest := pc + 1 + i.sbx(); pc < dest && dest <= end {
 				pc = dest - 1
-			}
-		case lua.OP_SETGLOBAL, lua.OP_SETUPVAL, lua.OP_SETTABLE, lua.OP_SETTABLEKS,
-			lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_RETURN, lua.OP_CLOSE, lua.OP_NOP:
-		default:
-			if reg == a {
-				last = pc
 			}
 		}
 	}
 	return last
+}
+
+// writes reports whether i writes register reg. TEST counts as writing
+// its register, as Lua 5.1's reading has it, so "(a or b).x" names nothing.
+func writes(i instr, reg int) bool {
+	a := i.a()
+	switch i.op() {
+	case lua.OP_LOADNIL:
+		return a <= reg && reg <= i.b()
+	case lua.OP_SELF:
+		return reg == a || reg == a+1
+	case lua.OP_CALL, lua.OP_TAILCALL:
+		return reg >= a
+	case lua.OP_VARARG:
+		return reg >= a && (i.b() == 0 || reg <= a+i.b()-2)
+	case lua.OP_TFORLOOP:
+		return reg >= a+2
+	case lua.OP_JMP, lua.OP_SETGLOBAL, lua.OP_SETUPVAL, lua.OP_SETTABLE, lua.OP_SETTABLEKS,
+		lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_RETURN, lua.OP_SETLIST, lua.OP_CLOSE, lua.OP_NOP:
+		return false
+	}
+	return reg == a
 }
 
 // setterName names register reg from the instruction at that last wrote
