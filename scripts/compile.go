@@ -50,6 +50,7 @@ func compileChunk(chunk []ast.Stmt, name string) (*lua.FunctionProto, error) {
 		}
 		return nil, errors.New(name + ": " + err.Error())
 	}
+	fixLocalScopes(chunk, name, proto)
 	hintEmptyTables(proto)
 	return proto, nil
 }

@@ -46,6 +46,9 @@ type state struct {
 
 	errSource string
 	errLine   int
+
+	namedCallFn *lua.LFunction // namedCall (pcall.go), made once
+	raisePanic  func(*lua.LState)
 }
 
 // Lua 5.1's default C-stack depth is about 200 nested calls; scripts that
@@ -77,6 +80,7 @@ func newState(e *Engine) *state {
 // when that function is a Go (C) one.
 func (s *state) errorHandler(L *lua.LState) int {
 	s.errSource, s.errLine = "", 0
+	msg := L.Get(1)
 	for level := 1; level <= 2; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -88,10 +92,15 @@ func (s *state) errorHandler(L *lua.LState) int {
 		if dbg.What == "G" {
 			continue
 		}
+		if m, ok := msg.(lua.LString); ok && level == 1 {
+			// raised by the Lua code itself: a VM error, whose operand
+			// can be named while its frame is still here
+			msg = lua.LString(s.vmErrorText(L, dbg, string(m)))
+		}
 		s.errSource, s.errLine = s.sourceOf(dbg.Source), dbg.CurrentLine
 		break
 	}
-	L.Push(L.Get(1))
+	L.Push(msg)
 	return 1
 }
 

@@ -36,10 +36,9 @@ func (s *state) installBase(g *lua.LTable) {
 		L.Push(lua.LNumber(0))
 		return 1
 	}))
-	origPCall := g.RawGetString("pcall").(*lua.LFunction)
-	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
-		return redisPCall(L, origPCall)
-	}))
+	s.namedCallFn = L.NewFunction(s.namedCall)
+	g.RawSetString("pcall", L.NewFunction(s.pcall))
+	g.RawSetString("xpcall", L.NewFunction(s.xpcall))
 	origRawSet := g.RawGetString("rawset").(*lua.LFunction)
 	g.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
 		if t, ok := L.Get(1).(*lua.LTable); ok && (t == s.proxy || t == s.realG || s.readonly[t]) {
@@ -244,7 +243,7 @@ func (s *state) installTable(t *lua.LTable) {
 	t.RawSetString("concat", L.NewFunction(tableConcat))
 	t.RawSetString("remove", L.NewFunction(tableRemove))
 	t.RawSetString("insert", L.NewFunction(tableInsert))
-	t.RawSetString("sort", L.NewFunction(tableSort(t.RawGetString("sort").(*lua.LFunction))))
+	t.RawSetString("sort", L.NewFunction(tableSort(t.RawGetString("sort").(*lua.LFunction), s.namedCallFn)))
 }
 
 // tableConcat is table.concat with numbers rendered as "%.14g".
@@ -275,25 +274,6 @@ func tableConcat(L *lua.LState) int {
 	}
 	L.Push(lua.LString(b.String()))
 	return 1
-}
-
-// redisPCall is Redis 7.0's pcall: a caught {err=...} table from
-// redis.call comes back as its text, and messages read as Lua 5.1's.
-func redisPCall(L *lua.LState, orig *lua.LFunction) int {
-	n := L.GetTop()
-	L.Insert(orig, 1)
-	L.Call(n, lua.MultRet)
-	if L.GetTop() >= 2 && L.Get(1) == lua.LFalse {
-		switch e := L.Get(2).(type) {
-		case *lua.LTable:
-			if s, ok := e.RawGetString("err").(lua.LString); ok {
-				L.Replace(2, s)
-			}
-		case lua.LString:
-			L.Replace(2, lua.LString(luaMessage(string(e))))
-		}
-	}
-	return L.GetTop()
 }
 
 // tableRemove is Lua 5.1's table.remove: nothing at all (not nil) is

@@ -66,12 +66,15 @@ func tableInsert(L *lua.LState) int {
 var reComparePos = regexp.MustCompile(`^[^:]*:\d+: (attempt to compare .*)$`)
 
 // tableSort runs gopher-lua's sort, but a comparison error raised inside it
-// carries no position, as in Lua where it is raised from C.
-func tableSort(orig *lua.LFunction) lua.LGFunction {
+// carries no position, as in Lua where it is raised from C. It runs under
+// named (namedCall, pcall.go), so that a comparator's runtime error names
+// its operand although this PCall unwinds the comparator's frame.
+func tableSort(orig, named *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		n := L.GetTop()
 		L.Insert(orig, 1)
-		if err := L.PCall(n, 0, nil); err != nil {
+		L.Insert(named, 1)
+		if err := L.PCall(n+1, 0, nil); err != nil {
 			if ae, ok := err.(*lua.ApiError); ok {
 				if s, ok := ae.Object.(lua.LString); ok {
 					if m := reComparePos.FindStringSubmatch(string(s)); m != nil {

@@ -106,6 +106,10 @@ func TestQlessCore(t *testing.T) {
 	call("put", ts(), "me", "emails", "jid-delay", "Klass", `{}`, "30")
 	call("put", ts(), "me", "emails", "jid-x", "Klass", `not json`, "0")
 	call("put", ts(), "me", "emails", "jid-y", "Klass", `{}`, "soon")
+	// depends that decode to no table: Lua's error names qless.lua's local
+	for _, dep := range []string{"1", "null", "true"} {
+		call("put", ts(), "me", "emails", "jid-z", "Klass", `{}`, "0", "depends", dep)
+	}
 	call("queues", ts())
 	call("queues", ts(), "emails")
 	call("peek", ts(), "emails", "3")
