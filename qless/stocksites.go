@@ -29,6 +29,7 @@ var stockSites = map[string]stockSite{
 	"cancel-failed":            {"function Qless.cancel(", "'failed', failed - 1)"},
 	"put-depends-length":       {"function QlessQueue:put(", "if #depends > 0 then"},
 	"put-depends-ipairs":       {"function QlessQueue:put(", "for _, d in ipairs(depends)"},
+	"put-tag-concat":           {"function QlessQueue:put(", "'ql:t:' .. tag, now, jid)"},
 	"put-tags-ipairs":          {"function QlessQueue:put(", "for i, tag in ipairs(tags) do"},
 	"put-depends-ipairs-again": {"function QlessQueue:put(", "for i, j in ipairs(depends) do"},
 }

@@ -468,8 +468,14 @@ local function tags_remove(jid, tags)
   end
 end
 
-local function tags_add(now, jid, tags)
+-- site, when given, names where qless fails on a tag it cannot put in a
+-- key name (a list or null among the tags), after the tags before it.
+local function tags_add(now, jid, tags, site)
   for _, tag in ipairs(tags) do
+    local t = type(tag)
+    if site and t ~= 'string' and t ~= 'number' then
+      late_error(site, "attempt to concatenate local 'tag' (a " .. t .. " value)")
+    end
     call('zadd', 'ql:t:' .. tag, now, jid)
     call('zincrby', 'ql:tags', 1, tag)
   end

@@ -588,7 +588,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   if type(tags) ~= 'table' then
     late_error('put-tags-ipairs', "bad argument #1 to 'ipairs' (table expected, got " .. type(tags) .. ")")
   end
-  tags_add(now, jid, tags)
+  tags_add(now, jid, tags, 'put-tag-concat')
 
   if state == 'failed' then
     local bin = unfail_cleanup(jid, failure)
