@@ -15,7 +15,10 @@ import (
 // collects: writers wait while it holds the read lock.
 const rewriteChunk = 1024
 
-var errRewriteRunning = errors.New("a rewrite of the data file is already running")
+var (
+	errRewriteRunning   = errors.New("a rewrite of the data file is already running")
+	errRewriteTakenBack = errors.New("a write to the data file failed during the rewrite")
+)
 
 // rewriteJournal replaces the data file with one holding a set record per
 // live item. It runs beside the clients:
@@ -26,9 +29,12 @@ var errRewriteRunning = errors.New("a rewrite of the data file is already runnin
 //     which is then synced. A chunk may already hold changes made after
 //     step 1; they are in the tail too.
 //  3. The tail, every record written to the old file since step 1, is
-//     copied after them, the last part while writers of the file wait; the
-//     new file is synced and renamed over the old one, the directory synced,
-//     and writes go to the new file from then on.
+//     copied after them, the last part while writers of the file wait
+//     (having written every transaction committed so far); the new file is
+//     synced and renamed over the old one, the directory synced, and
+//     writes go to the new file from then on. A write that failed since
+//     step 1 took transactions back that the copy may hold: the rewrite is
+//     given up.
 //
 // Replaying the new file gives the items as of the copy, then every change
 // not yet in the file at step 1, in order: the store as it is. Set and
@@ -41,7 +47,7 @@ func (db *DB) rewriteJournal() error {
 	}
 	defer j.rewriting.Store(false)
 	j.wmu.Lock()
-	start := j.size
+	start, takeBacks := j.size, j.takeBacks
 	j.wmu.Unlock()
 
 	tmp := rewriteTemp(db.path)
@@ -75,6 +81,15 @@ func (db *DB) rewriteJournal() error {
 	defer j.wmu.Unlock()
 	if j.closed {
 		return errJournalClosed
+	}
+	// The copy may hold transactions not written yet: they are written
+	// now, and the copy is given up if any transaction it may hold was
+	// taken back after a failed write.
+	if err := j.writeLocked(true); err != nil {
+		return err
+	}
+	if j.takeBacks != takeBacks {
+		return errRewriteTakenBack
 	}
 	if err := copyRange(f, j.f, end, j.size); err != nil {
 		return err
