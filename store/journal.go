@@ -70,10 +70,11 @@ type journal struct {
 	spareUndo []undoOp // likewise for undo
 	closed    bool
 	takeBacks int // failed writes so far, so a rewrite sees one happen
+	probeSize int // bytes a probe writes (refuses)
 
-	// takeBack takes back the changes of inflight (written in a failed
-	// write) and of every transaction committed since (DB.takeBack).
-	takeBack func(inflight []undoOp, o *outcome, err *WriteError)
+	// takeBack takes back the changes of inflight (in a failed write of
+	// size bytes) and of every transaction committed since (DB.takeBack).
+	takeBack func(inflight []undoOp, o *outcome, err *WriteError, size int)
 
 	rewriting atomic.Bool // journal_rewrite.go
 }
@@ -290,7 +291,7 @@ func (j *journal) writeLocked(takeBack bool) error {
 			return we
 		}
 		j.takeBacks++
-		j.takeBack(undo, o, we)
+		j.takeBack(undo, o, we, len(buf))
 		return we
 	}
 	if cap(buf) <= maxKeptBuffer {

@@ -61,7 +61,7 @@ func (j *journal) cutTail() error {
 // since as lost, and returns the undo notes of both, oldest first: the
 // caller takes them back. From then on writes are refused, and reads wait
 // for nothing that was taken back.
-func (j *journal) dropUnwritten(inflight []undoOp, o *outcome, we *WriteError) []undoOp {
+func (j *journal) dropUnwritten(inflight []undoOp, o *outcome, we *WriteError, size int) []undoOp {
 	j.mu.Lock()
 	ops := append(inflight, j.undo...)
 	clear(j.undo)
@@ -78,26 +78,29 @@ func (j *journal) dropUnwritten(inflight []undoOp, o *outcome, we *WriteError) [
 		}
 	}
 	j.refusal.Store(we)
+	j.probeSize = probeFor(size)
 	if !j.failed.Swap(true) {
 		j.log.Error("write to the data file failed; the writes it carried are taken back and write commands are refused until the file can be written", "path", j.path, "err", we.Err)
 	}
 	return ops
 }
 
-// probeSize is how much a probe writes: writes resume only when there is
-// room for at least this much.
-const probeSize = 64 << 10
+// A probe writes as many zero bytes as the failed write carried (within
+// these bounds) past the end of the file and cuts them off: writes resume
+// once the write that failed would fit, as Redis resumes once the AOF
+// buffer it keeps retrying is written. Zero bytes between records are
+// skipped by the loader, so a crash between the two loses nothing.
+const (
+	minProbe   = 64 << 10
+	maxProbe   = 4 << 20
+	probeEvery = 50 * time.Millisecond // between probes while writes are refused
+)
 
-// probeEvery spaces probes out while writes are refused.
-const probeEvery = 50 * time.Millisecond
-
-var probeBytes = make([]byte, probeSize)
+// probeFor is the probe size after a write of n bytes failed.
+func probeFor(n int) int { return min(max(n, minProbe), maxProbe) }
 
 // refuses returns the error that refuses write commands: nil unless the
-// last write failed and a probe (writing probeSize zero bytes past the end
-// of the file, then cutting them off) still fails. Zero bytes between
-// records are skipped by the loader, so a crash between the two loses
-// nothing.
+// last write failed and a probe still fails.
 func (j *journal) refuses() error {
 	if !j.failed.Load() {
 		return nil
@@ -114,7 +117,7 @@ func (j *journal) refuses() error {
 	err := j.cutTail()
 	if err == nil {
 		var n int
-		n, err = j.f.Write(probeBytes)
+		n, err = j.f.Write(make([]byte, j.probeSize))
 		if n > 0 {
 			j.cut = true
 			if cerr := j.cutTail(); err == nil {

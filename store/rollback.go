@@ -8,10 +8,10 @@ import "errors"
 // after them, newest change first. The journal's writer lock is held: the
 // store lock comes second, as nothing that holds the store waits for the
 // writer lock.
-func (db *DB) takeBack(inflight []undoOp, o *outcome, we *WriteError) {
+func (db *DB) takeBack(inflight []undoOp, o *outcome, we *WriteError, size int) {
 	db.txMu.Lock()
 	defer db.txMu.Unlock()
-	ops := db.jr.dropUnwritten(inflight, o, we)
+	ops := db.jr.dropUnwritten(inflight, o, we, size)
 	if err := db.applyUndo(ops); err != nil {
 		db.log.Error("taking back the writes of a failed write to the data file failed", "err", err)
 	}
@@ -38,7 +38,7 @@ func (tx *Tx) Refusal() error { return tx.refuse }
 // WritesRefused returns why write commands are refused: nil unless the
 // last write to the data file failed and the file still cannot be written.
 func (db *DB) WritesRefused() error {
-	if db.jr == nil {
+	if db == nil || db.jr == nil {
 		return nil
 	}
 	if err := db.jr.refuses(); err != nil {
