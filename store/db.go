@@ -78,6 +78,7 @@ type DB struct {
 	policy    atomic.Int32 // a Sync: appendfsync, changed by CONFIG SET
 	zidx      zindexes     // in-memory order of sorted sets kept as items
 	rw        rewriter     // automatic rewrites of the data file (rewrite.go)
+	unchecked bool         // the data file had records without checksums at open
 	shared    sharedMetas  // metadata of recently used keys (metashared.go)
 	// txMu mirrors buntdb's lock (writers exclusive, readers shared) so
 	// that a failed commit can drop the caches above before anyone reads
@@ -117,10 +118,12 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	if path != ":memory:" {
-		if err := loadJournal(path, bdb, db.log); err != nil {
+		unchecked, err := loadJournal(path, bdb, db.log)
+		if err != nil {
 			bdb.Close()
 			return nil, err
 		}
+		db.unchecked = unchecked
 		if db.jr, err = openJournal(path, db.log); err != nil {
 			bdb.Close()
 			return nil, err
@@ -165,6 +168,12 @@ func Open(opts Options) (*DB, error) {
 		db.wg.Add(2)
 		go db.everysecLoop()
 		go db.rewriteLoop()
+	}
+	if db.unchecked {
+		// Records written before checksums have none to check: a
+		// rewrite gives every record one.
+		db.log.Info("the data file has records without checksums; rewriting it with checksums", "path", path)
+		go db.rewrite()
 	}
 	return db, nil
 }

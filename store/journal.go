@@ -15,7 +15,8 @@ import (
 // The journal is the append-only data file. buntdb keeps the items in
 // memory only; every change a write transaction makes is also encoded here,
 // in buntdb's own record format (so files of earlier versions load), and
-// written to the file after the transaction lets go of the store lock.
+// written to the file after the transaction lets go of the store lock, in
+// a checksummed frame per write (frame.go).
 //
 // buntdb's own persistence wrote each commit to the file inside the commit,
 // under its single write lock: a write(2) of about a kilobyte per batch of
@@ -206,18 +207,17 @@ func (j *journal) seal() (uint64, *outcome) {
 		return j.seq.Load(), j.newest.Load()
 	}
 	j.mu.Lock()
-	switch {
-	case j.records > 1:
+	if len(j.pending) == 0 {
+		j.pending = append(j.pending, frameSpace[:]...) // for sealFrame
+	}
+	if j.records > 1 {
 		j.pending = append(j.pending, recMulti...)
 		j.pending = append(j.pending, j.open...)
 		j.pending = append(j.pending, recExec...)
-		j.open = j.open[:0]
-	case len(j.pending) == 0:
-		j.pending, j.open = j.open, j.pending[:0]
-	default:
+	} else {
 		j.pending = append(j.pending, j.open...)
-		j.open = j.open[:0]
 	}
+	j.open = j.open[:0]
 	if len(j.undo) == 0 {
 		j.undo, j.undoOpen = j.undoOpen, j.undo[:0]
 	} else {
@@ -274,6 +274,9 @@ func (j *journal) writeLocked(takeBack bool) error {
 	j.mu.Unlock()
 	j.spare, j.spareUndo = nil, nil
 	err := j.cutTail()
+	if err == nil && len(buf) > 0 {
+		err = sealFrame(buf)
+	}
 	if err == nil && len(buf) > 0 {
 		var n int
 		n, err = j.f.Write(buf)

@@ -117,14 +117,14 @@ func rewriteTemp(path string) string {
 	return filepath.Join(filepath.Dir(path), "temp-rewrite-"+filepath.Base(path))
 }
 
-// copyItems writes a set record for every item to f and returns the bytes
-// written. Each read transaction only collects a chunk of items (buntdb's
-// strings are immutable, so nothing is copied); they are encoded and
-// written after it lets go, so writers wait microseconds per chunk.
+// copyItems writes a set record for every item to f, in frames, and
+// returns the bytes written. Each read transaction only collects a chunk of
+// items (buntdb's strings are immutable, so nothing is copied); they are
+// encoded and written after it lets go, so writers wait microseconds per
+// chunk.
 func (db *DB) copyItems(f *os.File) (int64, error) {
 	w := bufio.NewWriterSize(f, 1<<20)
-	var size int64
-	var rec []byte
+	fw := newFrameWriter(w)
 	type item struct{ k, v string }
 	chunk := make([]item, 0, rewriteChunk)
 	after, first := "", true
@@ -146,9 +146,10 @@ func (db *DB) copyItems(f *os.File) (int64, error) {
 			return 0, err
 		}
 		for _, it := range chunk {
-			rec = appendSetRecord(rec[:0], it.k, it.v)
-			w.Write(rec)
-			size += int64(len(rec))
+			fw.buf = appendSetRecord(fw.buf, it.k, it.v)
+			if err := fw.full(); err != nil {
+				return 0, fmt.Errorf("write rewrite file: %w", err)
+			}
 		}
 		if len(chunk) < rewriteChunk {
 			break
@@ -156,22 +157,25 @@ func (db *DB) copyItems(f *os.File) (int64, error) {
 		after = chunk[len(chunk)-1].k
 		clear(chunk)
 	}
-	size += db.copyMembers(w)
+	if err := db.copyMembers(fw); err != nil {
+		return 0, fmt.Errorf("write rewrite file: %w", err)
+	}
+	if err := fw.flush(); err != nil {
+		return 0, fmt.Errorf("write rewrite file: %w", err)
+	}
 	if err := w.Flush(); err != nil {
 		return 0, fmt.Errorf("write rewrite file: %w", err)
 	}
-	return size, nil
+	return fw.size, nil
 }
 
 // copyMembers writes a set record for every member of the sorted sets
 // kept in indexes (zset_index.go), a chunk per read lock as copyItems
-// does, and returns the bytes written. A set's chunks resume after the
-// last entry written, in (score, member) order: an entry that moved or
-// came meanwhile is in the tail, and one that did not is seen once. So is
-// a set that came or went, or changed hands, since the rewrite began.
-func (db *DB) copyMembers(w *bufio.Writer) int64 {
-	var size int64
-	var rec []byte
+// does. A set's chunks resume after the last entry written, in (score,
+// member) order: an entry that moved or came meanwhile is in the tail, and
+// one that did not is seen once. So is a set that came or went, or changed
+// hands, since the rewrite began.
+func (db *DB) copyMembers(fw *frameWriter) error {
 	chunk := make([]Entry, 0, rewriteChunk)
 	for _, k := range db.zindexKeys(func(dbKey) bool { return true }) {
 		var after Entry
@@ -194,9 +198,10 @@ func (db *DB) copyMembers(w *bufio.Writer) int64 {
 			}
 			db.txMu.RUnlock()
 			for _, e := range chunk {
-				rec = appendMemberRecord(rec[:0], k, e.Member, e.Score)
-				w.Write(rec)
-				size += int64(len(rec))
+				fw.buf = appendMemberRecord(fw.buf, k, e.Member, e.Score)
+				if err := fw.full(); err != nil {
+					return err
+				}
 			}
 			if len(chunk) < rewriteChunk {
 				break
@@ -205,7 +210,7 @@ func (db *DB) copyMembers(w *bufio.Writer) int64 {
 		}
 		clear(chunk)
 	}
-	return size
+	return nil
 }
 
 // copyRange appends bytes [from, to) of src to dst.

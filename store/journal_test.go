@@ -224,7 +224,7 @@ func TestTornTransactionDropped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tail := string(b[before.Size():])
+			tail := string(b[before.Size()+frameHeaderLen:])
 			if !strings.HasPrefix(tail, recMulti) || !strings.HasSuffix(tail, recExec) {
 				t.Fatalf("the three-key transaction is not framed: %q", tail)
 			}
@@ -271,7 +271,7 @@ func TestTransactionFramingDamage(t *testing.T) {
 			if want := fmt.Sprintf("damaged at byte %d", c.keep); name == "exec without multi" && !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want %q", err, want)
 			}
-			if want := fmt.Sprintf("truncate it to %d bytes", c.keep); !strings.Contains(err.Error(), want) {
+			if want := fmt.Sprintf("keeps the %d bytes before the damage", c.keep); !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want %q", err, want)
 			}
 		})
