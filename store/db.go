@@ -324,8 +324,11 @@ func (db *DB) View(fn func(tx *Tx) error) error {
 func (db *DB) view(refuse error, fn func(tx *Tx) error) error {
 	for {
 		c, fnErr, err := db.viewOnce(refuse, fn)
-		if err != nil || c.o == nil {
+		if err != nil {
 			return err
+		}
+		if c.o == nil {
+			return fnErr
 		}
 		// What it read waits as a write's reply would: in the file, and
 		// with appendfsync always synced, as Redis answers a read after

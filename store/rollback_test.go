@@ -330,3 +330,15 @@ func TestViewRefusingWrites(t *testing.T) {
 		}
 	}
 }
+
+// View returns fn's error, with a data file and without.
+func TestViewReturnsItsError(t *testing.T) {
+	for _, dir := range []string{"", t.TempDir()} {
+		db := openSync(t, dir, SyncNo)
+		want := errors.New("from fn")
+		if err := db.View(func(tx *Tx) error { return want }); err != want {
+			t.Errorf("dir %q: View returned %v", dir, err)
+		}
+		db.Close()
+	}
+}
