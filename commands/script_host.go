@@ -47,7 +47,7 @@ func (h *scriptHost) WritesRefused() string {
 		return Misconf(h.c.Tx.Refusal())
 	}
 	if h.readOnly && h.c.Env != nil {
-		if err := h.c.Env.Store().WritesRefused(); err != nil {
+		if err := h.c.Env.Store().WriteRefusal(); err != nil {
 			return Misconf(err)
 		}
 	}

@@ -19,7 +19,14 @@ func (s *Server) refuseWrite(sess *session, cmd *commands.Cmd, w replyWriter) bo
 	if !refusedWhenWritesFail(sess, cmd) {
 		return false
 	}
-	err := s.db.WritesRefused()
+	var err error
+	if sess.batch != nil {
+		// In the event loop's transaction: no probe, which waits for the
+		// data file's writer, which may wait for the store.
+		err = s.db.WriteRefusal()
+	} else {
+		err = s.db.WritesRefused()
+	}
 	if err == nil {
 		return false
 	}

@@ -99,6 +99,18 @@ const (
 // probeFor is the probe size after a write of n bytes failed.
 func probeFor(n int) int { return min(max(n, minProbe), maxProbe) }
 
+// refusedWith returns why writes are refused, without probing: nil unless
+// the last write failed.
+func (j *journal) refusedWith() error {
+	if !j.failed.Load() {
+		return nil
+	}
+	if we := j.refusal.Load(); we != nil {
+		return we
+	}
+	return nil
+}
+
 // refuses returns the error that refuses write commands: nil unless the
 // last write failed and a probe still fails.
 func (j *journal) refuses() error {
@@ -107,7 +119,7 @@ func (j *journal) refuses() error {
 	}
 	now := time.Now().UnixNano()
 	if last := j.lastProbe.Load(); now-last < int64(probeEvery) || !j.lastProbe.CompareAndSwap(last, now) {
-		return j.refusal.Load()
+		return j.refusedWith()
 	}
 	j.wmu.Lock()
 	defer j.wmu.Unlock()

@@ -47,6 +47,16 @@ func (db *DB) WritesRefused() error {
 	return nil
 }
 
+// WriteRefusal is WritesRefused without a probe, for code that holds the
+// store: a probe waits for the data file's writer, which may be waiting
+// for the store.
+func (db *DB) WriteRefusal() error {
+	if db == nil || db.jr == nil {
+		return nil
+	}
+	return db.jr.refusedWith()
+}
+
 // RefusedError is a write that ViewRefusingWrites stopped.
 type RefusedError struct{ Err error }
 

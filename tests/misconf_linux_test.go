@@ -81,6 +81,7 @@ func TestMisconfRepliesMatchRedis(t *testing.T) {
 		{"EVAL", "#!lua flags=no-writes\nreturn redis.call('get','counter')", "0"},
 		{"EVAL_RO", "return redis.call('set','x','1')", "0"},
 		{"EVAL_RO", "return redis.call('get','counter')", "0"},
+		{"EVAL_RO", "#!lua\nreturn 1", "0"},
 		{"MULTI"}, {"GET", "counter"}, {"EXEC"},
 		{"MULTI"}, {"SET", "x", "1"}, {"GET", "counter"}, {"EXEC"},
 		{"MULTI"}, {"EVAL", "return redis.call('get','counter')", "0"}, {"EXEC"},
