@@ -162,6 +162,14 @@ func Open(opts Options) (*DB, error) {
 	}
 	db.SetRewritePolicy(rw.Percentage, rw.MinSize)
 	db.rewrote()
+	db.startBackground()
+	return db, nil
+}
+
+// startBackground starts the sweeper, the once-a-second sync and the
+// automatic rewrites, and a rewrite now if the data file had records
+// without checksums: it gives every record one.
+func (db *DB) startBackground() {
 	db.wg.Add(1)
 	go db.sweepLoop()
 	if db.syncer != nil {
@@ -170,12 +178,9 @@ func Open(opts Options) (*DB, error) {
 		go db.rewriteLoop()
 	}
 	if db.unchecked {
-		// Records written before checksums have none to check: a
-		// rewrite gives every record one.
-		db.log.Info("the data file has records without checksums; rewriting it with checksums", "path", path)
+		db.log.Info("the data file has records without checksums; rewriting it with checksums", "path", db.path)
 		go db.rewrite()
 	}
-	return db, nil
 }
 
 // Databases returns how many database indexes exist.

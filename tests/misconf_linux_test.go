@@ -97,57 +97,13 @@ func TestMisconfRepliesMatchRedis(t *testing.T) {
 func misconfScenario(t *testing.T, q *Proc, errText string, free func()) {
 	misconf := "-MISCONF Errors writing to the AOF file: " + errText + "\r\n"
 	c := DialRaw(t, q.Addr)
-	must := func(want string, args ...string) {
-		t.Helper()
-		if got := c.Do(t, args...); got != want {
-			t.Fatalf("%q = %q, want %q", args, got, want)
-		}
-	}
 	if got := c.Do(t, "SCRIPT", "LOAD", qless.Script()); !strings.Contains(got, qless.SHA()) {
 		t.Fatalf("SCRIPT LOAD = %q", got)
 	}
-	must("$1\r\na\r\n", "QLESS", "put", "1700000000", "w", "q", "a", "K", "{}", "0")
-	must("+OK\r\n", "SET", "counter", "10")
-
-	big := strings.Repeat("v", 200<<10)
-	failed := -1
-	for i := 0; i < 100 && failed < 0; i++ {
-		switch got := c.Do(t, "SET", "big:"+strconv.Itoa(i), big); got {
-		case "+OK\r\n":
-		case misconf:
-			failed = i
-		default:
-			t.Fatalf("SET big:%d = %q, want +OK or %q", i, got, misconf)
-		}
-	}
-	if failed < 1 {
-		t.Fatalf("no SET failed, or the first did (%d)", failed)
-	}
-
-	// Refused, and not applied.
-	must(":0\r\n", "EXISTS", "big:"+strconv.Itoa(failed))
-	must(misconf, "INCR", "counter")
-	must(misconf, "DEL", "big:0")
-	must(misconf, "PING")
-	must(misconf, "QLESS", "put", "1700000001", "w", "q", "b", "K", "{}", "0")
-	if got := c.Do(t, "EVALSHA", qless.SHA(), "0", "put", "1700000001", "w", "q", "b", "K", "{}", "0"); !strings.HasPrefix(got, strings.TrimSuffix(misconf, "\r\n")+" script: "+qless.SHA()) {
-		t.Errorf("EVALSHA of a qless put = %q, want %q and the script's place", got, misconf)
-	}
-	// Served.
-	must("$2\r\n10\r\n", "GET", "counter")
-	must(":1\r\n", "EXISTS", "big:0")
-	for _, get := range [][]string{
-		{"QLESS", "get", "1700000002", "a"},
-		{"EVALSHA", qless.SHA(), "0", "get", "1700000002", "a"},
-	} {
-		if got := c.Do(t, get...); !strings.Contains(got, `"jid":"a"`) {
-			t.Errorf("%s during MISCONF = %q", get[0], got)
-		}
-	}
-	must(":0\r\n", "QLESS", "length", "1700000002", "nosuchqueue")
-	if got := c.Do(t, "INFO", "persistence"); !strings.Contains(got, "aof_last_write_status:err") {
-		t.Errorf("INFO persistence does not report the failed write:\n%s", got)
-	}
+	expect(t, c, "$1\r\na\r\n", "QLESS", "put", "1700000000", "w", "q", "a", "K", "{}", "0")
+	expect(t, c, "+OK\r\n", "SET", "counter", "10")
+	failed := fillUntil(t, c, misconf)
+	duringMisconf(t, c, misconf, failed)
 
 	free()
 	deadline := time.Now().Add(10 * time.Second)
@@ -161,21 +117,79 @@ func misconfScenario(t *testing.T, q *Proc, errText string, free func()) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	must("+PONG\r\n", "PING")
-	must("$1\r\nb\r\n", "QLESS", "put", "1700000003", "w", "q", "b", "K", "{}", "0")
+	expect(t, c, "+PONG\r\n", "PING")
+	expect(t, c, "$1\r\nb\r\n", "QLESS", "put", "1700000003", "w", "q", "b", "K", "{}", "0")
 
 	q.Stop()
 	q2 := StartQlessd(t, q.Dir)
 	c = DialRaw(t, q2.Addr)
-	must("$2\r\n11\r\n", "GET", "counter")
-	must(":0\r\n", "EXISTS", "big:"+strconv.Itoa(failed))
+	expect(t, c, "$2\r\n11\r\n", "GET", "counter")
+	expect(t, c, ":0\r\n", "EXISTS", "big:"+strconv.Itoa(failed))
 	for i := range failed {
-		must(":1\r\n", "EXISTS", "big:"+strconv.Itoa(i))
+		expect(t, c, ":1\r\n", "EXISTS", "big:"+strconv.Itoa(i))
 	}
 	for _, jid := range []string{"a", "b"} {
 		if got := c.Do(t, "QLESS", "get", "1700000004", jid); !strings.Contains(got, `"jid":"`+jid+`"`) {
 			t.Errorf("job %s after restart: %q", jid, got)
 		}
+	}
+}
+
+// expect fails the test unless c answers args with want.
+func expect(t *testing.T, c *Raw, want string, args ...string) {
+	t.Helper()
+	if got := c.Do(t, args...); got != want {
+		t.Fatalf("%q = %q, want %q", args, got, want)
+	}
+}
+
+// fillUntil sets keys big:0, big:1... to 200 KB values until one gets
+// the reply misconf, and returns its number.
+func fillUntil(t *testing.T, c *Raw, misconf string) int {
+	t.Helper()
+	big := strings.Repeat("v", 200<<10)
+	for i := 0; i < 100; i++ {
+		switch got := c.Do(t, "SET", "big:"+strconv.Itoa(i), big); got {
+		case "+OK\r\n":
+		case misconf:
+			if i == 0 {
+				t.Fatal("the first SET failed")
+			}
+			return i
+		default:
+			t.Fatalf("SET big:%d = %q, want +OK or %q", i, got, misconf)
+		}
+	}
+	t.Fatal("no SET failed")
+	return 0
+}
+
+// duringMisconf checks, while writes fail, that the failed SET big:<failed>
+// was not applied, that writes are refused, and that reads, qless reads
+// and a read-only script are served.
+func duringMisconf(t *testing.T, c *Raw, misconf string, failed int) {
+	t.Helper()
+	expect(t, c, ":0\r\n", "EXISTS", "big:"+strconv.Itoa(failed))
+	expect(t, c, misconf, "INCR", "counter")
+	expect(t, c, misconf, "DEL", "big:0")
+	expect(t, c, misconf, "PING")
+	expect(t, c, misconf, "QLESS", "put", "1700000001", "w", "q", "b", "K", "{}", "0")
+	if got := c.Do(t, "EVALSHA", qless.SHA(), "0", "put", "1700000001", "w", "q", "b", "K", "{}", "0"); !strings.HasPrefix(got, strings.TrimSuffix(misconf, "\r\n")+" script: "+qless.SHA()) {
+		t.Errorf("EVALSHA of a qless put = %q, want %q and the script's place", got, misconf)
+	}
+	expect(t, c, "$2\r\n10\r\n", "GET", "counter")
+	expect(t, c, ":1\r\n", "EXISTS", "big:0")
+	for _, get := range [][]string{
+		{"QLESS", "get", "1700000002", "a"},
+		{"EVALSHA", qless.SHA(), "0", "get", "1700000002", "a"},
+	} {
+		if got := c.Do(t, get...); !strings.Contains(got, `"jid":"a"`) {
+			t.Errorf("%s during MISCONF = %q", get[0], got)
+		}
+	}
+	expect(t, c, ":0\r\n", "QLESS", "length", "1700000002", "nosuchqueue")
+	if got := c.Do(t, "INFO", "persistence"); !strings.Contains(got, "aof_last_write_status:err") {
+		t.Errorf("INFO persistence does not report the failed write:\n%s", got)
 	}
 }
 
