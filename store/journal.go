@@ -63,15 +63,16 @@ type journal struct {
 	refusal   atomic.Pointer[WriteError] // why, while failed
 	lastProbe atomic.Int64               // unix ns of the last probe (refuses)
 
-	wmu       sync.Mutex // one writer at a time; guards the fields below
-	f         *os.File
-	size      int64    // bytes of the file that hold whole records
-	cut       bool     // bytes past size, from a failed write, are still to be cut off
-	spare     []byte   // the buffer written last, reused for pending
-	spareUndo []undoOp // likewise for undo
-	closed    bool
-	takeBacks int // failed writes so far, so a rewrite sees one happen
-	probeSize int // bytes a probe writes (refuses)
+	wmu        sync.Mutex // one writer at a time; guards the fields below
+	f          *os.File
+	size       int64    // bytes of the file that hold whole records
+	cut        bool     // bytes past size, from a failed write, are still to be cut off
+	spare      []byte   // the buffer written last, reused for pending
+	spareUndo  []undoOp // likewise for undo
+	closed     bool
+	takeBacks  int    // failed writes so far, so a rewrite sees one happen
+	probeSize  int    // bytes a probe writes (refuses)
+	probeZeros []byte // what it writes, kept for the next probe
 
 	// takeBack takes back the changes of inflight (in a failed write of
 	// size bytes) and of every transaction committed since (DB.takeBack).

@@ -129,7 +129,10 @@ func (j *journal) refuses() error {
 	err := j.cutTail()
 	if err == nil {
 		var n int
-		n, err = j.f.Write(make([]byte, j.probeSize))
+		if len(j.probeZeros) < j.probeSize {
+			j.probeZeros = make([]byte, j.probeSize)
+		}
+		n, err = j.f.Write(j.probeZeros[:j.probeSize])
 		if n > 0 {
 			j.cut = true
 			if cerr := j.cutTail(); err == nil {
