@@ -1,6 +1,11 @@
 package commands
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+)
 
 // Every error text a command replies with lives here, worded as Redis 7.0
 // words it, so a difference from Redis is a one-line fix in one place.
@@ -45,6 +50,7 @@ const (
 	ErrExecNoMulti     = "ERR EXEC without MULTI"
 	ErrDiscardNoMulti  = "ERR DISCARD without MULTI"
 	ErrExecAbort       = "EXECABORT Transaction discarded because of previous errors."
+	ErrExecAbortOf     = "EXECABORT Transaction discarded because of: %s"
 	ErrNoAuth          = "NOAUTH Authentication required."
 	ErrWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
 	ErrAuthNoPass      = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
@@ -74,6 +80,24 @@ const (
 	ErrInvalidClientID = "ERR Invalid client ID"
 	ErrClientType      = "ERR Unknown client type '%s'"
 )
+
+// Misconf is the reply to a write the data file could not take, or that is
+// refused while writes to it fail: Redis's words for an AOF write error,
+// with strerror's text of the errno.
+func Misconf(err error) string {
+	return "MISCONF Errors writing to the AOF file: " + strerror(err)
+}
+
+// strerror is the C library's text for err's errno (Go's, capitalized), or
+// err's own text when it carries none.
+func strerror(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err.Error()
+	}
+	s := errno.Error()
+	return strings.ToUpper(s[:1]) + s[1:]
+}
 
 // WrongArgs is the reply to a command called with the wrong number of
 // arguments; name is the command as the client typed it, lowercased.

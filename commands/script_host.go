@@ -40,6 +40,20 @@ func newScriptHost(c *Ctx, readOnly bool) *scriptHost {
 // ReadOnly implements scripts.ReadOnlyHost.
 func (h *scriptHost) ReadOnly() bool { return h.readOnly }
 
+// WritesRefused implements scripts.WriteRefusingHost: the MISCONF reply
+// while writes to the data file fail.
+func (h *scriptHost) WritesRefused() string {
+	if h.c.Tx != nil && h.c.Tx.Refusal() != nil {
+		return Misconf(h.c.Tx.Refusal())
+	}
+	if h.readOnly && h.c.Env != nil {
+		if err := h.c.Env.Store().WriteRefusal(); err != nil {
+			return Misconf(err)
+		}
+	}
+	return ""
+}
+
 // Lookup implements scripts.Host.
 func (h *scriptHost) Lookup(name []byte) (bool, bool) {
 	cmd := h.c.Table.Lookup(name)
@@ -69,6 +83,10 @@ func (h *scriptHost) Call(args [][]byte, w resp.Writer) {
 		return
 	case cmd.Flags&NoScript != 0:
 		w.WriteError(ErrScriptNotAllowed)
+		return
+	case cmd.Flags&Write != 0 && !h.readOnly && h.c.Tx != nil && h.c.Tx.Refusal() != nil:
+		// Redis refuses a script's write while writes to its AOF fail.
+		w.WriteError(Misconf(h.c.Tx.Refusal()))
 		return
 	case cmd.Flags&Write != 0 && (h.readOnly || h.c.Tx == nil || !h.c.Tx.Writable()):
 		w.WriteError(ErrScriptReadOnly)

@@ -22,6 +22,10 @@ const (
 	MayReplicate                   // e.g. PUBLISH
 	SkipMonitor
 	AllowBusy // allowed while a script runs too long
+	// MayWrite marks a Write command that may also only read (a script,
+	// QLESS): while writes to the data file fail it runs, as Redis runs a
+	// script then, and only its first write is refused.
+	MayWrite
 )
 
 var flagNames = []struct {

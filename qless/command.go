@@ -44,7 +44,7 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 		Name:  "qless",
 		Arity: -2,
 		// QLESS runs Lua: calling it from a script would re-enter the engine.
-		Flags: commands.Write | commands.DenyOOM | commands.NoScript,
+		Flags: commands.Write | commands.MayWrite | commands.DenyOOM | commands.NoScript,
 		Run: func(c *commands.Ctx, args [][]byte) {
 			call := args[1:]
 			if len(call) >= 2 && commands.EqualFold(call[1], "now") {

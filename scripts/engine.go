@@ -213,6 +213,12 @@ func compileScript(sha string, body []byte) (*script, error) {
 // ReadOnlyHost is implemented by hosts of EVAL_RO and EVALSHA_RO calls.
 type ReadOnlyHost interface{ ReadOnly() bool }
 
+// WriteRefusingHost is implemented by hosts that know whether writes are
+// refused (the data file cannot be written): WritesRefused returns the
+// error reply, or "". A script whose shebang does not say no-writes is
+// then refused before it runs, as Redis refuses it.
+type WriteRefusingHost interface{ WritesRefused() string }
+
 func (e *Engine) getState() *state {
 	e.poolMu.Lock()
 	if n := len(e.idle); n > 0 {
@@ -293,6 +299,12 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 }
 
 func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) {
+	if wr, ok := host.(WriteRefusingHost); ok && sc.flags.shebang && !sc.flags.noWrites {
+		if msg := wr.WritesRefused(); msg != "" {
+			w.WriteError(msg)
+			return
+		}
+	}
 	if ro, ok := host.(ReadOnlyHost); ok && ro.ReadOnly() && sc.flags.shebang && !sc.flags.noWrites {
 		w.WriteError("ERR Can not execute a script with write flag using *_ro command.")
 		return

@@ -141,7 +141,7 @@ func (s *Server) settle(batch []*writeReq, err error) {
 		}
 		r.err = err
 		if err != nil {
-			deliver(r.hs, []byte("-MISCONF Errors writing to the data file: "+err.Error()+"\r\n"))
+			deliver(r.hs, misconfReply(err))
 		} else {
 			deliver(r.hs, nil)
 		}

@@ -10,10 +10,10 @@ import (
 type loopBatch struct {
 	tx    *store.Tx
 	reqs  []*writeReq
-	spans []replySpan // where the writes' replies are, to redo if the batch fails
+	spans []replySpan // where the replies are, to redo if the batch fails
 }
 
-// replySpan is one write's reply in its connection's output.
+// replySpan is one command's reply in its connection's output.
 type replySpan struct {
 	lc         *loopConn
 	start, end int
@@ -141,8 +141,7 @@ func (lp *eventLoop) runBatch() {
 	}
 	s.settle(b.reqs, err)
 	if err != nil {
-		s.cfg.Logger.Error("write failed", "err", err)
-		b.replaceReplies([]byte("-MISCONF Errors writing to the data file: " + err.Error() + "\r\n"))
+		b.replaceReplies(misconfReply(err))
 	}
 	for i, r := range b.reqs {
 		*r = writeReq{wake: r.wake}
@@ -172,8 +171,17 @@ func (lp *eventLoop) batchRunsScript() bool {
 	return false
 }
 
-// replaceReplies puts msg in place of every write's reply of a batch that
-// did not reach the data file: no client hears OK for such a write.
+// noteReply records where the reply of a command of the batch, written
+// to w from start on, is in its connection's output.
+func (b *loopBatch) noteReply(sess *session, w replyWriter, start int) {
+	if w == replyWriter(&sess.lc.out) {
+		b.spans = append(b.spans, replySpan{sess.lc, start, len(sess.lc.out.b)})
+	}
+}
+
+// replaceReplies puts msg in place of every reply of a batch whose write
+// to the data file failed: no client hears OK for a write that was taken
+// back, nor a read that may have seen one.
 func (b *loopBatch) replaceReplies(msg []byte) {
 	for i := 0; i < len(b.spans); {
 		lc := b.spans[i].lc
@@ -222,9 +230,7 @@ func (s *Server) runBatched(b *loopBatch, sess *session, ctx *commands.Ctx, cmd 
 	start := len(sess.lc.out.b)
 	s.runWrite(b.tx, r)
 	b.reqs = append(b.reqs, r)
-	if w == replyWriter(&sess.lc.out) {
-		b.spans = append(b.spans, replySpan{sess.lc, start, len(sess.lc.out.b)})
-	}
+	b.noteReply(sess, w, start)
 	ctx.Tx, ctx.W = nil, nil
 	if p := r.panic; p != nil {
 		r.panic = nil

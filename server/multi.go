@@ -171,6 +171,7 @@ func (s *session) Exec(c *commands.Ctx) {
 	var buf bufWriter
 	aborted := false
 	body := func(tx *store.Tx) []commands.Message {
+		buf.b = buf.b[:0] // a read may run twice (DB.View)
 		if s.watchBroken(tx) {
 			aborted = true
 			return nil
@@ -188,18 +189,27 @@ func (s *session) Exec(c *commands.Ctx) {
 		}
 		return msgs
 	}
-	if write {
+	var refusal error
+	if write && !m.writes() {
+		// Only scripts or QLESS: while writes fail they run as reads.
+		refusal = srv.db.WritesRefused()
+	}
+	switch {
+	case write && refusal == nil:
 		if err := srv.update(body); err != nil {
-			srv.cfg.Logger.Error("write failed", "err", err)
-			c.Error("MISCONF Errors writing to the data file: " + err.Error())
+			c.Error(commands.Misconf(err))
 			return
 		}
-	} else {
+	default:
 		var msgs []commands.Message
-		srv.db.View(func(tx *store.Tx) error {
+		err := srv.db.ViewRefusingWrites(refusal, func(tx *store.Tx) error {
 			msgs = body(tx)
 			return nil
 		})
+		if err != nil {
+			c.Error(commands.Misconf(err))
+			return
+		}
 		srv.pubsub.publish(msgs)
 	}
 	if aborted {

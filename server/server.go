@@ -320,6 +320,9 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		sess.flagMulti()
 		return false
 	}
+	if s.refuseWrite(sess, cmd, w) {
+		return false
+	}
 	if sess.subscriptions() > 0 && !allowedSubscribed[cmd.Name] {
 		w.WriteError(commands.Errorf(commands.ErrPubSubContext, cmd.Name))
 		sess.flagMulti()
@@ -420,24 +423,18 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 		return s.registerAfter(sess, ctx, cmd, args)
 	}
 	if cmd.Flags&commands.Write == 0 {
-		ctx.W = w
-		read := func(tx *store.Tx) error {
-			tx.Select(sess.DB())
-			ctx.Tx = tx
-			s.table.Dispatch(ctx, cmd, args)
-			return nil
-		}
-		if sess.batch != nil {
-			read(sess.batch.tx) // its reply goes out after the turn's data-file write
-		} else {
-			s.db.View(read)
-		}
-		ctx.Tx = nil
+		s.runRead(sess, ctx, cmd, args, w)
 		s.pubsub.publish(ctx.TakePublished())
 		return s.registerAfter(sess, ctx, cmd, args)
 	}
 	if sess.batch != nil {
 		return s.runBatched(sess.batch, sess, ctx, cmd, args, w)
+	}
+	if cmd.Flags&commands.MayWrite != 0 {
+		if refusal := s.db.WritesRefused(); refusal != nil {
+			s.runRefusingWrites(sess, ctx, cmd, args, w, refusal)
+			return nil
+		}
 	}
 	buf := replyBufs.Get().(*bufWriter)
 	defer buf.release()
@@ -446,16 +443,46 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 	err := s.update(s.writeBody(sess, ctx, cmd, args, &wt))
 	ctx.Tx, ctx.W = nil, nil
 	if err != nil {
-		s.cfg.Logger.Error("write failed", "err", err)
 		if wt != nil && !s.waiters.leave(wt) {
 			<-wt.done // served by its own failed transaction: the error is sent below
 		}
-		w.WriteError("MISCONF Errors writing to the data file: " + err.Error())
+		w.WriteError(commands.Misconf(err))
 		ctx.Block = nil
 		return nil
 	}
 	w.WriteRaw(buf.b)
 	return wt
+}
+
+// runRead runs a read command. In the event loop's batch its reply goes
+// out after the turn's data-file write; alone, it may run twice (DB.View
+// reads again when a failed write took back what it read), so it replies
+// into a buffer it starts afresh.
+func (s *Server) runRead(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter) {
+	if b := sess.batch; b != nil {
+		ctx.W = w
+		tx := b.tx
+		tx.Select(sess.DB())
+		ctx.Tx = tx
+		start := len(sess.lc.out.b)
+		s.table.Dispatch(ctx, cmd, args)
+		b.noteReply(sess, w, start)
+		ctx.Tx = nil
+		return
+	}
+	buf := replyBufs.Get().(*bufWriter)
+	defer buf.release()
+	ctx.W = buf
+	s.db.View(func(tx *store.Tx) error {
+		buf.b = buf.b[:0]
+		ctx.TakePublished()
+		tx.Select(sess.DB())
+		ctx.Tx = tx
+		s.table.Dispatch(ctx, cmd, args)
+		return nil
+	})
+	ctx.Tx, ctx.W = nil, w
+	w.WriteRaw(buf.b)
 }
 
 // writeBody is a write command's transaction body. A command that asks to

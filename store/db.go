@@ -78,6 +78,7 @@ type DB struct {
 	policy    atomic.Int32 // a Sync: appendfsync, changed by CONFIG SET
 	zidx      zindexes     // in-memory order of sorted sets kept as items
 	rw        rewriter     // automatic rewrites of the data file (rewrite.go)
+	unchecked bool         // the data file had records without checksums at open
 	shared    sharedMetas  // metadata of recently used keys (metashared.go)
 	// txMu mirrors buntdb's lock (writers exclusive, readers shared) so
 	// that a failed commit can drop the caches above before anyone reads
@@ -117,14 +118,17 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	if path != ":memory:" {
-		if err := loadJournal(path, bdb, db.log); err != nil {
+		unchecked, err := loadJournal(path, bdb, db.log)
+		if err != nil {
 			bdb.Close()
 			return nil, err
 		}
+		db.unchecked = unchecked
 		if db.jr, err = openJournal(path, db.log); err != nil {
 			bdb.Close()
 			return nil, err
 		}
+		db.jr.takeBack = db.takeBack
 	}
 	db.policy.Store(int32(opts.Sync))
 	db.bdb = bdb
@@ -134,7 +138,7 @@ func Open(opts Options) (*DB, error) {
 	}
 	if db.jr != nil {
 		// loadZSets may have written the layout marker.
-		if err := db.jr.flush(db.jr.seq.Load()); err != nil {
+		if err := db.jr.flush(db.jr.newest.Load()); err != nil {
 			db.closeFiles()
 			return nil, err
 		}
@@ -158,6 +162,14 @@ func Open(opts Options) (*DB, error) {
 	}
 	db.SetRewritePolicy(rw.Percentage, rw.MinSize)
 	db.rewrote()
+	db.startBackground()
+	return db, nil
+}
+
+// startBackground starts the sweeper, the once-a-second sync and the
+// automatic rewrites, and a rewrite now if the data file had records
+// without checksums: it gives every record one.
+func (db *DB) startBackground() {
 	db.wg.Add(1)
 	go db.sweepLoop()
 	if db.syncer != nil {
@@ -165,7 +177,10 @@ func Open(opts Options) (*DB, error) {
 		go db.everysecLoop()
 		go db.rewriteLoop()
 	}
-	return db, nil
+	if db.unchecked {
+		db.log.Info("the data file has records without checksums; rewriting it with checksums", "path", db.path)
+		go db.rewrite()
+	}
 }
 
 // Databases returns how many database indexes exist.
@@ -207,6 +222,7 @@ func (db *DB) Update(fn func(tx *Tx) error) error {
 type Committed struct {
 	db  *DB
 	seq uint64
+	o   *outcome // nil without a data file
 }
 
 // UpdateAsync is Update returning as soon as the transaction committed,
@@ -222,7 +238,7 @@ func (db *DB) UpdateAsync(fn func(tx *Tx) error) (c Committed, err error) {
 	}
 	var fnErr error
 	var tx *Tx
-	seq, err := db.commit(func(btx *buntdb.Tx) error {
+	seq, o, err := db.commit(func(btx *buntdb.Tx) error {
 		tx = newTx(db, btx, true)
 		fnErr = fn(tx)
 		return nil
@@ -240,15 +256,17 @@ func (db *DB) UpdateAsync(fn func(tx *Tx) error) (c Committed, err error) {
 			db.onCommit(touched)
 		}
 	}
-	return Committed{db, seq}, fnErr
+	return Committed{db, seq, o}, fnErr
 }
 
 // Wait returns once the transaction's changes, and those of every earlier
-// one, are in the data file, and with appendfsync always synced.
+// one, are in the data file, and with appendfsync always synced. When the
+// write failed, the transaction was taken back and the error is a
+// *WriteError.
 func (c Committed) Wait() error {
 	db := c.db
-	if db.jr != nil {
-		if err := db.jr.flush(c.seq); err != nil {
+	if c.o != nil {
+		if err := db.jr.flush(c.o); err != nil {
 			return err
 		}
 	}
@@ -259,12 +277,12 @@ func (c Committed) Wait() error {
 }
 
 // commit runs a buntdb write transaction under txMu and returns the journal
-// sequence its replies wait for (journal.seal). When it fails or panics,
+// sequence and outcome its replies wait for (journal.seal). When it fails or panics,
 // the shared metadata cache may hold what never committed: it is dropped
 // before any other transaction can start. Sorted-set indexes are kept:
 // buntdb commits what fn wrote even when it panics, which is what they
 // hold, and its in-memory commit cannot fail.
-func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, err error) {
+func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, o *outcome, err error) {
 	db.txMu.Lock()
 	start := time.Now()
 	failed := true
@@ -286,7 +304,7 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, err error) {
 			if returned && ferr != nil {
 				db.jr.discard()
 			} else {
-				seq = db.jr.seal()
+				seq, o = db.jr.seal()
 			}
 		}()
 		ferr = fn(btx)
@@ -294,39 +312,57 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, err error) {
 		return ferr
 	})
 	failed = false
-	return seq, err
+	return seq, o, err
 }
 
 // View runs fn in a read-only transaction. It returns once what fn could
 // read is in the data file (with appendfsync always, synced), so no reply
-// shows a change a crash could undo; while writes to the file fail, it
-// returns without waiting.
+// shows a change a crash could undo. When a write fails meanwhile and
+// takes back what fn read, fn runs again: it must start its result afresh
+// each time.
 func (db *DB) View(fn func(tx *Tx) error) error {
-	var fnErr error
-	var seq uint64
-	err := func() error {
-		db.txMu.RLock()
-		defer db.txMu.RUnlock()
-		if db.jr != nil {
-			seq = db.jr.seq.Load()
+	return db.view(nil, fn)
+}
+
+// view is View, with writes stopped by refusal when it is set
+// (ViewRefusingWrites).
+func (db *DB) view(refuse error, fn func(tx *Tx) error) error {
+	for {
+		c, fnErr, err := db.viewOnce(refuse, fn)
+		if err != nil {
+			return err
 		}
-		return db.bdb.View(func(btx *buntdb.Tx) error {
-			tx := newTx(db, btx, false)
-			fnErr = fn(tx)
-			tx.release()
-			return nil
-		})
-	}()
-	if err != nil {
-		return err
-	}
-	if db.jr != nil && !db.jr.failed.Load() {
+		if c.o == nil {
+			return fnErr
+		}
 		// What it read waits as a write's reply would: in the file, and
 		// with appendfsync always synced, as Redis answers a read after
 		// the fsync of the writes before it.
-		Committed{db, seq}.Wait()
+		if werr := c.Wait(); !isTakenBack(werr) {
+			return fnErr
+		}
 	}
-	return fnErr
+}
+
+// viewOnce runs fn once and returns what it must wait for, fn's error and
+// the transaction's (a RefusedError when fn tried to write).
+func (db *DB) viewOnce(refuse error, fn func(tx *Tx) error) (c Committed, fnErr, err error) {
+	db.txMu.RLock()
+	defer db.txMu.RUnlock()
+	if db.jr != nil {
+		c = Committed{db, db.jr.seq.Load(), db.jr.newest.Load()}
+	}
+	err = db.bdb.View(func(btx *buntdb.Tx) error {
+		tx := newTx(db, btx, false)
+		tx.refuse = refuse
+		fnErr = callRefusing(tx, fn)
+		tx.release()
+		return nil
+	})
+	if _, ok := fnErr.(*RefusedError); ok {
+		return Committed{}, nil, fnErr
+	}
+	return c, fnErr, err
 }
 
 // Save compacts the data file (SAVE/BGSAVE): it is rewritten holding only

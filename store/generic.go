@@ -110,6 +110,7 @@ func (tx *Tx) DBSize() int {
 // FlushDB deletes every key of the selected database; when no other
 // database has keys, that is FLUSHALL's cheaper work.
 func (tx *Tx) FlushDB() {
+	tx.mutating()
 	if !tx.othersHaveKeys() {
 		tx.FlushAll()
 		return
@@ -147,6 +148,7 @@ func (tx *Tx) othersHaveKeys() bool {
 // trees and logs one flushdb record: deleting item by item logged every
 // item and held the store for about 3 s per million keys.
 func (tx *Tx) FlushAll() {
+	tx.mutating()
 	tx.dropMetaCache()
 	tx.db.shared.drop()
 	tx.db.dropZIndexes()
@@ -185,6 +187,7 @@ func (tx *Tx) SwapDB(a, b int) {
 	if a == b {
 		return
 	}
+	tx.mutating()
 	tx.dropMetaCache()
 	tx.db.shared.drop()
 	tx.swapZIndexes(a, b)

@@ -15,7 +15,8 @@ import (
 // The journal is the append-only data file. buntdb keeps the items in
 // memory only; every change a write transaction makes is also encoded here,
 // in buntdb's own record format (so files of earlier versions load), and
-// written to the file after the transaction lets go of the store lock.
+// written to the file after the transaction lets go of the store lock, in
+// a checksummed frame per write (frame.go).
 //
 // buntdb's own persistence wrote each commit to the file inside the commit,
 // under its single write lock: a write(2) of about a kilobyte per batch of
@@ -28,32 +29,54 @@ import (
 // No reply leaves before the records it may depend on are in the file:
 // DB.Update returns only once its own transaction and every earlier one
 // are written, and DB.View once everything committed before it is, so a
-// reader never reports a value a crash could take back. A failed write
-// keeps the records pending; the failing transaction's clients hear
-// MISCONF, and the store refuses writes until a retry (the next write
-// command or the once-a-second tick) gets everything into the file, as
-// Redis refuses writes after an AOF write error.
+// reader never reports a value a crash could take back.
+//
+// A failed write takes every committed transaction whose records are not
+// in the file back out of memory (undo.go): their clients hear MISCONF,
+// readers that saw them read again, and the store refuses writes until a
+// probe finds the file writable again, as Redis refuses writes after an
+// AOF write error. Nothing whose client heard an error is applied, then
+// or later.
 type journal struct {
 	path string
 	log  *slog.Logger
 
 	// open holds the records of the running write transaction, records
-	// counts them. Only the holder of DB.txMu touches them.
-	open    []byte
-	records int
+	// counts them, undoOpen says how to take them back. Only the holder
+	// of DB.txMu touches them.
+	open     []byte
+	records  int
+	undoOpen []undoOp
 
-	mu      sync.Mutex    // guards pending
+	mu      sync.Mutex    // guards pending, undo and cur
 	pending []byte        // records of committed transactions not yet written
+	undo    []undoOp      // how to take pending back, oldest change first
+	cur     *outcome      // what becomes of pending; nil until a record comes
 	seq     atomic.Uint64 // committed transactions that logged records
 
-	written atomic.Uint64 // seq up to which records are in the file
-	failed  atomic.Bool   // the last write failed; pending is being retried
+	// newest is the outcome of the newest committed transaction, which a
+	// read waits for.
+	newest atomic.Pointer[outcome]
 
-	wmu    sync.Mutex // one writer at a time; guards the fields below
-	f      *os.File
-	size   int64  // bytes of the file that hold whole records
-	spare  []byte // the buffer written last, reused for pending
-	closed bool
+	written   atomic.Uint64              // seq up to which records are in the file or taken back
+	failed    atomic.Bool                // writes are refused: the last write failed
+	refusal   atomic.Pointer[WriteError] // why, while failed
+	lastProbe atomic.Int64               // unix ns of the last probe (refuses)
+
+	wmu        sync.Mutex // one writer at a time; guards the fields below
+	f          *os.File
+	size       int64    // bytes of the file that hold whole records
+	cut        bool     // bytes past size, from a failed write, are still to be cut off
+	spare      []byte   // the buffer written last, reused for pending
+	spareUndo  []undoOp // likewise for undo
+	closed     bool
+	takeBacks  int    // failed writes so far, so a rewrite sees one happen
+	probeSize  int    // bytes a probe writes (refuses)
+	probeZeros []byte // what it writes, kept for the next probe
+
+	// takeBack takes back the changes of inflight (in a failed write of
+	// size bytes) and of every transaction committed since (DB.takeBack).
+	takeBack func(inflight []undoOp, o *outcome, err *WriteError, size int)
 
 	rewriting atomic.Bool // journal_rewrite.go
 }
@@ -76,14 +99,18 @@ func openJournal(path string, log *slog.Logger) (*journal, error) {
 		f.Close()
 		return nil, fmt.Errorf("stat data file %s: %w", path, err)
 	}
-	return &journal{path: path, log: log, f: f, size: st.Size()}, nil
+	j := &journal{path: path, log: log, f: f, size: st.Size()}
+	j.newest.Store(settled)
+	return j, nil
 }
 
 // addSet and addDel record one change of the running transaction, encoded
-// as buntdb encodes them: RESP arrays of bulk strings.
-func (j *journal) addSet(k, v string) {
+// as buntdb encodes them: RESP arrays of bulk strings, and how to take it
+// back: the item's value before, if it had one.
+func (j *journal) addSet(k, v, old string, had bool) {
 	j.open = appendSetRecord(j.open, k, v)
 	j.records++
+	j.noteItem(k, old, had)
 }
 
 // appendSetRecord appends the record setting k to v, as the journal and a
@@ -92,9 +119,10 @@ func appendSetRecord(b []byte, k, v string) []byte {
 	return appendBulk(appendBulk(append(b, "*3\r\n$3\r\nset\r\n"...), k), v)
 }
 
-func (j *journal) addDel(k string) {
+func (j *journal) addDel(k, old string) {
 	j.open = appendBulk(append(j.open, "*2\r\n$3\r\ndel\r\n"...), k)
 	j.records++
+	j.noteItem(k, old, true)
 }
 
 // addSetMember and addDelMember record a member of sorted set k as the
@@ -138,6 +166,7 @@ func appendMemberKey(b []byte, k dbKey, member string) []byte {
 	return append(b, '\r', '\n')
 }
 
+// addFlushAll records a FLUSHALL, whose items noteAllItems noted.
 func (j *journal) addFlushAll() {
 	j.open = append(j.open, recFlushAll...)
 	j.records++
@@ -164,115 +193,138 @@ func appendBulk(b []byte, s string) []byte {
 
 // discard drops the records of a transaction buntdb rolled back: the only
 // ones open, as seal empties open.
-func (j *journal) discard() { j.open, j.records = j.open[:0], 0 }
+func (j *journal) discard() {
+	j.open, j.records = j.open[:0], 0
+	clear(j.undoOpen)
+	j.undoOpen = j.undoOpen[:0]
+}
 
 // seal moves the committed transaction's records to pending and returns
-// the sequence number every reply of it must wait for: its own, or, when
-// it logged nothing, that of the last transaction that did (it may have
-// read what that one wrote).
-func (j *journal) seal() uint64 {
+// the sequence number and outcome every reply of it must wait for: its
+// own, or, when it logged nothing, those of the last transaction that did
+// (it may have read what that one wrote).
+func (j *journal) seal() (uint64, *outcome) {
 	if len(j.open) == 0 {
-		return j.seq.Load()
+		return j.seq.Load(), j.newest.Load()
 	}
 	j.mu.Lock()
-	switch {
-	case j.records > 1:
+	if len(j.pending) == 0 {
+		j.pending = append(j.pending, frameSpace[:]...) // for sealFrame
+	}
+	if j.records > 1 {
 		j.pending = append(j.pending, recMulti...)
 		j.pending = append(j.pending, j.open...)
 		j.pending = append(j.pending, recExec...)
-		j.open = j.open[:0]
-	case len(j.pending) == 0:
-		j.pending, j.open = j.open, j.pending[:0]
-	default:
+	} else {
 		j.pending = append(j.pending, j.open...)
-		j.open = j.open[:0]
+	}
+	j.open = j.open[:0]
+	if len(j.undo) == 0 {
+		j.undo, j.undoOpen = j.undoOpen, j.undo[:0]
+	} else {
+		j.undo = append(j.undo, j.undoOpen...)
+		clear(j.undoOpen)
+		j.undoOpen = j.undoOpen[:0]
 	}
 	j.records = 0
 	if cap(j.open) > maxKeptBuffer {
 		j.open = nil // one huge transaction must not pin its buffer
 	}
+	if cap(j.undoOpen) > maxKeptUndo {
+		j.undoOpen = nil
+	}
+	if j.cur == nil {
+		j.cur = new(outcome)
+	}
+	o := j.cur
+	j.newest.Store(o)
 	seq := j.seq.Add(1)
 	j.mu.Unlock()
-	return seq
+	return seq, o
 }
 
-// flush returns once the records of transaction seq and every earlier one
-// are in the file. Writers queue on wmu; the one holding it writes all that
-// is pending, so those behind it usually find their records written.
-func (j *journal) flush(seq uint64) error {
-	if j.written.Load() >= seq && !j.failed.Load() {
-		return nil
+// maxKeptUndo is the most undo notes a buffer keeps room for.
+const maxKeptUndo = 1 << 14
+
+// flush returns once the records of the transaction with outcome o, and
+// every earlier one, are in the file, or with the error that made them
+// taken back. Writers queue on wmu; the one holding it writes all that is
+// pending, so those behind it usually find their records written.
+func (j *journal) flush(o *outcome) error {
+	if err, done := o.result(); done {
+		return err
 	}
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
-	if j.written.Load() >= seq && !j.failed.Load() {
-		return nil
+	if err, done := o.result(); done {
+		return err
 	}
-	return j.writeLocked()
+	return j.writeLocked(true)
 }
 
-// writeLocked writes everything pending. On failure the records stay
-// pending, ahead of any committed since, and a partial write is cut off so
-// the file ends at a whole record.
-func (j *journal) writeLocked() error {
+// writeLocked writes everything pending. A partial write is cut off so the
+// file ends at a whole record; when the write fails, and takeBack is set,
+// what it carried and everything committed since is taken back.
+func (j *journal) writeLocked(takeBack bool) error {
 	if j.closed {
 		return errJournalClosed
 	}
-	if j.failed.Load() {
-		if err := j.f.Truncate(j.size); err != nil {
-			return err
+	j.mu.Lock()
+	buf, undo, o, upto := j.pending, j.undo, j.cur, j.seq.Load()
+	j.pending, j.undo, j.cur = j.spare[:0], j.spareUndo[:0], nil
+	j.mu.Unlock()
+	j.spare, j.spareUndo = nil, nil
+	err := j.cutTail()
+	if err == nil && len(buf) > 0 {
+		err = sealFrame(buf)
+	}
+	if err == nil && len(buf) > 0 {
+		var n int
+		n, err = j.f.Write(buf)
+		if err != nil && n > 0 {
+			j.cut = true
+			j.cutTail()
+		}
+		if err == nil {
+			j.size += int64(n)
 		}
 	}
-	j.mu.Lock()
-	buf, upto := j.pending, j.seq.Load()
-	j.pending = j.spare[:0]
-	j.mu.Unlock()
-	j.spare = nil
-	if len(buf) > 0 {
-		n, err := j.f.Write(buf)
-		if err != nil {
-			j.mu.Lock()
-			j.pending = append(buf, j.pending...)
-			j.mu.Unlock()
-			if n > 0 {
-				// Cut the torn record now if we can; the retry cuts it
-				// otherwise, before writing anything after it.
-				j.f.Truncate(j.size)
-			}
-			if !j.failed.Swap(true) {
-				j.log.Error("write to the data file failed; write commands are refused until it succeeds", "path", j.path, "err", err)
-			}
-			return err
+	if err != nil {
+		we := &WriteError{Err: err}
+		if !takeBack {
+			return we
 		}
-		j.size += int64(n)
+		j.takeBacks++
+		j.takeBack(undo, o, we, len(buf))
+		return we
 	}
 	if cap(buf) <= maxKeptBuffer {
 		j.spare = buf[:0]
 	}
+	clear(undo)
+	if cap(undo) <= maxKeptUndo {
+		j.spareUndo = undo[:0]
+	}
 	j.written.Store(upto)
+	if o != nil {
+		o.state.Store(outcomeWritten)
+	}
 	if j.failed.Swap(false) {
 		j.log.Warn("writes to the data file succeed again", "path", j.path)
 	}
 	return nil
 }
 
-// refuses returns the error of the last failed write after a retry failed
-// too: write commands are then refused before they run.
-func (j *journal) refuses() error {
-	if !j.failed.Load() {
-		return nil
-	}
-	return j.flush(j.seq.Load())
-}
-
-// close writes what is pending and closes the file.
+// close writes what is pending and closes the file. A failed write takes
+// nothing back: the process ends, and the store may be held for good
+// (DB.Abandon).
 func (j *journal) close() error {
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
 	if j.closed {
 		return nil
 	}
-	err := j.writeLocked()
+	err := j.writeLocked(false)
 	j.closed = true
 	if cerr := j.f.Close(); err == nil {
 		err = cerr

@@ -15,7 +15,10 @@ import (
 // collects: writers wait while it holds the read lock.
 const rewriteChunk = 1024
 
-var errRewriteRunning = errors.New("a rewrite of the data file is already running")
+var (
+	errRewriteRunning   = errors.New("a rewrite of the data file is already running")
+	errRewriteTakenBack = errors.New("a write to the data file failed during the rewrite")
+)
 
 // rewriteJournal replaces the data file with one holding a set record per
 // live item. It runs beside the clients:
@@ -26,9 +29,12 @@ var errRewriteRunning = errors.New("a rewrite of the data file is already runnin
 //     which is then synced. A chunk may already hold changes made after
 //     step 1; they are in the tail too.
 //  3. The tail, every record written to the old file since step 1, is
-//     copied after them, the last part while writers of the file wait; the
-//     new file is synced and renamed over the old one, the directory synced,
-//     and writes go to the new file from then on.
+//     copied after them, the last part while writers of the file wait
+//     (having written every transaction committed so far); the new file is
+//     synced and renamed over the old one, the directory synced, and
+//     writes go to the new file from then on. A write that failed since
+//     step 1 took transactions back that the copy may hold: the rewrite is
+//     given up.
 //
 // Replaying the new file gives the items as of the copy, then every change
 // not yet in the file at step 1, in order: the store as it is. Set and
@@ -41,7 +47,7 @@ func (db *DB) rewriteJournal() error {
 	}
 	defer j.rewriting.Store(false)
 	j.wmu.Lock()
-	start := j.size
+	start, takeBacks := j.size, j.takeBacks
 	j.wmu.Unlock()
 
 	tmp := rewriteTemp(db.path)
@@ -76,6 +82,15 @@ func (db *DB) rewriteJournal() error {
 	if j.closed {
 		return errJournalClosed
 	}
+	// The copy may hold transactions not written yet: they are written
+	// now, and the copy is given up if any transaction it may hold was
+	// taken back after a failed write.
+	if err := j.writeLocked(true); err != nil {
+		return err
+	}
+	if j.takeBacks != takeBacks {
+		return errRewriteTakenBack
+	}
 	if err := copyRange(f, j.f, end, j.size); err != nil {
 		return err
 	}
@@ -102,14 +117,14 @@ func rewriteTemp(path string) string {
 	return filepath.Join(filepath.Dir(path), "temp-rewrite-"+filepath.Base(path))
 }
 
-// copyItems writes a set record for every item to f and returns the bytes
-// written. Each read transaction only collects a chunk of items (buntdb's
-// strings are immutable, so nothing is copied); they are encoded and
-// written after it lets go, so writers wait microseconds per chunk.
+// copyItems writes a set record for every item to f, in frames, and
+// returns the bytes written. Each read transaction only collects a chunk of
+// items (buntdb's strings are immutable, so nothing is copied); they are
+// encoded and written after it lets go, so writers wait microseconds per
+// chunk.
 func (db *DB) copyItems(f *os.File) (int64, error) {
 	w := bufio.NewWriterSize(f, 1<<20)
-	var size int64
-	var rec []byte
+	fw := newFrameWriter(w)
 	type item struct{ k, v string }
 	chunk := make([]item, 0, rewriteChunk)
 	after, first := "", true
@@ -131,9 +146,10 @@ func (db *DB) copyItems(f *os.File) (int64, error) {
 			return 0, err
 		}
 		for _, it := range chunk {
-			rec = appendSetRecord(rec[:0], it.k, it.v)
-			w.Write(rec)
-			size += int64(len(rec))
+			fw.buf = appendSetRecord(fw.buf, it.k, it.v)
+			if err := fw.full(); err != nil {
+				return 0, fmt.Errorf("write rewrite file: %w", err)
+			}
 		}
 		if len(chunk) < rewriteChunk {
 			break
@@ -141,22 +157,25 @@ func (db *DB) copyItems(f *os.File) (int64, error) {
 		after = chunk[len(chunk)-1].k
 		clear(chunk)
 	}
-	size += db.copyMembers(w)
+	if err := db.copyMembers(fw); err != nil {
+		return 0, fmt.Errorf("write rewrite file: %w", err)
+	}
+	if err := fw.flush(); err != nil {
+		return 0, fmt.Errorf("write rewrite file: %w", err)
+	}
 	if err := w.Flush(); err != nil {
 		return 0, fmt.Errorf("write rewrite file: %w", err)
 	}
-	return size, nil
+	return fw.size, nil
 }
 
 // copyMembers writes a set record for every member of the sorted sets
 // kept in indexes (zset_index.go), a chunk per read lock as copyItems
-// does, and returns the bytes written. A set's chunks resume after the
-// last entry written, in (score, member) order: an entry that moved or
-// came meanwhile is in the tail, and one that did not is seen once. So is
-// a set that came or went, or changed hands, since the rewrite began.
-func (db *DB) copyMembers(w *bufio.Writer) int64 {
-	var size int64
-	var rec []byte
+// does. A set's chunks resume after the last entry written, in (score,
+// member) order: an entry that moved or came meanwhile is in the tail, and
+// one that did not is seen once. So is a set that came or went, or changed
+// hands, since the rewrite began.
+func (db *DB) copyMembers(fw *frameWriter) error {
 	chunk := make([]Entry, 0, rewriteChunk)
 	for _, k := range db.zindexKeys(func(dbKey) bool { return true }) {
 		var after Entry
@@ -179,9 +198,10 @@ func (db *DB) copyMembers(w *bufio.Writer) int64 {
 			}
 			db.txMu.RUnlock()
 			for _, e := range chunk {
-				rec = appendMemberRecord(rec[:0], k, e.Member, e.Score)
-				w.Write(rec)
-				size += int64(len(rec))
+				fw.buf = appendMemberRecord(fw.buf, k, e.Member, e.Score)
+				if err := fw.full(); err != nil {
+					return err
+				}
 			}
 			if len(chunk) < rewriteChunk {
 				break
@@ -190,7 +210,7 @@ func (db *DB) copyMembers(w *bufio.Writer) int64 {
 		}
 		clear(chunk)
 	}
-	return size
+	return nil
 }
 
 // copyRange appends bytes [from, to) of src to dst.

@@ -61,7 +61,7 @@ func TestRepairTail(t *testing.T) {
 	db.Close()
 	path := filepath.Join(dir, DataFile)
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("*3\r\n$3\r\nset\r\n$2\r\nab")
+	f.Write(tornFrame("*3\r\n$3\r\nset\r\n$2\r\nab\r\n$1\r\nx\r\n", 20))
 	f.Close()
 	db = openTemp(t, dir)
 	db.View(func(tx *Tx) error {
@@ -98,4 +98,12 @@ func TestScanAndFlush(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// tornFrame is the first cut bytes of a frame of records: the end of a
+// data file after a crash in the middle of a write.
+func tornFrame(records string, cut int) []byte {
+	b := append(frameSpace[:], records...)
+	sealFrame(b)
+	return b[:cut]
 }

@@ -15,6 +15,7 @@ type Tx struct {
 	db       *DB
 	btx      *buntdb.Tx
 	writable bool
+	refuse   error // writes stop with this (ViewRefusingWrites)
 	now      int64 // unix ms
 	sel      int   // selected database index
 	touched  []KeyRef
@@ -226,9 +227,10 @@ func (tx *Tx) rawGet(k string) (string, bool) {
 
 // rawSet reports whether k already had a value.
 func (tx *Tx) rawSet(k, v string) (replaced bool) {
-	_, replaced, err := tx.btx.Set(k, v, nil)
+	tx.mutating()
+	old, replaced, err := tx.btx.Set(k, v, nil)
 	if err == nil && tx.db.jr != nil {
-		tx.db.jr.addSet(k, v)
+		tx.db.jr.addSet(k, v, old, replaced)
 	}
 	return replaced
 }
@@ -237,18 +239,32 @@ func (tx *Tx) rawSet(k, v string) (replaced bool) {
 // transactions and those inside an iteration; a write command runs in
 // neither.
 func (tx *Tx) rawDeleteAll() {
-	if tx.btx.DeleteAll() == nil && tx.db.jr != nil {
-		tx.db.jr.addFlushAll()
+	tx.mutating()
+	jr := tx.db.jr
+	if jr == nil {
+		tx.btx.DeleteAll()
+		return
 	}
+	// Taking it back needs every item, so they are noted first.
+	notes := len(jr.undoOpen)
+	jr.noteAllItems(tx.btx)
+	if tx.btx.DeleteAll() != nil {
+		clear(jr.undoOpen[notes:])
+		jr.undoOpen = jr.undoOpen[:notes]
+		return
+	}
+	jr.addFlushAll()
 }
 
 // rawDelete reports whether k existed.
 func (tx *Tx) rawDelete(k string) bool {
-	if _, err := tx.btx.Delete(k); err != nil {
+	tx.mutating()
+	old, err := tx.btx.Delete(k)
+	if err != nil {
 		return false
 	}
 	if tx.db.jr != nil {
-		tx.db.jr.addDel(k)
+		tx.db.jr.addDel(k, old)
 	}
 	return true
 }

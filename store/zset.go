@@ -166,12 +166,15 @@ func (z *ZSet) PutScored(member string, score, old float64, exists bool) bool {
 		if math.Float64bits(old) == math.Float64bits(score) {
 			return false
 		}
+		z.tx.mutating()
 		member = ix.rescore(member, old, score)
 	} else {
+		z.tx.mutating()
 		member = strings.Clone(member)
 		ix.insert(member, score)
 		z.card++
 	}
+	z.tx.db.jr.noteMember(ix, member, old, exists)
 	z.tx.db.jr.addSetMember(dbKey{z.db, z.key}, member, score)
 	z.dirty = true
 	return !exists
@@ -204,8 +207,10 @@ func (z *ZSet) RemoveEntry(e Entry) {
 		z.Remove(e.Member)
 		return
 	}
+	z.tx.mutating()
 	z.tx.db.jr.addDelMember(dbKey{z.db, z.key}, e.Member)
-	z.index().remove(e.Member, e.Score)
+	ix := z.index()
+	z.tx.db.jr.noteMember(ix, ix.remove(e.Member, e.Score), e.Score, true)
 	z.card--
 	z.dirty = true
 }

@@ -87,10 +87,12 @@ func (ix *zindex) rescore(member string, old, score float64) string {
 	return e.Member
 }
 
-func (ix *zindex) remove(member string, score float64) {
+// remove deletes a member and returns the index's own copy of its bytes.
+func (ix *zindex) remove(member string, score float64) string {
 	delete(ix.scores, member)
-	ix.order.Delete(Entry{Member: member, Score: score})
+	e, _ := ix.order.Delete(Entry{Member: member, Score: score})
 	ix.byMember = nil
+	return e.Member
 }
 
 // members returns the members in byte order (ZSCAN's order).
@@ -176,12 +178,16 @@ func (db *DB) takeZIndex(k dbKey) *zindex {
 	db.zidx.mu.Lock()
 	defer db.zidx.mu.Unlock()
 	ix := db.zidx.m[k]
+	if ix != nil {
+		db.jr.noteIndex(k, ix)
+	}
 	delete(db.zidx.m, k)
 	return ix
 }
 
 func (db *DB) putZIndex(k dbKey, ix *zindex) {
 	db.zidx.mu.Lock()
+	db.jr.noteIndex(k, db.zidx.m[k])
 	db.zidx.put(k, ix)
 	db.zidx.mu.Unlock()
 }
@@ -189,6 +195,7 @@ func (db *DB) putZIndex(k dbKey, ix *zindex) {
 // dropMembers deletes the members of key k with its index, journalling
 // each.
 func (tx *Tx) dropMembers(k dbKey) {
+	tx.mutating()
 	ix := tx.db.takeZIndex(k)
 	if ix != nil {
 		tx.journalMembers(k, ix, true)
@@ -215,6 +222,7 @@ func (tx *Tx) journalMembers(k dbKey, ix *zindex, del bool) {
 // moveZIndex gives src's members to dst (dst was deleted first), in the
 // data file too.
 func (tx *Tx) moveZIndex(src dbKey, dst dbKey) {
+	tx.mutating()
 	ix := tx.db.takeZIndex(src)
 	if ix == nil {
 		return
@@ -226,6 +234,7 @@ func (tx *Tx) moveZIndex(src dbKey, dst dbKey) {
 
 // copyZIndex gives dst (deleted first) a copy of src's members.
 func (tx *Tx) copyZIndex(ix *zindex, dst dbKey) {
+	tx.mutating()
 	c := ix.clone()
 	tx.journalMembers(dst, c, false)
 	tx.db.putZIndex(dst, c)
@@ -242,6 +251,7 @@ func (tx *Tx) dropZIndexesOf(d int) {
 // member is journalled deleted under its old database, then set under the
 // new one, as the items of the other types are.
 func (tx *Tx) swapZIndexes(a, b int) {
+	tx.mutating()
 	keys := tx.db.zindexKeys(func(k dbKey) bool { return k.db == a || k.db == b })
 	moved := make([]*zindex, len(keys))
 	for i, k := range keys {
@@ -272,6 +282,7 @@ func (db *DB) zindexKeys(keep func(dbKey) bool) []dbKey {
 // deletes their members in the data file).
 func (db *DB) dropZIndexes() {
 	db.zidx.mu.Lock()
+	db.jr.noteIndexes(db.zidx.m)
 	db.zidx.m = nil
 	db.zidx.mu.Unlock()
 }
@@ -314,7 +325,7 @@ func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
 // records that the file is past that), then moves every such set's
 // members from their items into its index.
 func (db *DB) loadZSets() error {
-	_, err := db.commit(func(btx *buntdb.Tx) error {
+	_, _, err := db.commit(func(btx *buntdb.Tx) error {
 		tx := newTx(db, btx, true)
 		var sets []dbKey
 		tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, v string) bool {

@@ -143,6 +143,7 @@ func (z *ZSet) inlineDelete(i int) {
 // spill moves the inline members to an index, for good. The members are
 // copied: they may share the payload's bytes or a caller's buffer.
 func (z *ZSet) spill() {
+	z.tx.mutating()
 	es := z.ents()
 	ix := newZIndex(len(es))
 	jr, k := z.tx.db.jr, dbKey{z.db, z.key}

@@ -2,7 +2,9 @@ package tests
 
 import (
 	"context"
+	encbinary "encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,7 +77,8 @@ func TestDamagedTailIsRepairedWithLogLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("*3\r\n$3\r\nset\r\n$4\r\nhalf")
+	// A crash in the middle of a write leaves the start of a frame.
+	f.Write(frame("*3\r\n$3\r\nset\r\n$4\r\nhalf\r\n$1\r\nx\r\n")[:21])
 	f.Close()
 
 	q2 := StartQlessd(t, dir)
@@ -84,9 +87,20 @@ func TestDamagedTailIsRepairedWithLogLine(t *testing.T) {
 	if v, err := rdb2.Get(ctx, "kept").Result(); err != nil || v != "yes" {
 		t.Fatalf("kept = %q, %v", v, err)
 	}
-	if out := q2.Output(); !strings.Contains(out, "dropped incomplete record") || !strings.Contains(out, "dropped_bytes=21") {
+	if out := q2.Output(); !strings.Contains(out, "dropped an incomplete last write") || !strings.Contains(out, "dropped_bytes=21") {
 		t.Fatalf("no log line about the dropped tail:\n%s", out)
 	}
+}
+
+// frame is records as the data file holds them: a header with the body's
+// length and CRC-32C, and the header's own CRC-32C (store/frame.go).
+func frame(records string) []byte {
+	crc := func(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
+	b := []byte{'#'}
+	b = encbinary.LittleEndian.AppendUint32(b, uint32(len(records)))
+	b = encbinary.LittleEndian.AppendUint32(b, crc([]byte(records)))
+	b = encbinary.LittleEndian.AppendUint32(b, crc(b))
+	return append(b, records...)
 }
 
 func TestDamageInsideDataFileStopsStartup(t *testing.T) {

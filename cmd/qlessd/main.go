@@ -34,6 +34,9 @@ func run(argv []string) int {
 		fmt.Print(qless.Script())
 		return 0
 	}
+	if len(argv) > 0 && argv[0] == "check" {
+		return runCheck(argv[1:], os.Stdout, os.Stderr)
+	}
 	fs := flag.NewFlagSet("qlessd", flag.ContinueOnError)
 	bind := fs.String("bind", "127.0.0.1", "address to listen on")
 	port := fs.Int("port", 6379, "TCP port")

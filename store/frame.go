@@ -1,0 +1,130 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"math"
+)
+
+// Records reach the data file in frames, each written by one write(2): the
+// records of the transactions one write carries (journal.go), or a chunk of
+// a rewrite. A frame is a header and a body of whole records:
+//
+//	'#'  body length (uint32, little endian)  CRC-32C of the body  CRC-32C of the 9 bytes before
+//
+// The header's own checksum tells a damaged length from a frame the file
+// ends inside of: the last write cut short by a crash is dropped at start,
+// while a changed byte anywhere stops start-up with its offset (loading a
+// changed file silently changed data). Files written before frames hold
+// bare records; they load as before, without checksums, and frames are
+// appended after them.
+
+const (
+	frameMark      = '#'
+	frameHeaderLen = 13
+	// frameTarget is the body size a rewrite's frames are cut at.
+	frameTarget = 1 << 20
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var errFrameTooLarge = errors.New("a write of more than 4 GiB of records")
+
+// frameSpace is reserved at the start of a buffer of records, for
+// sealFrame to fill in.
+var frameSpace [frameHeaderLen]byte
+
+// sealFrame fills in the header of the frame in b, whose first
+// frameHeaderLen bytes were reserved, around the records after them.
+func sealFrame(b []byte) error {
+	n := len(b) - frameHeaderLen
+	if n > math.MaxUint32 {
+		return errFrameTooLarge
+	}
+	b[0] = frameMark
+	binary.LittleEndian.PutUint32(b[1:5], uint32(n))
+	binary.LittleEndian.PutUint32(b[5:9], crc32.Checksum(b[frameHeaderLen:], castagnoli))
+	binary.LittleEndian.PutUint32(b[9:13], crc32.Checksum(b[:9], castagnoli))
+	return nil
+}
+
+// parseFrameHeader returns the body length and checksum a frame header
+// gives, or false when the header's own checksum does not match.
+func parseFrameHeader(h *[frameHeaderLen]byte) (n int64, sum uint32, ok bool) {
+	if h[0] != frameMark || binary.LittleEndian.Uint32(h[9:13]) != crc32.Checksum(h[:9], castagnoli) {
+		return 0, 0, false
+	}
+	return int64(binary.LittleEndian.Uint32(h[1:5])), binary.LittleEndian.Uint32(h[5:9]), true
+}
+
+func crcOf(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// frameWriter cuts the records a rewrite writes into frames of about
+// frameTarget bytes.
+type frameWriter struct {
+	w    io.Writer
+	buf  []byte // a frame being filled: frameSpace, then records
+	size int64  // bytes written
+}
+
+func newFrameWriter(w io.Writer) *frameWriter {
+	return &frameWriter{w: w, buf: append(make([]byte, 0, frameTarget+64<<10), frameSpace[:]...)}
+}
+
+// full writes the frame once it reached frameTarget.
+func (fw *frameWriter) full() error {
+	if len(fw.buf) < frameHeaderLen+frameTarget {
+		return nil
+	}
+	return fw.flush()
+}
+
+// flush writes the frame being filled, if it holds any record.
+func (fw *frameWriter) flush() error {
+	if len(fw.buf) == frameHeaderLen {
+		return nil
+	}
+	if err := sealFrame(fw.buf); err != nil {
+		return err
+	}
+	n, err := fw.w.Write(fw.buf)
+	fw.size += int64(n)
+	fw.buf = fw.buf[:frameHeaderLen]
+	return err
+}
+
+// sliceSource serves a frame's body to a recordReader.
+type sliceSource struct{ b []byte }
+
+func (s *sliceSource) Read(p []byte) (int, error) {
+	if len(s.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, s.b)
+	s.b = s.b[n:]
+	return n, nil
+}
+
+func (s *sliceSource) ReadByte() (byte, error) {
+	if len(s.b) == 0 {
+		return 0, io.EOF
+	}
+	c := s.b[0]
+	s.b = s.b[1:]
+	return c, nil
+}
+
+func (s *sliceSource) ReadSlice(delim byte) ([]byte, error) {
+	i := bytes.IndexByte(s.b, delim)
+	if i < 0 {
+		line := s.b
+		s.b = nil
+		return line, io.EOF
+	}
+	line := s.b[:i+1]
+	s.b = s.b[i+1:]
+	return line, nil
+}
