@@ -42,6 +42,7 @@ func parseChunk(src, name string) ([]ast.Stmt, error) {
 }
 
 func compileChunk(chunk []ast.Stmt, name string) (*lua.FunctionProto, error) {
+	rewriteAssigns(chunk, fixLostFalsy)
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		var ce *lua.CompileError
