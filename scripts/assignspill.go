@@ -14,20 +14,21 @@ import (
 // setting it to nil. A new local ("local x = ...") or any other target gets
 // the expression's scratch register and is not affected.
 //
-// Short of forking it, such assignments are rewritten before compiling
+// Short of forking it, such assignments, and those whose order of stores
+// goes wrong (assignorder.go), are rewritten before compiling
 // (spillAssign): the values go to fresh locals in a do block first, which
 // compiles correctly, then to their targets.
 
-// fixLostFalsy is an assignFixer spilling assignments gopher-lua
-// compiles wrongly as above.
-func fixLostFalsy(s *ast.AssignStmt, isLocal func(string) bool) ast.Stmt {
+// losesFalsy reports whether gopher-lua's code for s can skip storing a
+// falsy value to a local target as above.
+func losesFalsy(s *ast.AssignStmt, sc localScope) bool {
 	for i, l := range s.Lhs {
 		id, ok := l.(*ast.IdentExpr)
-		if ok && i < len(s.Rhs) && isLocal(id.Value) && dropsFalsy(s.Rhs[i], isLocal) {
-			return spillAssign(s, isLocal)
+		if ok && i < len(s.Rhs) && sc.isLocal(id.Value) && dropsFalsy(s.Rhs[i], sc.isLocal) {
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // dropsFalsy reports whether gopher-lua's code for e, assigned to a local
@@ -74,26 +75,10 @@ const spillPrefix = "\x00spill"
 //	end
 //
 // which keeps Lua's order: targets' table and key expressions first, then
-// every value, then the stores from the last target to the first. A table
-// or key expression is kept in place when reading it later gives the same
-// value: a constant, or a local the statement does not assign. Positions
-// are those of the original nodes, so error messages name the same lines.
+// every value, then the stores from the last target to the first.
+// Positions are those of the original nodes, so error messages name the
+// same lines.
 func spillAssign(s *ast.AssignStmt, isLocal func(string) bool) ast.Stmt {
-	assigned := map[string]bool{}
-	for _, l := range s.Lhs {
-		if id, ok := l.(*ast.IdentExpr); ok && isLocal(id.Value) {
-			assigned[id.Value] = true
-		}
-	}
-	stable := func(e ast.Expr) bool {
-		switch x := e.(type) {
-		case *ast.NumberExpr, *ast.StringExpr, *ast.NilExpr, *ast.TrueExpr, *ast.FalseExpr:
-			return true
-		case *ast.IdentExpr:
-			return isLocal(x.Value) && !assigned[x.Value]
-		}
-		return false
-	}
 	n := 0
 	temp := func(at ast.Expr) *ast.IdentExpr {
 		n++
@@ -101,21 +86,7 @@ func spillAssign(s *ast.AssignStmt, isLocal func(string) bool) ast.Stmt {
 		setPos(id, at)
 		return id
 	}
-	captures := &ast.LocalAssignStmt{}
-	for _, l := range s.Lhs {
-		a, ok := l.(*ast.AttrGetExpr)
-		if !ok {
-			continue
-		}
-		for _, part := range []*ast.Expr{&a.Object, &a.Key} {
-			if !stable(*part) {
-				id := temp(*part)
-				captures.Names = append(captures.Names, id.Value)
-				captures.Exprs = append(captures.Exprs, *part)
-				*part = id
-			}
-		}
-	}
+	captures := captureTargets(s, isLocal, temp)
 	values := &ast.LocalAssignStmt{Exprs: s.Rhs}
 	var stores []ast.Stmt
 	for i := len(s.Lhs) - 1; i >= 0; i-- {
@@ -134,6 +105,54 @@ func spillAssign(s *ast.AssignStmt, isLocal func(string) bool) ast.Stmt {
 	setPos(block, s)
 	block.Stmts = append(append(block.Stmts, values), stores...)
 	return block
+}
+
+// captureTargets moves the table and key expressions of s's table targets
+// into a local statement, in Lua 5.1's order: a constant stays; a local
+// of the function stays, read where it is stored to, unless a target to
+// its right assigns it, which copies it there; anything else is evaluated
+// where it stands.
+func captureTargets(s *ast.AssignStmt, isLocal func(string) bool, temp func(ast.Expr) *ast.IdentExpr) *ast.LocalAssignStmt {
+	captures := &ast.LocalAssignStmt{}
+	capture := func(part *ast.Expr) {
+		id := temp(*part)
+		captures.Names = append(captures.Names, id.Value)
+		captures.Exprs = append(captures.Exprs, *part)
+		*part = id
+	}
+	var kept []*ast.Expr // local names left in place so far
+	for _, l := range s.Lhs {
+		switch x := l.(type) {
+		case *ast.IdentExpr:
+			if !isLocal(x.Value) {
+				continue
+			}
+			rest := kept[:0]
+			for _, part := range kept {
+				if (*part).(*ast.IdentExpr).Value == x.Value {
+					capture(part)
+				} else {
+					rest = append(rest, part)
+				}
+			}
+			kept = rest
+		case *ast.AttrGetExpr:
+			for _, part := range []*ast.Expr{&x.Object, &x.Key} {
+				switch y := (*part).(type) {
+				case *ast.NumberExpr, *ast.StringExpr, *ast.NilExpr, *ast.TrueExpr, *ast.FalseExpr:
+				case *ast.IdentExpr:
+					if isLocal(y.Value) {
+						kept = append(kept, part)
+					} else {
+						capture(part)
+					}
+				default:
+					capture(part)
+				}
+			}
+		}
+	}
+	return captures
 }
 
 func setPos(n, from ast.PositionHolder) {

@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,11 +74,13 @@ func compileTest(t *testing.T, src string, nested, spill bool) (*lua.FunctionPro
 		t.Fatalf("%s: %v", src, err)
 	}
 	flagged := false
-	rewriteAssigns(chunk, func(s *ast.AssignStmt, isLocal func(string) bool) ast.Stmt {
-		r := fixLostFalsy(s, isLocal)
-		flagged = flagged || r != nil
+	rewriteAssigns(chunk, func(s *ast.AssignStmt, sc localScope) ast.Stmt {
+		if !losesFalsy(s, sc) {
+			return nil
+		}
+		flagged = true
 		if spill {
-			return r
+			return spillAssign(s, sc.isLocal)
 		}
 		return nil
 	})
@@ -93,7 +96,7 @@ func compileTest(t *testing.T, src string, nested, spill bool) (*lua.FunctionPro
 
 // The rewrite's test must pick out exactly the assignments the compiler
 // gets wrong, and its output must not have the fault.
-func TestLostFalsyMatchesCompiler(t *testing.T) {
+func TestLuaLostFalsyMatchesCompiler(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	faulty := 0
 	for i := 0; i < 4000; i++ {
@@ -114,4 +117,80 @@ func TestLostFalsyMatchesCompiler(t *testing.T) {
 	if faulty < 500 {
 		t.Fatalf("only %d of the generated assignments were miscompiled", faulty)
 	}
+}
+
+// Assignments gopher-lua gets right stay as they are; the differential
+// tests (tests/lua_assign_test.go) show the spilled ones come out right.
+func TestLuaAssignOrderSpillsOnlyWhatShows(t *testing.T) {
+	cases := []struct {
+		src   string
+		spill bool
+	}{
+		{"local a, b, c; a, b = c, 1", false},
+		{"local a, b; a, b = b, a", true},
+		{"local a, b, t; a, b = t.x, t.y", false},
+		{"local a, b, t; local function f() return a end; a, b = t.x, t.y", true},
+		{"local a, b, t; local function f() return a end; b, a = t.x, t.y", false},
+		{"local a, b; a, b = f()", false},
+		{"local a, b; local function g() return a end; a, b = f(), 1", false},
+		{"local a, b; local function g() return a end; a, b = 1, f()", true},
+		{"local a; a, a = 1, 2", true},
+		{"u, v = 1, 2", false},
+		{"local t, a; t.x, t.y = a, 1", false},
+		{"local t, a; u, t.y = 1, a", true},
+		{"local t, a; t.y, u = a, 1", false},
+		{"local t, u; t.x, t = 1, u", true},
+		{"local t, i; i, t[i] = i + 1, 20", false},
+		{"local t, i; local function g() i = 2 end; t[i] = f()", true},
+		{"local t, i; t[i] = f()", false},
+		{"local x, y; x = (y or 0) and x", true},
+		{"local x, y; x = (y or 0) and 1", false},
+		{"local x, y; x = y and 1", false},
+		{"local x; x = f() and 1", true},
+		{"local x; local function g() x = (f() or 0) and g() end", false},
+		{"local x; x = (f() or 0) and x", true},
+		{"local x; local function g() return x end; x = (f() or 0) and g()", true},
+	}
+	for _, c := range cases {
+		chunk, err := parse.Parse(strings.NewReader(c.src), "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		spilled := false
+		rewriteAssigns(chunk, func(s *ast.AssignStmt, sc localScope) ast.Stmt {
+			spilled = spilled || fixAssignOrder(s, sc) != nil
+			return nil
+		})
+		if spilled != c.spill {
+			t.Errorf("%s: spilled %v, want %v", c.src, spilled, c.spill)
+		}
+	}
+}
+
+// A function near the register limit may have no room for the rewrite's
+// locals; it still compiles whenever it did without the rewrite.
+func TestLuaAssignSpillAtRegisterLimit(t *testing.T) {
+	for _, stmt := range []string{"a, b = b, a", "a = tonumber('x') and 1", "a, b, c = c, a and b, f()"} {
+		for n := 190; n <= 200; n++ {
+			names := make([]string, n)
+			for i := range names {
+				names[i] = "v" + strconv.Itoa(i)
+			}
+			src := "local a, b, c\nlocal " + strings.Join(names, ", ") + "\n" + stmt + "\nreturn a, b"
+			_, plainErr := compileChunk(mustParse(t, src), chunkName, false)
+			_, err := compile(src, chunkName)
+			if (err == nil) != (plainErr == nil) {
+				t.Errorf("%s with %d more locals: compiles: %v, without the rewrite: %v", stmt, n, err, plainErr)
+			}
+		}
+	}
+}
+
+func mustParse(t *testing.T, src string) []ast.Stmt {
+	t.Helper()
+	chunk, err := parseChunk(src, chunkName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chunk
 }

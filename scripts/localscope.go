@@ -8,36 +8,92 @@ import "github.com/yuin/gopher-lua/ast"
 // scopeWalk follows Lua's scoping rules as gopher-lua's compiler applies
 // them, so a rewrite sees each assignment with the locals visible there.
 
+// localScope answers for the function around an assignment.
+type localScope interface {
+	// isLocal reports whether name is one of the function's locals there.
+	isLocal(name string) bool
+	// captured reports whether that local is also an upvalue of some
+	// function nested in it, which can then read or set it whenever it
+	// runs.
+	captured(name string) bool
+}
+
 // assignFixer may return a statement to put in place of an assignment.
-// isLocal reports whether a name is a local of the enclosing function at
-// that point.
-type assignFixer func(s *ast.AssignStmt, isLocal func(string) bool) ast.Stmt
+type assignFixer func(s *ast.AssignStmt, sc localScope) ast.Stmt
+
+type localVar struct {
+	name string
+	id   int // declarations numbered in walk order
+}
 
 type scopeWalk struct {
-	fix    assignFixer
-	locals []string // the current function's visible locals, innermost last
+	fix      assignFixer // nil while finding captured locals
+	funcs    [][]localVar
+	ids      int
+	upvalues map[int]bool // ids of captured locals
 }
 
 // rewriteAssigns runs fix on every assignment under chunk, the main
-// function's body, replacing those it returns a statement for.
+// function's body, replacing those it returns a statement for. A first
+// walk finds the captured locals, as a closure may come after the
+// assignment it matters to.
 func rewriteAssigns(chunk []ast.Stmt, fix assignFixer) {
-	w := &scopeWalk{fix: fix}
+	find := &scopeWalk{upvalues: map[int]bool{}, funcs: [][]localVar{nil}}
+	find.block(chunk)
+	w := &scopeWalk{fix: fix, upvalues: find.upvalues, funcs: [][]localVar{nil}}
 	w.block(chunk)
 }
 
-func (w *scopeWalk) isLocal(name string) bool {
-	for i := len(w.locals) - 1; i >= 0; i-- {
-		if w.locals[i] == name {
-			return true
+// lookup finds the innermost declaration of name, and how many functions
+// out it is (0: the current one), or -1.
+func (w *scopeWalk) lookup(name string) (localVar, int) {
+	for depth := 0; depth < len(w.funcs); depth++ {
+		vars := w.funcs[len(w.funcs)-1-depth]
+		for i := len(vars) - 1; i >= 0; i-- {
+			if vars[i].name == name {
+				return vars[i], depth
+			}
 		}
 	}
-	return false
+	return localVar{}, -1
+}
+
+func (w *scopeWalk) isLocal(name string) bool {
+	_, depth := w.lookup(name)
+	return depth == 0
+}
+
+func (w *scopeWalk) captured(name string) bool {
+	v, depth := w.lookup(name)
+	return depth == 0 && w.upvalues[v.id]
+}
+
+func (w *scopeWalk) use(name string) {
+	if v, depth := w.lookup(name); depth > 0 {
+		w.upvalues[v.id] = true
+	}
+}
+
+func (w *scopeWalk) declare(names ...string) {
+	top := len(w.funcs) - 1
+	for _, n := range names {
+		w.ids++
+		w.funcs[top] = append(w.funcs[top], localVar{n, w.ids})
+	}
+}
+
+// mark and release bound a scope in the current function.
+func (w *scopeWalk) mark() int { return len(w.funcs[len(w.funcs)-1]) }
+
+func (w *scopeWalk) release(mark int) {
+	top := len(w.funcs) - 1
+	w.funcs[top] = w.funcs[top][:mark]
 }
 
 func (w *scopeWalk) block(stmts []ast.Stmt) {
-	mark := len(w.locals)
+	mark := w.mark()
 	w.stmts(stmts)
-	w.locals = w.locals[:mark]
+	w.release(mark)
 }
 
 func (w *scopeWalk) stmts(stmts []ast.Stmt) {
@@ -45,7 +101,10 @@ func (w *scopeWalk) stmts(stmts []ast.Stmt) {
 		if s, ok := stmts[i].(*ast.AssignStmt); ok {
 			w.exprs(s.Lhs)
 			w.exprs(s.Rhs)
-			if r := w.fix(s, w.isLocal); r != nil {
+			if w.fix == nil {
+				continue
+			}
+			if r := w.fix(s, w); r != nil {
 				stmts[i] = r
 			}
 			continue
@@ -60,13 +119,13 @@ func (w *scopeWalk) stmt(st ast.Stmt) {
 		if len(s.Names) == 1 && len(s.Exprs) == 1 {
 			if _, ok := s.Exprs[0].(*ast.FunctionExpr); ok {
 				// local function f: f is in scope in its own body.
-				w.locals = append(w.locals, s.Names[0])
+				w.declare(s.Names[0])
 				w.exprs(s.Exprs)
 				return
 			}
 		}
 		w.exprs(s.Exprs)
-		w.locals = append(w.locals, s.Names...)
+		w.declare(s.Names...)
 	case *ast.FuncCallStmt:
 		w.expr(s.Expr)
 	case *ast.DoBlockStmt:
@@ -76,10 +135,10 @@ func (w *scopeWalk) stmt(st ast.Stmt) {
 		w.block(s.Stmts)
 	case *ast.RepeatStmt:
 		// The condition sees the body's locals.
-		mark := len(w.locals)
+		mark := w.mark()
 		w.stmts(s.Stmts)
 		w.expr(s.Condition)
-		w.locals = w.locals[:mark]
+		w.release(mark)
 	case *ast.IfStmt:
 		w.expr(s.Condition)
 		w.block(s.Then)
@@ -101,27 +160,26 @@ func (w *scopeWalk) stmt(st ast.Stmt) {
 }
 
 func (w *scopeWalk) loopBody(names []string, body []ast.Stmt) {
-	mark := len(w.locals)
-	w.locals = append(w.locals, names...)
+	mark := w.mark()
+	w.declare(names...)
 	w.block(body)
-	w.locals = w.locals[:mark]
+	w.release(mark)
 }
 
 // function walks a nested function's body with its own locals: its
 // parameters, self for a method, and arg for a vararg function (gopher-lua
 // declares it in every function but the main chunk).
 func (w *scopeWalk) function(f *ast.FunctionExpr, method bool) {
-	outer := w.locals
-	w.locals = nil
+	w.funcs = append(w.funcs, nil)
 	if method {
-		w.locals = append(w.locals, "self")
+		w.declare("self")
 	}
-	w.locals = append(w.locals, f.ParList.Names...)
+	w.declare(f.ParList.Names...)
 	if f.ParList.HasVargs {
-		w.locals = append(w.locals, "arg")
+		w.declare("arg")
 	}
 	w.block(f.Stmts)
-	w.locals = outer
+	w.funcs = w.funcs[:len(w.funcs)-1]
 }
 
 func (w *scopeWalk) exprs(es []ast.Expr) {
@@ -130,9 +188,10 @@ func (w *scopeWalk) exprs(es []ast.Expr) {
 	}
 }
 
-// expr looks for function bodies inside an expression.
 func (w *scopeWalk) expr(e ast.Expr) {
 	switch x := e.(type) {
+	case *ast.IdentExpr:
+		w.use(x.Value)
 	case *ast.FunctionExpr:
 		w.function(x, false)
 	case *ast.AttrGetExpr:
@@ -147,23 +206,30 @@ func (w *scopeWalk) expr(e ast.Expr) {
 		w.expr(x.Func)
 		w.expr(x.Receiver)
 		w.exprs(x.Args)
-	case *ast.LogicalOpExpr:
-		w.expr(x.Lhs)
-		w.expr(x.Rhs)
-	case *ast.RelationalOpExpr:
-		w.expr(x.Lhs)
-		w.expr(x.Rhs)
-	case *ast.StringConcatOpExpr:
-		w.expr(x.Lhs)
-		w.expr(x.Rhs)
-	case *ast.ArithmeticOpExpr:
-		w.expr(x.Lhs)
-		w.expr(x.Rhs)
-	case *ast.UnaryMinusOpExpr:
-		w.expr(x.Expr)
-	case *ast.UnaryNotOpExpr:
-		w.expr(x.Expr)
-	case *ast.UnaryLenOpExpr:
-		w.expr(x.Expr)
+	default:
+		for _, sub := range operands(e) {
+			w.expr(sub)
+		}
 	}
+}
+
+// operands lists the operands of an operator expression.
+func operands(e ast.Expr) []ast.Expr {
+	switch x := e.(type) {
+	case *ast.LogicalOpExpr:
+		return []ast.Expr{x.Lhs, x.Rhs}
+	case *ast.RelationalOpExpr:
+		return []ast.Expr{x.Lhs, x.Rhs}
+	case *ast.StringConcatOpExpr:
+		return []ast.Expr{x.Lhs, x.Rhs}
+	case *ast.ArithmeticOpExpr:
+		return []ast.Expr{x.Lhs, x.Rhs}
+	case *ast.UnaryMinusOpExpr:
+		return []ast.Expr{x.Expr}
+	case *ast.UnaryNotOpExpr:
+		return []ast.Expr{x.Expr}
+	case *ast.UnaryLenOpExpr:
+		return []ast.Expr{x.Expr}
+	}
+	return nil
 }

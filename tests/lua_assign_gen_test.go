@@ -142,3 +142,73 @@ func genAssignScript(rng *rand.Rand, stmts int) string {
 	b.WriteString("out[#out + 1] = table.concat(log, ',')\nreturn out\n")
 	return b.String()
 }
+
+// multiPrelude sets up a function whose locals a, b, c and t the generated
+// multiple assignments assign and read. With captured, closures read
+// (rd) and write (wr) them and metamethods call rd when a value is read
+// (mt) or stored (mw), so code run in the middle of an assignment can see
+// when a local changes; otherwise they touch nothing of the function's.
+func multiPrelude(captured bool) string {
+	rd, wr := "return 'rd'", "return 'wr'"
+	if captured {
+		rd = "return r(a) .. r(b) .. r(c) .. r(t)"
+		wr = "a = 'wa'; return 'wr'"
+	}
+	return `local log = {}
+local function rec(x) log[#log + 1] = tostring(x) end
+local function r(v)
+  local ty = type(v)
+  if ty == 'table' or ty == 'function' then return ty end
+  return ty .. ':' .. tostring(v)
+end
+local function k(v) rec(v) return v end
+local n = 0
+local function f() n = n + 1; rec('f' .. n) return n end
+local u = 'u'
+local function run()
+  local a, b, c = 1, 2, 3
+  local t = {x = 'tx'}
+  local nt = {}
+  local function rd() rec('rd') ` + rd + ` end
+  local function wr() rec('wr') ` + wr + ` end
+  local mt = setmetatable({}, {__index = function() return rd() end})
+  local mw = setmetatable({}, {__newindex = function() rec(rd()) end})
+`
+}
+
+const multiEpilogue = `  local function dump(v)
+    if type(v) ~= 'table' then return r(v) end
+    return r(v.x) .. r(v[1]) .. r(v[2]) .. r(v.k) .. r(v.s)
+  end
+  return r(a) .. r(b) .. r(c) .. ' ' .. dump(t) .. ' ' .. dump(nt) .. ' ' .. r(u)
+end
+local res = run()
+return {res, table.concat(log, ',')}
+`
+
+var multiTargets = []string{"a", "b", "c", "t", "t.x", "t[a]", "t[b]", "t[1]", "t[k('k')]", "nt.s", "u", "mw.z"}
+
+var multiValues = []string{
+	"a", "b", "c", "t", "nt", "1", "'s'", "nil", "false", "f()", "rd()", "wr()", "k(a)", "(k(b))",
+	"t.x", "t[1]", "mt.q", "{a}", "a and b", "(a or b) and c", "(f() or b) and a", "(a or k(1)) and rd()",
+	"not a", "a == b", "#nt", "tostring(a)", "...",
+}
+
+// genMultiScript is one EVAL body with one random assignment of one to
+// three targets from one to four values.
+func genMultiScript(rng *rand.Rand) string {
+	captured := rng.Intn(2) == 0
+	pick := func(from []string, n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = from[rng.Intn(len(from))]
+		}
+		return strings.Join(parts, ", ")
+	}
+	values := pick(multiValues, 1+rng.Intn(4))
+	stmt := "  " + pick(multiTargets, 1+rng.Intn(3)) + " = " + values + "\n"
+	if strings.Contains(values, "...") {
+		stmt = "  local function g(...)\n  " + stmt + "  end\n  g(k('va'), nil)\n"
+	}
+	return multiPrelude(captured) + stmt + multiEpilogue
+}

@@ -40,3 +40,38 @@ func TestLuaLogicalAssign(t *testing.T) {
 		p.Same(t, "EVAL", genAssignScript(rng, 1), "0")
 	}
 }
+
+// Lua evaluates every value, then stores from the last target to the
+// first. gopher-lua stores a value for a local as soon as it has it, reads
+// a table target's local value when it stores but copies its local key
+// before any value (Lua does the opposite), and miscounts registers left
+// of a table target whose value is a local.
+var multipleAssignCases = []string{
+	"local a, b = 1, 2; a, b = b, a; return {a, b}",
+	"local a, b, c = 1, 2, 3; a, b, c = c, a, b; return {a, b, c}",
+	"local a, b = 0, 0; a, b = a + 1, a + b; return {a, b}",
+	"local t, u = {}, {}; t.x, t = 1, u; return {tostring(t.x), tostring(u.x)}",
+	"local t, u = {}, {}; local old = t; t, t.x = u, 1; return {tostring(old.x), tostring(u.x)}",
+	"local a; a, a = 1, 2; return a",
+	"local t = {}; local u; (function() local a = 'v'; u, t.k = 1, a end)(); return {tostring(u), t.k}",
+	"local i, t = 1, {}; i, t[i] = i + 1, 20; return {i, tostring(t[1]), tostring(t[2])}",
+	"local i, t = 1, {}; t[i], i = 20, i + 1; return {i, tostring(t[1]), tostring(t[2])}",
+	"local x, y = 1, 2; x = (y or 0) and x; return x",
+	"local t, k = {}, 1; local function g() k = 2; return 5 end; t[k] = g(); return {tostring(t[1]), tostring(t[2])}",
+	"local t, a = {}, 1; local function w() a = 'w' return 2 end; t.x, t.y = a, w(); return {t.x, t.y}",
+	// The closure that changes a comes after the assignment.
+	"local a, b = 1, 2; local g; for i = 1, 2 do if g then a, b = g(), a end; g = function() a = 'w'; return 'g' end end; return {a, b}",
+	"local a, b = 1, 2; local function f(...) a, b = ... end; f(b, a); return {a, b}",
+	"local a, seen = 1; local w = setmetatable({}, {__newindex = function() seen = a end}); a, w.z = 2, 3; return seen",
+}
+
+func TestLuaMultipleAssign(t *testing.T) {
+	p := StartPair(t)
+	for _, c := range multipleAssignCases {
+		p.Same(t, "EVAL", c, "0")
+	}
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 1500; i++ {
+		p.Same(t, "EVAL", genMultiScript(rng), "0")
+	}
+}
