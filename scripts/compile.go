@@ -16,21 +16,29 @@ const chunkName = "user_script"
 
 // compile turns source into a function prototype, with a compile error
 // worded as Lua 5.1 words it where gopher-lua's parser allows.
-// The arg rewrite (argtable.go) adds a local to some functions; a function
-// already at the locals limit then does not compile, and is compiled
-// without it, as are error messages made.
+// The arg rewrite (argtable.go) adds a local to some functions, and the
+// assignment rewrite (assignspill.go) some registers to a multiple
+// assignment; a function already at the limit then does not compile, and
+// is compiled without the one, then without both, as are error messages
+// made.
 func compile(src, name string) (*lua.FunctionProto, error) {
 	chunk, err := parseChunk(src, name)
 	if err != nil {
 		return nil, err
 	}
-	if proto, err := compileChunk(rewriteArgTables(chunk), name); err == nil {
+	if proto, err := compileChunk(rewriteArgTables(chunk), name, true); err == nil {
 		return proto, nil
 	}
 	if chunk, err = parseChunk(src, name); err != nil {
 		return nil, err
 	}
-	return compileChunk(chunk, name)
+	if proto, err := compileChunk(chunk, name, true); err == nil {
+		return proto, nil
+	}
+	if chunk, err = parseChunk(src, name); err != nil {
+		return nil, err
+	}
+	return compileChunk(chunk, name, false)
 }
 
 func parseChunk(src, name string) ([]ast.Stmt, error) {
@@ -41,7 +49,11 @@ func parseChunk(src, name string) ([]ast.Stmt, error) {
 	return rewriteChunk(chunk), nil
 }
 
-func compileChunk(chunk []ast.Stmt, name string) (*lua.FunctionProto, error) {
+// compileChunk compiles a chunk, with the assignment rewrite if spill.
+func compileChunk(chunk []ast.Stmt, name string, spill bool) (*lua.FunctionProto, error) {
+	if spill {
+		rewriteAssigns(chunk, fixAssignOrder)
+	}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		var ce *lua.CompileError
@@ -71,7 +83,7 @@ func compileFactory(src, name string) *lua.FunctionProto {
 		if factory == nil {
 			continue
 		}
-		if proto, err := compileChunk(factory, name); err == nil {
+		if proto, err := compileChunk(factory, name, true); err == nil {
 			return proto
 		}
 	}
@@ -86,7 +98,7 @@ func compileOnce(src, name string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, err
 	}
-	if proto, err := compileChunk(hoistGlobals(rewriteArgTables(chunk)), name); err == nil {
+	if proto, err := compileChunk(hoistGlobals(rewriteArgTables(chunk)), name, true); err == nil {
 		return proto, nil
 	}
 	return compile(src, name)
