@@ -80,7 +80,7 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 // startLoops starts the event loops and the goroutine that accepts for
 // them, each new connection going to the next loop in turn.
 func (s *Server) startLoops(ln net.Listener) error {
-	n := max(s.cfg.EventLoops, 1)
+	n, next := max(s.cfg.EventLoops, 1), 0
 	for range n {
 		lp, err := newEventLoop(s)
 		if err != nil {
@@ -95,7 +95,10 @@ func (s *Server) startLoops(ln net.Listener) error {
 	for _, lp := range s.loops {
 		go lp.run()
 	}
-	go s.acceptLoop(ln)
+	go s.acceptLoop(ln, func(c net.Conn) {
+		s.loops[next%len(s.loops)].adopt(c)
+		next++
+	})
 	go func() {
 		for _, lp := range s.loops {
 			<-lp.done
@@ -112,9 +115,10 @@ func (s *Server) EventLoops() int { return len(s.loops) }
 // IOUring reports whether the event loops read and write through io_uring.
 func (s *Server) IOUring() bool { return len(s.loops) > 0 && s.loops[0].ringOn.Load() }
 
-// acceptLoop takes connections from ln and hands their sockets to the loops.
-func (s *Server) acceptLoop(ln net.Listener) {
-	for i := 0; ; i++ {
+// acceptLoop takes connections from ln and hands each to serve, until ln
+// closes.
+func (s *Server) acceptLoop(ln net.Listener, serve func(net.Conn)) {
+	for {
 		c, err := ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
@@ -124,7 +128,7 @@ func (s *Server) acceptLoop(ln net.Listener) {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
-		s.loops[i%len(s.loops)].adopt(c)
+		serve(c)
 	}
 }
 
@@ -136,7 +140,7 @@ func (lp *eventLoop) adopt(c net.Conn) {
 		return
 	}
 	lc := &loopConn{lp: lp, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
-	sess := newSession(lp.s, nil, lc, c.RemoteAddr().String())
+	sess := newSession(lp.s, lc, c.RemoteAddr().String())
 	sess.lc = lc
 	lc.sess = sess
 	if !lp.s.admit(sess, c) {

@@ -7,7 +7,7 @@ import (
 	"net"
 )
 
-// The event loop uses epoll; elsewhere connections get redcon's goroutines.
+// The event loop uses epoll; elsewhere each connection gets a goroutine.
 
 type poller struct{}
 

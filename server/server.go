@@ -15,7 +15,6 @@ import (
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/store"
-	"github.com/tidwall/redcon"
 )
 
 // Server is a running qlessd.
@@ -25,7 +24,6 @@ type Server struct {
 	gate    scriptGate // see scriptgate.go
 	db      *store.DB
 	table   *commands.Table
-	rs      *redcon.Server
 	loops   []*eventLoop // when cfg.EventLoop: see loop.go
 	ln      *gatedListener
 	waiters *waiters
@@ -37,6 +35,13 @@ type Server struct {
 	// setTimeLimit changes the engine's lua-time-limit (busy.go)
 	setTimeLimit func(time.Duration)
 	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
+
+	// What every command read checks, kept apart from cfg (which CONFIG
+	// SET changes under mu): proto-max-bulk-len, client-query-buffer-limit,
+	// and whether requirepass is set.
+	maxBulk  atomic.Int64
+	maxQuery atomic.Int64
+	needPass atomic.Bool
 
 	closing   atomic.Bool
 	abandon   atomic.Bool // stop without waiting for running commands
@@ -85,6 +90,15 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 		started:  time.Now(),
 	}
 	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
+	if s.cfg.ProtoMaxBulkLen <= 0 {
+		s.cfg.ProtoMaxBulkLen = defaultMaxBulk
+	}
+	if s.cfg.ClientQueryBufferLimit <= 0 {
+		s.cfg.ClientQueryBufferLimit = defaultMaxQuery
+	}
+	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
+	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
+	s.needPass.Store(cfg.RequirePass != "")
 	db.OnCommit(s.committed)
 	s.addDebug()
 	return s, nil
@@ -141,11 +155,10 @@ func (s *Server) Start() error {
 		}
 		s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
 	}
-	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
-	if s.cfg.Timeout > 0 {
-		s.rs.SetIdleClose(s.cfg.Timeout)
-	}
-	go func() { s.served <- s.rs.Serve(s.ln) }()
+	go func() {
+		s.acceptLoop(s.ln, func(c net.Conn) { go s.serveConn(c) })
+		s.served <- nil
+	}()
 	return nil
 }
 
@@ -220,15 +233,6 @@ func (s *Server) close() error {
 	return s.db.Close()
 }
 
-func (s *Server) accept(c redcon.Conn) bool {
-	sess := newSession(s, c, c.NetConn(), c.RemoteAddr())
-	if !s.admit(sess, c.NetConn()) {
-		return false
-	}
-	c.SetContext(sess)
-	return true
-}
-
 // admit registers a new connection's session, or refuses it while the
 // server stops or when maxclients are connected (telling the client why,
 // over nc).
@@ -246,40 +250,6 @@ func (s *Server) admit(sess *session, nc net.Conn) bool {
 	s.mu.Unlock()
 	s.statConns.Add(1)
 	return true
-}
-
-// closed is redcon's notice that a connection it serves has ended. A
-// detached connection is not over: serveDetached owns it from then on.
-func (s *Server) closed(c redcon.Conn, err error) {
-	sess, _ := c.Context().(*session)
-	if sess == nil || sess.detached {
-		return
-	}
-	// redcon calls this holding its server lock, which its accept loop
-	// needs too: disconnect hooks must not hold up new connections.
-	go s.drop(sess)
-}
-
-// handle runs one command from a connection served by redcon.
-func (s *Server) handle(c redcon.Conn, rc redcon.Command) {
-	sess, _ := c.Context().(*session)
-	if sess == nil || len(rc.Args) == 0 {
-		return
-	}
-	if s.closing.Load() {
-		c.Close()
-		return
-	}
-	s.inflight.Add(1)
-	defer s.inflight.Done()
-	quit := s.process(sess, rc.Args, connWriter{c})
-	if quit || sess.closeAfterReply {
-		c.Close()
-		return
-	}
-	if sess.out != nil && !sess.detached {
-		s.detach(sess, c)
-	}
 }
 
 // process runs one command line: the checks Redis makes before running a
@@ -526,9 +496,9 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 	}
 }
 
-// gatedListener stops the kernel accepting on Close but holds redcon's
-// accept loop until drained is closed, because redcon closes every open
-// connection as soon as its loop ends and in-flight commands must finish first.
+// gatedListener stops the kernel accepting on Close but holds the accepting
+// goroutine until drained is closed: once it returns, every connection
+// left is closed, and in-flight commands must finish first.
 type gatedListener struct {
 	net.Listener
 	drained chan struct{}
