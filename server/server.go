@@ -178,6 +178,13 @@ func (s *Server) checkProtected() error {
 	return fmt.Errorf("protected mode: refusing to listen on %q without a password; set --requirepass, or --protected-mode no to accept unauthenticated clients from the network", host)
 }
 
+// fromLoopback reports whether nc's client connects over the loopback
+// interface.
+func fromLoopback(nc net.Conn) bool {
+	a, ok := nc.RemoteAddr().(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
+}
+
 // Addr returns the listening address.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
@@ -234,16 +241,26 @@ func (s *Server) close() error {
 }
 
 // admit registers a new connection's session, or refuses it while the
-// server stops or when maxclients are connected (telling the client why,
-// over nc).
+// server stops, when maxclients are connected, or, in protected mode
+// without a password, when it comes from beyond the loopback interface;
+// the client is told why over nc. Protected mode is checked here, on each
+// connection, as Redis does: CONFIG SET may have changed it, or the
+// password, since the server started.
 func (s *Server) admit(sess *session, nc net.Conn) bool {
 	if s.closing.Load() {
 		return false
 	}
 	s.mu.Lock()
-	if s.cfg.MaxClients > 0 && len(s.sessions) >= s.cfg.MaxClients {
+	refuse := ""
+	switch {
+	case s.cfg.MaxClients > 0 && len(s.sessions) >= s.cfg.MaxClients:
+		refuse = commands.ErrMaxClients
+	case s.cfg.ProtectedMode && s.cfg.RequirePass == "" && !fromLoopback(nc):
+		refuse = commands.ErrProtectedMode
+	}
+	if refuse != "" {
 		s.mu.Unlock()
-		nc.Write([]byte("-" + commands.ErrMaxClients + "\r\n"))
+		nc.Write([]byte("-" + refuse + "\r\n"))
 		return false
 	}
 	s.sessions[sess.id] = sess
