@@ -139,7 +139,13 @@ func (s *Server) SetConfig(name, value string) error {
 	case "loglevel":
 		s.cfg.LogLevel = value
 	case "maxclients":
-		s.cfg.MaxClients, _ = strconv.Atoi(value)
+		n, _ := strconv.Atoi(value)
+		if n > s.cfg.MaxClients {
+			if err := clientsFit(n); err != nil {
+				return err
+			}
+		}
+		s.cfg.MaxClients = n
 	case "protected-mode":
 		s.cfg.ProtectedMode = value == "yes"
 	case "requirepass":

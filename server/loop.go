@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -115,26 +114,13 @@ func (s *Server) EventLoops() int { return len(s.loops) }
 // IOUring reports whether the event loops read and write through io_uring.
 func (s *Server) IOUring() bool { return len(s.loops) > 0 && s.loops[0].ringOn.Load() }
 
-// acceptLoop takes connections from ln and hands each to serve, until ln
-// closes.
-func (s *Server) acceptLoop(ln net.Listener, serve func(net.Conn)) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			s.cfg.Logger.Warn("accept failed", "err", err)
-			time.Sleep(5 * time.Millisecond)
-			continue
-		}
-		serve(c)
-	}
-}
-
 func (lp *eventLoop) adopt(c net.Conn) {
 	fd, err := takeFD(c)
 	if err != nil {
+		if isFDLimit(err) {
+			lp.s.refuseFull(c)
+			return
+		}
 		lp.s.cfg.Logger.Warn("event loop: cannot take a connection", "err", err)
 		c.Close()
 		return

@@ -38,3 +38,4 @@ func sockWrite(fd int, b []byte) (int, error)                         { return 0
 func wouldBlock(err error) bool                                       { return false }
 func closeFD(fd int)                                                  {}
 func takeFD(c net.Conn) (int, error)                                  { return -1, errNoLoop }
+func clientWaiting(fd uintptr, ms int) bool                           { return true }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
@@ -61,6 +62,13 @@ type Server struct {
 	hookMu       sync.Mutex
 	onDisconnect []func(sessionID int64)
 
+	// fdFull counts clients refused for want of file descriptors since
+	// it last logged them (fdlimit.go); the accepting goroutine's alone.
+	fdFull struct {
+		refused int
+		logged  time.Time
+	}
+
 	statConns    atomic.Int64
 	statCommands atomic.Int64
 	started      time.Time
@@ -73,6 +81,9 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if err := fitMaxClients(&cfg); err != nil {
+		return nil, err
 	}
 	db, err := store.Open(store.Options{Dir: cfg.Dir, Sync: cfg.AppendFsync, Databases: cfg.Databases, Logger: cfg.Logger, Rewrite: cfg.AOFRewrite})
 	if err != nil {
@@ -519,6 +530,22 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 type gatedListener struct {
 	net.Listener
 	drained chan struct{}
+}
+
+// SyscallConn gives the listening socket, for awaitClient.
+func (l *gatedListener) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := l.Listener.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
+}
+
+// SetDeadline lets acceptWaiting take only a client already waiting.
+func (l *gatedListener) SetDeadline(t time.Time) error {
+	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+		return d.SetDeadline(t)
+	}
+	return errors.ErrUnsupported
 }
 
 func (l *gatedListener) Accept() (net.Conn, error) {
