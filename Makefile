@@ -16,13 +16,18 @@ run: build
 # where connections of two loops meet run against --event-loops 2, whose
 # loops read and write one system call at a time (--io-uring no), as where
 # io_uring is missing or forbidden.
+# Then each fuzzer of the request parser runs for FUZZTIME (one worker, the
+# machine being shared); `make test FUZZTIME=10m` for a longer search.
 TWO_LOOP_TESTS := TestScripting|TestEventLoop|TestQless|TestMulti|TestBlocking|TestPubSub
+FUZZERS := FuzzRequest FuzzInline
+FUZZTIME ?= 10s
 test:
 	./tests/ensure-redis.sh
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
 	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
+	for f in $(FUZZERS); do $(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) -parallel=1 ./server || exit 1; done
 
 bench: build
 	./tests/ensure-redis.sh
