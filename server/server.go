@@ -313,7 +313,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		sess.flagMulti()
 		return false
 	}
-	if !sess.authed.Load() && cmd.Flags&commands.NoAuth == 0 {
+	if s.authRequired(sess) && cmd.Flags&commands.NoAuth == 0 {
 		w.WriteError(commands.ErrNoAuth)
 		sess.flagMulti()
 		return false

@@ -71,7 +71,7 @@ func newSession(srv *Server, nc net.Conn, addr string) *session {
 	if la := nc.LocalAddr(); la != nil {
 		s.laddr = la.String()
 	}
-	s.authed.Store(srv.cfg.RequirePass == "")
+	s.authed.Store(!srv.needPass.Load())
 	s.multiLen.Store(-1)
 	s.lastCmd.Store(time.Now().UnixMilli())
 	return s

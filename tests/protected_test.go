@@ -107,3 +107,30 @@ const protectedDenied = "DENIED Redis is running in protected mode because prote
 	"3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. " +
 	"4) Setup a an authentication password for the default user. " +
 	"NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside."
+
+// A client that never authenticated is served once the password is
+// dropped, as on Redis, which asks for AUTH only while one is set; HELLO
+// still wants the client authenticated, on both.
+func TestDroppedPasswordServesUnauthenticatedClients(t *testing.T) {
+	q, r := StartQlessd(t, "", "--requirepass", "x"), StartRedis(t, "--requirepass", "x")
+	for _, p := range []*Proc{q, r} {
+		waiting, admin := DialRaw(t, p.Addr), DialRaw(t, p.Addr)
+		for _, c := range []struct {
+			conn *Raw
+			args []string
+			want string
+		}{
+			{waiting, []string{"PING"}, "-NOAUTH Authentication required.\r\n"},
+			{admin, []string{"AUTH", "x"}, "+OK\r\n"},
+			{admin, []string{"CONFIG", "SET", "requirepass", ""}, "+OK\r\n"},
+			{waiting, []string{"PING"}, "+PONG\r\n"},
+			{waiting, []string{"HELLO", "2"}, "-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n"},
+			{admin, []string{"CONFIG", "SET", "requirepass", "y"}, "+OK\r\n"},
+			{waiting, []string{"PING"}, "-NOAUTH Authentication required.\r\n"},
+		} {
+			if got := c.conn.Do(t, c.args...); got != c.want {
+				t.Errorf("%s %q: %q, want %q", p.Addr, c.args, got, c.want)
+			}
+		}
+	}
+}
