@@ -28,7 +28,7 @@ func FuzzRequest(f *testing.F) {
 		checkPrefixes(t, in, lim)
 		wantCmds, wantEnd := readAll(in, lim)
 		at, points := 0, []int(nil)
-		for _, c := range cuts {
+		for _, c := range cuts[:min(len(cuts), 64)] {
 			at += int(c)
 			if at > 0 && at < len(in) && (len(points) == 0 || at > points[len(points)-1]) {
 				points = append(points, at)

@@ -136,13 +136,13 @@ func TestRequestsReadAlikeInPieces(t *testing.T) {
 }
 
 // readSplit reads in as it arrives in pieces ending at cuts, each appended
-// to a buffer that moves, as a connection's input does.
+// to a buffer that moves as it grows, as a connection's input does.
 func readSplit(in []byte, lim reqLimits, cuts []int) (cmds []string, end string) {
 	var p reqParser
 	var buf []byte
 	from, prev := 0, 0
 	for _, cut := range append(cuts, len(in)) {
-		buf = append(append([]byte(nil), buf...), in[prev:cut]...)
+		buf = append(buf, in[prev:cut]...)
 		prev = cut
 		for from < len(buf) {
 			n, args, err := p.next(buf[from:], lim, nil)
