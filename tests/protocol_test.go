@@ -223,7 +223,7 @@ func rss(t *testing.T, p *Proc) int64 {
 // from where each write left it: another client is served meanwhile, and
 // the command runs once whole.
 func TestHugeMultibulkInSmallWrites(t *testing.T) {
-	const n = 3_000_000
+	const n = 1_000_000
 	q := StartQlessd(t, "")
 	other := DialRaw(t, q.Addr)
 	if got := other.Do(t, "SET", "x", "1"); got != "+OK\r\n" {
