@@ -220,12 +220,14 @@ func (p *reqParser) done() int {
 }
 
 // need is how many bytes of the command the input must hold before it can
-// go on: more than it holds only while an argument's bytes are coming.
+// go on: more than it holds only while an argument's bytes are coming. It
+// stops at 2^62, far past any buffer, so that sums with it cannot overflow
+// (proto-max-bulk-len may be set to 2^63-1).
 func (p *reqParser) need() int {
 	if p.kind != '*' || p.left <= 0 || p.bulk < 0 {
 		return 0
 	}
-	return p.pos + p.bulk + 2
+	return min(p.pos+min(p.bulk, 1<<62)+2, 1<<62)
 }
 
 // held is what the command read so far costs besides its bytes.

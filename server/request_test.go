@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -232,5 +233,21 @@ func TestGrowthFollowsTheInput(t *testing.T) {
 	near := grow(make([]byte, 1<<20, 1<<20), 100<<10)
 	if cap(near) != 1<<20+100<<10 {
 		t.Fatalf("grew to %d, want what the argument needs", cap(near))
+	}
+}
+
+// With proto-max-bulk-len at its largest, an argument announced that long
+// waits for its bytes like any other, and what it needs adds up.
+func TestLongestAnnouncedArgument(t *testing.T) {
+	var p reqParser
+	b := []byte("*1\r\n$9223372036854775807\r\nxx")
+	if _, _, err := p.next(b, reqLimits{maxBulk: math.MaxInt64}, nil); err != errIncomplete {
+		t.Fatal(err)
+	}
+	if need := p.need(); need < len(b) || need > 1<<62 {
+		t.Fatalf("need %d", need)
+	}
+	if g := grow(make([]byte, len(b), 32<<10), p.need()-len(b)); cap(g) != 64<<10 {
+		t.Fatalf("grew to %d", cap(g))
 	}
 }

@@ -252,3 +252,19 @@ func TestHugeMultibulkInSmallWrites(t *testing.T) {
 		t.Fatalf("EXISTS: %q", got)
 	}
 }
+
+// proto-max-bulk-len and client-query-buffer-limit are read and set as on
+// Redis: memory units, 1mb at least.
+func TestProtocolLimitsConfig(t *testing.T) {
+	p := StartPair(t)
+	for _, name := range []string{"proto-max-bulk-len", "client-query-buffer-limit"} {
+		sameAll(t, p, [][]string{
+			{"CONFIG", "GET", name}, {"CONFIG", "SET", name, "1000"}, {"CONFIG", "SET", name, "1048575"},
+			{"CONFIG", "SET", name, "abc"}, {"CONFIG", "SET", name, "-1"}, {"CONFIG", "SET", name, "1.5mb"},
+			{"CONFIG", "SET", name, "99999999999999999999"}, {"CONFIG", "SET", name, "9223372036854775807"},
+			{"CONFIG", "GET", name}, {"CONFIG", "SET", name, "1mb"}, {"CONFIG", "GET", name},
+			{"CONFIG", "SET", name, "3G"}, {"CONFIG", "GET", name}, {"CONFIG", "SET", name, "512mb"},
+		})
+	}
+	p.SameSorted(t, "CONFIG", "GET", "proto-max-bulk-len", "client-query-buffer-limit")
+}
