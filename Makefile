@@ -15,17 +15,21 @@ run: build
 # (--event-loop no), the way qlessd serves where epoll is missing, and those
 # where connections of two loops meet run against --event-loops 2, whose
 # loops read and write one system call at a time (--io-uring no), as where
-# io_uring is missing or forbidden. Last, the data-file loader is fuzzed for
-# ten seconds (store/journal_fuzz_test.go); a crash it finds fails the run
-# and is kept in store/testdata/fuzz.
+# io_uring is missing or forbidden. Last, each fuzzer runs for FUZZTIME (one
+# worker, the machine being shared; `make test FUZZTIME=10m` for a longer
+# search): the data-file loader and the request parser; a crash one finds
+# fails the run and is kept in its package's testdata/fuzz.
 TWO_LOOP_TESTS := TestScripting|TestEventLoop|TestQless|TestMulti|TestBlocking|TestPubSub
+FUZZERS := FuzzRequest FuzzInline
+FUZZTIME ?= 10s
 test:
 	./tests/ensure-redis.sh
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
 	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
-	$(GO) test -run '^$$' -fuzz '^FuzzJournalLoad$$' -fuzztime 10s -fuzzminimizetime 2s -parallel 1 ./store
+	$(GO) test -run '^$$' -fuzz '^FuzzJournalLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s -parallel 1 ./store
+	for f in $(FUZZERS); do $(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) -parallel=1 ./server || exit 1; done
 
 bench: build
 	./tests/ensure-redis.sh

@@ -8,6 +8,7 @@ require (
 	github.com/tidwall/buntdb v1.3.2
 	github.com/tidwall/redcon v1.6.2
 	github.com/yuin/gopher-lua v1.1.1
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -19,5 +20,4 @@ require (
 	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 )

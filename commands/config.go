@@ -34,12 +34,14 @@ var configParams = []configParam{
 	{name: "auto-aof-rewrite-min-size", kind: cfgMemory, min: 0, max: math.MaxInt64},
 	{name: "auto-aof-rewrite-percentage", kind: cfgInt, min: 0, max: math.MaxInt32},
 	{name: "bind", immutable: true},
+	{name: "client-query-buffer-limit", kind: cfgMemory, min: 1 << 20, max: math.MaxInt64},
 	{name: "databases", kind: cfgInt, immutable: true},
 	{name: "dir", immutable: true},
 	{name: "lua-time-limit", kind: cfgInt, min: 0, max: math.MaxInt64},
 	{name: "loglevel", kind: cfgEnum, enum: []string{"debug", "verbose", "notice", "warning"}},
 	{name: "maxclients", kind: cfgInt, min: 1, max: math.MaxUint32},
 	{name: "port", kind: cfgInt, immutable: true},
+	{name: "proto-max-bulk-len", kind: cfgMemory, min: 1 << 20, max: math.MaxInt64},
 	{name: "protected-mode", kind: cfgBool},
 	{name: "requirepass"},
 	{name: "save", kind: cfgSave},
@@ -92,8 +94,9 @@ func (p *configParam) validate(v string) (string, string) {
 		if !ok {
 			return "", "argument must be a memory value"
 		}
-		if n > uint64(p.max) {
-			return "", "argument must be between 0 and " + strconv.FormatInt(p.max, 10) + " inclusive"
+		if n < uint64(p.min) || n > uint64(p.max) {
+			return "", "argument must be between " + strconv.FormatInt(p.min, 10) + " and " +
+				strconv.FormatInt(p.max, 10) + " inclusive"
 		}
 		return strconv.FormatUint(n, 10), ""
 	case cfgSave:

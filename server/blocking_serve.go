@@ -7,7 +7,6 @@ import (
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/store"
-	"github.com/tidwall/redcon"
 )
 
 // serveBlocked runs inside a write transaction after its commands: each
@@ -100,21 +99,10 @@ func servingArgs(w *waiter, key string) [][]byte {
 	return a
 }
 
-// flushReplies sends what redcon holds for the connection: replies to the
-// commands pipelined before a blocking one. A detached connection's
-// replies are out already.
+// flushReplies sends the replies to the commands pipelined before a
+// blocking one. A detached connection's replies are out already.
 func (sess *session) flushReplies() {
-	if sess.detached {
-		return
-	}
-	if sess.lc != nil {
-		sess.lc.flushGraduated()
-		return
-	}
-	if sess.conn == nil {
-		return
-	}
-	if bw := redcon.BaseWriter(sess.conn); bw != nil {
-		bw.Flush()
+	if sess.own != nil && !sess.detached {
+		sess.own.flush()
 	}
 }

@@ -1,5 +1,5 @@
-// Package server speaks RESP, from an epoll event loop (loop.go) or over
-// redcon's goroutine per connection: connections, dispatch into the command
+// Package server speaks RESP, from an epoll event loop (loop.go) or from a
+// goroutine per connection (own_conn.go): connections, dispatch into the command
 // table, authentication, pub/sub, blocking waits and client sessions. It
 // holds no data logic.
 package server
@@ -21,10 +21,16 @@ type Config struct {
 	Databases     int
 	ProtectedMode bool
 	MaxClients    int
-	Timeout       time.Duration // idle client timeout, 0 for none
-	LuaTimeLimit  time.Duration
-	Logger        *slog.Logger
-	Version       string
+	// ProtoMaxBulkLen is proto-max-bulk-len, the longest argument a client
+	// may send; 0 means Redis's default, 512mb.
+	ProtoMaxBulkLen int64
+	// ClientQueryBufferLimit is client-query-buffer-limit: a client whose
+	// unfinished command holds more is closed; 0 means Redis's 1gb.
+	ClientQueryBufferLimit int64
+	Timeout                time.Duration // idle client timeout, 0 for none
+	LuaTimeLimit           time.Duration
+	Logger                 *slog.Logger
+	Version                string
 	// PubSubLimit is client-output-buffer-limit for subscribers; nil means
 	// Redis's default (32mb hard, 8mb for 60s soft).
 	PubSubLimit *OutputLimit

@@ -2,27 +2,15 @@ package server
 
 import (
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
-// detach takes a connection over from redcon after its first SUBSCRIBE.
-// From then on one goroutine reads and runs its commands and the outbox's
-// goroutine writes, so publishers append to the outbox and never wait for
-// the subscriber's socket. Replies still buffered in redcon go out first,
-// then the messages parked since the subscription.
-func (s *Server) detach(sess *session, c redcon.Conn) {
-	dc := c.Detach()
-	sess.dc = dc
-	sess.detached = true
-	dc.Flush()
-	sess.out.release(nil)
-	go sess.out.run(sess.netConn)
-	go s.serveDetached(sess)
-}
-
-// serveDetached reads and runs a detached connection's commands until it
-// closes. Idle timeout applies only outside subscribe mode, as in Redis.
+// serveDetached reads and runs a subscriber's commands until it closes.
+// From its first SUBSCRIBE on, the connection's goroutine reads and runs
+// its commands and the outbox's goroutine writes, so publishers append to
+// the outbox and never wait for the subscriber's socket (serveOwn sends
+// the replies before it first, then the messages parked since the
+// subscription). Idle timeout applies only outside subscribe mode, as in
+// Redis.
 func (s *Server) serveDetached(sess *session) {
 	defer s.drop(sess)
 	for {
@@ -31,7 +19,7 @@ func (s *Server) serveDetached(sess *session) {
 		} else {
 			sess.netConn.SetReadDeadline(time.Time{})
 		}
-		rc, err := sess.dc.ReadCommand()
+		args, err := sess.dc.ReadCommand()
 		if err != nil {
 			if isProtocolError(err) {
 				sess.out.release([]byte("-ERR " + err.Error() + "\r\n"))
@@ -42,9 +30,6 @@ func (s *Server) serveDetached(sess *session) {
 			sess.netConn.Close()
 			return
 		}
-		if len(rc.Args) == 0 {
-			continue
-		}
 		if s.closing.Load() {
 			sess.out.finish(false)
 			sess.netConn.Close()
@@ -53,7 +38,7 @@ func (s *Server) serveDetached(sess *session) {
 		s.inflight.Add(1)
 		sess.out.hold()
 		var buf bufWriter
-		quit := s.process(sess, rc.Args, &buf)
+		quit := s.process(sess, args, &buf)
 		sess.out.release(buf.b)
 		s.inflight.Done()
 		if quit || sess.closeAfterReply {
@@ -101,7 +86,8 @@ func (s *Server) OnDisconnect(fn func(sessionID int64)) {
 	s.hookMu.Unlock()
 }
 
-// closeDetached closes the connections redcon no longer tracks.
+// closeDetached closes every connection left once the event loops, or the
+// accepting goroutine, have stopped.
 func (s *Server) closeDetached() {
 	s.mu.Lock()
 	var list []*session

@@ -84,12 +84,14 @@ func (s *Server) ConfigValues() map[string]string {
 		"auto-aof-rewrite-min-size":   strconv.FormatInt(minSize, 10),
 		"auto-aof-rewrite-percentage": strconv.FormatInt(pct, 10),
 		"bind":                        s.cfg.Bind,
+		"client-query-buffer-limit":   strconv.FormatInt(s.maxQuery.Load(), 10),
 		"databases":                   strconv.Itoa(s.cfg.Databases),
 		"dir":                         dir,
 		"lua-time-limit":              strconv.FormatInt(time.Duration(s.luaLimit.Load()).Milliseconds(), 10),
 		"loglevel":                    loglevel,
 		"maxclients":                  strconv.Itoa(s.cfg.MaxClients),
 		"port":                        strconv.Itoa(s.cfg.Port),
+		"proto-max-bulk-len":          strconv.FormatInt(s.maxBulk.Load(), 10),
 		"protected-mode":              yesNo(s.cfg.ProtectedMode),
 		"requirepass":                 s.cfg.RequirePass,
 		"save":                        s.cfg.Save,
@@ -115,6 +117,14 @@ func (s *Server) SetConfig(name, value string) error {
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.db.SetRewriteMinSize(n)
 		return nil
+	case "proto-max-bulk-len":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		s.maxBulk.Store(n)
+		return nil
+	case "client-query-buffer-limit":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		s.maxQuery.Store(n)
+		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,11 +139,18 @@ func (s *Server) SetConfig(name, value string) error {
 	case "loglevel":
 		s.cfg.LogLevel = value
 	case "maxclients":
-		s.cfg.MaxClients, _ = strconv.Atoi(value)
+		n, _ := strconv.Atoi(value)
+		if n > s.cfg.MaxClients {
+			if err := clientsFit(n); err != nil {
+				return err
+			}
+		}
+		s.cfg.MaxClients = n
 	case "protected-mode":
 		s.cfg.ProtectedMode = value == "yes"
 	case "requirepass":
 		s.cfg.RequirePass = value
+		s.needPass.Store(value != "")
 	case "save":
 		s.cfg.Save = value
 	case "timeout":

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -80,7 +79,7 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 // startLoops starts the event loops and the goroutine that accepts for
 // them, each new connection going to the next loop in turn.
 func (s *Server) startLoops(ln net.Listener) error {
-	n := max(s.cfg.EventLoops, 1)
+	n, next := max(s.cfg.EventLoops, 1), 0
 	for range n {
 		lp, err := newEventLoop(s)
 		if err != nil {
@@ -95,7 +94,10 @@ func (s *Server) startLoops(ln net.Listener) error {
 	for _, lp := range s.loops {
 		go lp.run()
 	}
-	go s.acceptLoop(ln)
+	go s.acceptLoop(ln, func(c net.Conn) {
+		s.loops[next%len(s.loops)].adopt(c)
+		next++
+	})
 	go func() {
 		for _, lp := range s.loops {
 			<-lp.done
@@ -112,31 +114,19 @@ func (s *Server) EventLoops() int { return len(s.loops) }
 // IOUring reports whether the event loops read and write through io_uring.
 func (s *Server) IOUring() bool { return len(s.loops) > 0 && s.loops[0].ringOn.Load() }
 
-// acceptLoop takes connections from ln and hands their sockets to the loops.
-func (s *Server) acceptLoop(ln net.Listener) {
-	for i := 0; ; i++ {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			s.cfg.Logger.Warn("accept failed", "err", err)
-			time.Sleep(5 * time.Millisecond)
-			continue
-		}
-		s.loops[i%len(s.loops)].adopt(c)
-	}
-}
-
 func (lp *eventLoop) adopt(c net.Conn) {
 	fd, err := takeFD(c)
 	if err != nil {
+		if isFDLimit(err) {
+			lp.s.refuseFull(c)
+			return
+		}
 		lp.s.cfg.Logger.Warn("event loop: cannot take a connection", "err", err)
 		c.Close()
 		return
 	}
 	lc := &loopConn{lp: lp, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
-	sess := newSession(lp.s, nil, lc, c.RemoteAddr().String())
+	sess := newSession(lp.s, lc, c.RemoteAddr().String())
 	sess.lc = lc
 	lc.sess = sess
 	if !lp.s.admit(sess, c) {

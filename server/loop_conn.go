@@ -7,8 +7,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // loopConn is one connection of the loop. It is the session's net.Conn: the
@@ -21,18 +19,16 @@ type loopConn struct {
 	sess   *session
 	in     []byte    // input; commands' arguments point into it until the turn ends
 	parsed int       // how much of in the commands read so far took
-	cmds   []loopCmd // read, not run yet
-	argBuf [][]byte  // the arguments of cmds
-	out    bufWriter // replies, sent from sent on
-	sent   int
-	local  net.Addr
-	remote net.Addr
-
-	// Once graduated: redcon's reader, over what the loop read but did not
-	// run (pending) and then the socket.
-	rd      *redcon.Reader
-	pending []byte
-	gcmds   []redcon.Command
+	req    reqParser // reads the command after them
+	// reparse: a command was left unread until those before it have run
+	// (they may authenticate the client)
+	reparse bool
+	cmds    []loopCmd // read, not run yet
+	argBuf  [][]byte  // the arguments of cmds
+	out     bufWriter // replies, sent from sent on
+	sent    int
+	local   net.Addr
+	remote  net.Addr
 
 	inTurn   bool
 	watching uint8 // what the poller watches for: watchIn, watchOut
@@ -49,11 +45,11 @@ type loopConn struct {
 }
 
 // graduate hands lc to a goroutine of its own, which first sends what the
-// socket did not take yet, then runs the commands read but not run.
+// socket did not take yet, then runs the commands read but not run, and
+// reads on from there.
 func (lp *eventLoop) graduate(lc *loopConn) {
-	lc.pending = lc.in[lc.cmds[0].start:]
-	lc.cmds, lc.argBuf = nil, nil
-	lc.rd = redcon.NewReader(connSource{lc})
+	oc := &ownConn{sess: lc.sess, in: lc.in[lc.cmds[0].start:], out: bufWriter{b: lc.out.b[lc.sent:]}}
+	lc.in, lc.cmds, lc.argBuf, lc.out.b = nil, nil, nil, nil
 	lc.gone = true
 	lp.p.remove(lc.fd)
 	delete(lp.conns, lc.id)
@@ -76,94 +72,9 @@ func (lp *eventLoop) graduate(lc *loopConn) {
 		go lp.s.drop(lc.sess)
 		return
 	}
-	go lp.s.serveGraduated(lc)
-}
-
-// serveGraduated serves a connection that left the loop, as redcon serves
-// one: read a pipeline, run it, write the replies.
-func (s *Server) serveGraduated(lc *loopConn) {
-	sess := lc.sess
-	for {
-		if sess.out != nil && !sess.detached {
-			// Subscribed: from now on its outbox writes, as after redcon's
-			// detach.
-			lc.flushGraduated()
-			sess.dc = lc
-			sess.detached = true
-			sess.out.release(nil)
-			go sess.out.run(lc)
-			s.serveDetached(sess)
-			return
-		}
-		if len(lc.gcmds) == 0 {
-			// The pipeline is done: its replies go out before waiting.
-			if !lc.flushGraduated() {
-				break
-			}
-			if s.cfg.Timeout > 0 {
-				lc.inner.SetReadDeadline(time.Now().Add(s.cfg.Timeout))
-			}
-		}
-		rc, err := lc.ReadCommand()
-		if err != nil {
-			if isProtocolError(err) {
-				lc.out.WriteError("ERR " + err.Error())
-				lc.flushGraduated()
-			}
-			break
-		}
-		if s.closing.Load() {
-			break
-		}
-		s.inflight.Add(1)
-		quit := s.process(sess, rc.Args, &lc.out)
-		s.inflight.Done()
-		if quit || sess.closeAfterReply {
-			lc.flushGraduated()
-			break
-		}
-	}
-	lc.inner.Close()
-	s.drop(sess)
-}
-
-// flushGraduated writes the pending replies of a graduated connection. It
-// reports false when the connection failed.
-func (lc *loopConn) flushGraduated() bool {
-	if lc.inner == nil || lc.sent == len(lc.out.b) {
-		return true
-	}
-	_, err := lc.inner.Write(lc.out.b[lc.sent:])
-	lc.sent = 0
-	lc.out.b = lc.out.b[:0]
-	return err == nil
-}
-
-// ReadCommand serves serveDetached: the commands read but not run first.
-func (lc *loopConn) ReadCommand() (redcon.Command, error) {
-	for len(lc.gcmds) == 0 {
-		cmds, err := lc.rd.ReadCommands()
-		if err != nil {
-			return redcon.Command{}, err
-		}
-		lc.gcmds = cmds
-	}
-	rc := lc.gcmds[0]
-	lc.gcmds = lc.gcmds[1:]
-	return rc, nil
-}
-
-// connSource is what a graduated connection's reader reads: the input the
-// loop had not run, then the socket.
-type connSource struct{ lc *loopConn }
-
-func (c connSource) Read(p []byte) (int, error) {
-	if lc := c.lc; len(lc.pending) > 0 {
-		n := copy(p, lc.pending)
-		lc.pending = lc.pending[n:]
-		return n, nil
-	}
-	return c.lc.inner.Read(p)
+	oc.nc = nc
+	lc.sess.own = oc
+	go lp.s.serveOwn(lc.sess, oc)
 }
 
 // net.Conn, for the session: before graduation only Close and the addresses

@@ -9,11 +9,14 @@ func (lp *eventLoop) read(lc *loopConn) {
 	lp.parse(lc)
 }
 
-// readOn reads until the socket is empty or the turn took turnInput of the
+// readOn reads until the socket is empty or the turn took its share of the
 // connection's input, took of it read already.
 func (lp *eventLoop) readOn(lc *loopConn, took int) {
-	for took < turnInput {
+	for {
 		room := lc.room(took)
+		if len(room) == 0 {
+			return
+		}
 		n, err := sockRead(lc.fd, room)
 		if !lc.received(n, err, len(room)) {
 			return
@@ -23,13 +26,19 @@ func (lp *eventLoop) readOn(lc *loopConn, took int) {
 }
 
 // room is where the next read goes, took of the turn's input read already.
+// A turn takes turnInput; of a long argument being read, which runs nothing
+// until it is whole, it takes up to argTurnInput but nothing past it, as
+// Redis reads no further either. Empty when the turn has its share.
 func (lc *loopConn) room(took int) []byte {
+	missing := lc.parsed + lc.req.need() - len(lc.in)
 	if cap(lc.in)-len(lc.in) < minRead {
-		grown := make([]byte, len(lc.in), max(2*cap(lc.in), len(lc.in)+minRead))
-		copy(grown, lc.in)
-		lc.in = grown
+		lc.in = grow(lc.in, missing)
 	}
-	return lc.in[len(lc.in):min(cap(lc.in), len(lc.in)+turnInput-took)]
+	limit := turnInput
+	if missing+took > turnInput { // what the argument missed as the turn began
+		limit = min(missing+took, argTurnInput)
+	}
+	return lc.in[len(lc.in):min(cap(lc.in), len(lc.in)+max(limit-took, 0))]
 }
 
 // received takes in a read of asked bytes that gave n, or err. It reports
@@ -45,31 +54,6 @@ func (lc *loopConn) received(n int, err error, asked int) bool {
 	return err == nil && n == asked
 }
 
-// parse takes the commands out of what was read.
-func (lp *eventLoop) parse(lc *loopConn) {
-	for lc.parsed < len(lc.in) {
-		start, before := lc.parsed, len(lc.argBuf)
-		n, args, err := parseCommand(lc.in[start:], lc.argBuf)
-		lc.argBuf = args
-		if err == errIncomplete {
-			lc.argBuf = lc.argBuf[:before]
-			break
-		}
-		if err != nil {
-			lc.cmds = append(lc.cmds, loopCmd{start: start, fail: []byte("-ERR " + err.Error() + "\r\n")})
-			lc.parsed = len(lc.in)
-			lc.closing = true
-			break
-		}
-		lc.parsed += n
-		if len(args) > before {
-			rc := loopCmd{args: args[before:len(args):len(args)], cmd: lp.s.table.Lookup(args[before]), start: start}
-			rc.script = rc.cmd != nil && lp.s.runsLong(rc.cmd, rc.args)
-			lc.cmds = append(lc.cmds, rc)
-		}
-	}
-}
-
 // minRead is the least room a read is given.
 const minRead = 16 << 10
 
@@ -79,6 +63,10 @@ const minRead = 16 << 10
 // qless.lua) would otherwise hold every other client for its whole
 // pipeline.
 const turnInput = 16 << 10
+
+// argTurnInput is the most of a long argument's bytes one turn takes: 64
+// turns of 16 KB would each cost a wait for the poller, for no command.
+const argTurnInput = 1 << 20
 
 // endTurn drops the input the turn's commands took.
 func (lc *loopConn) endTurn() {

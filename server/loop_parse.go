@@ -1,13 +1,6 @@
 package server
 
-import (
-	"bytes"
-	"errors"
-	"strings"
-
-	"github.com/qlessd/qlessd/commands"
-	"github.com/tidwall/redcon"
-)
+import "github.com/qlessd/qlessd/commands"
 
 // loopCmd is one command the loop read: its arguments point into the
 // connection's input buffer, which stays put until the turn ends.
@@ -21,107 +14,39 @@ type loopCmd struct {
 	script bool
 }
 
-var errIncomplete = errors.New("incomplete command")
-
-// parseCommand reads the command at the start of b without copying: RESP
-// arrays of bulk strings, or an inline command line. It returns how many
-// bytes the command took, 0 when b holds only part of it. Malformed input
-// gets the error redcon gives for it, so both ways of serving reply alike.
-func parseCommand(b []byte, args [][]byte) (n int, out [][]byte, err error) {
-	if len(b) == 0 {
-		return 0, args, errIncomplete
+// parse takes the commands out of what was read. A command cut short by
+// the end of the input is read on from where it stopped next time. A
+// client whose input not run yet passes client-query-buffer-limit is
+// closed first, as Redis checks after each read.
+func (lp *eventLoop) parse(lc *loopConn) {
+	s := lp.s
+	if s.overQueryLimit(lc.sess, lc.in[lc.parsed:], lc.req.held()) {
+		lc.dead = true
+		return
 	}
-	if b[0] != '*' {
-		return parseInline(b, args)
-	}
-	nl := bytes.IndexByte(b, '\n')
-	if nl < 0 {
-		return 0, args, errIncomplete
-	}
-	count, ok := respInt(b[1:nl])
-	if !ok || count <= 0 {
-		return 0, args, redconError(b)
-	}
-	pos := nl + 1
-	for range count {
-		if pos >= len(b) {
-			return 0, args, errIncomplete
+	for lc.parsed < len(lc.in) {
+		start, before := lc.parsed, len(lc.argBuf)
+		n, args, err := lc.req.next(lc.in[start:], s.reqLimits(lc.sess), lc.argBuf)
+		switch {
+		case err == errIncomplete:
+			return
+		case (err == errUnauthArgs || err == errUnauthBulk) && len(lc.cmds) > 0:
+			// The commands before it, not run yet, may authenticate the
+			// client: Redis reads a command after running the last one.
+			lc.reparse = true
+			return
+		case err != nil:
+			lc.cmds = append(lc.cmds, loopCmd{start: start, fail: []byte("-ERR " + err.Error() + "\r\n")})
+			lc.parsed = len(lc.in)
+			lc.closing = true
+			return
 		}
-		if b[pos] != '$' {
-			return 0, args, redconError(b)
+		lc.argBuf = args
+		lc.parsed += n
+		if len(args) > before {
+			rc := loopCmd{args: args[before:len(args):len(args)], cmd: s.table.Lookup(args[before]), start: start}
+			rc.script = rc.cmd != nil && s.runsLong(rc.cmd, rc.args)
+			lc.cmds = append(lc.cmds, rc)
 		}
-		nl := bytes.IndexByte(b[pos:], '\n')
-		if nl < 0 {
-			return 0, args, errIncomplete
-		}
-		nl += pos
-		size, ok := respInt(b[pos+1 : nl])
-		if !ok || size < 0 {
-			return 0, args, redconError(b)
-		}
-		if nl+size+2 >= len(b) {
-			return 0, args, errIncomplete
-		}
-		if b[nl+size+1] != '\r' || b[nl+size+2] != '\n' {
-			return 0, args, redconError(b)
-		}
-		args = append(args, b[nl+1:nl+1+size:nl+1+size])
-		pos = nl + size + 3
 	}
-	return pos, args, nil
-}
-
-// respInt reads the number of a "*" or "$" line, its "\r" still on, as
-// redcon does: optional minus sign, digits, nothing else.
-func respInt(line []byte) (int, bool) {
-	if len(line) == 0 || line[len(line)-1] != '\r' {
-		return 0, false
-	}
-	line = line[:len(line)-1]
-	neg := len(line) > 0 && line[0] == '-'
-	if neg {
-		line = line[1:]
-	}
-	n := 0
-	for _, c := range line {
-		if c < '0' || c > '9' || n > (1<<53) {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
-// parseInline reads a telnet-style command line, as redcon parses it.
-func parseInline(b []byte, args [][]byte) (int, [][]byte, error) {
-	nl := bytes.IndexByte(b, '\n')
-	if nl < 0 {
-		return 0, args, errIncomplete
-	}
-	cmd, err := redcon.Parse(b[:nl+1])
-	switch {
-	case err == nil:
-		return nl + 1, append(args, cmd.Args...), nil
-	case isProtocolError(err):
-		return 0, args, err
-	}
-	return nl + 1, args, nil // a blank line: no command
-}
-
-// isProtocolError tells redcon's errors for malformed input, which the
-// client hears before the connection closes, from those of the socket.
-func isProtocolError(err error) bool {
-	return err != nil && strings.HasPrefix(err.Error(), "Protocol error")
-}
-
-// redconError is the protocol error redcon reports for b, whose first
-// command is malformed.
-func redconError(b []byte) error {
-	if _, err := redcon.Parse(b); isProtocolError(err) {
-		return err
-	}
-	return errors.New("Protocol error: invalid bulk length")
 }

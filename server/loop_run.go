@@ -54,8 +54,13 @@ func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
 	return runBatched
 }
 
-// runnable reports whether lc has a command to run now.
+// runnable reports whether lc has a command to run now: once the commands
+// read have run, one left unread until then is read.
 func (lc *loopConn) runnable() bool {
+	if len(lc.cmds) == 0 && lc.reparse && !lc.closing && !lc.dead && !lc.graduate && !lc.gone {
+		lc.reparse = false
+		lc.lp.parse(lc)
+	}
 	return len(lc.cmds) > 0 && !lc.graduate && !lc.dead
 }
 

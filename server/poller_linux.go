@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // poller is the event loop's readiness source: level-triggered epoll over
@@ -142,6 +144,15 @@ func uninterrupted(op func(int, []byte) (int, error), fd int, p []byte) (int, er
 func wouldBlock(err error) bool { return err == syscall.EAGAIN || err == syscall.EWOULDBLOCK }
 
 func closeFD(fd int) { syscall.Close(fd) }
+
+// clientWaiting reports whether a client waits to be accepted on the
+// listening socket fd, or comes within ms milliseconds, without accepting
+// it.
+func clientWaiting(fd uintptr, ms int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, ms)
+	return err != nil || n > 0
+}
 
 // takeFD duplicates the socket under c for the loop, which then closes c:
 // Go's poller forgets the socket, and the loop alone watches it.

@@ -7,7 +7,7 @@ import (
 	"net"
 )
 
-// The event loop uses epoll; elsewhere connections get redcon's goroutines.
+// The event loop uses epoll; elsewhere each connection gets a goroutine.
 
 type poller struct{}
 
@@ -38,3 +38,4 @@ func sockWrite(fd int, b []byte) (int, error)                         { return 0
 func wouldBlock(err error) bool                                       { return false }
 func closeFD(fd int)                                                  {}
 func takeFD(c net.Conn) (int, error)                                  { return -1, errNoLoop }
+func clientWaiting(fd uintptr, ms int) bool                           { return true }

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/store"
-	"github.com/tidwall/redcon"
 )
 
 // Server is a running qlessd.
@@ -25,7 +25,6 @@ type Server struct {
 	gate    scriptGate // see scriptgate.go
 	db      *store.DB
 	table   *commands.Table
-	rs      *redcon.Server
 	loops   []*eventLoop // when cfg.EventLoop: see loop.go
 	ln      *gatedListener
 	waiters *waiters
@@ -37,6 +36,13 @@ type Server struct {
 	// setTimeLimit changes the engine's lua-time-limit (busy.go)
 	setTimeLimit func(time.Duration)
 	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
+
+	// What every command read checks, kept apart from cfg (which CONFIG
+	// SET changes under mu): proto-max-bulk-len, client-query-buffer-limit,
+	// and whether requirepass is set.
+	maxBulk  atomic.Int64
+	maxQuery atomic.Int64
+	needPass atomic.Bool
 
 	closing   atomic.Bool
 	abandon   atomic.Bool // stop without waiting for running commands
@@ -56,6 +62,13 @@ type Server struct {
 	hookMu       sync.Mutex
 	onDisconnect []func(sessionID int64)
 
+	// fdFull counts clients refused for want of file descriptors since
+	// it last logged them (fdlimit.go); the accepting goroutine's alone.
+	fdFull struct {
+		refused int
+		logged  time.Time
+	}
+
 	statConns    atomic.Int64
 	statCommands atomic.Int64
 	started      time.Time
@@ -68,6 +81,9 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if err := fitMaxClients(&cfg); err != nil {
+		return nil, err
 	}
 	db, err := store.Open(store.Options{Dir: cfg.Dir, Sync: cfg.AppendFsync, Databases: cfg.Databases, Logger: cfg.Logger, Rewrite: cfg.AOFRewrite})
 	if err != nil {
@@ -85,6 +101,15 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 		started:  time.Now(),
 	}
 	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
+	if s.cfg.ProtoMaxBulkLen <= 0 {
+		s.cfg.ProtoMaxBulkLen = defaultMaxBulk
+	}
+	if s.cfg.ClientQueryBufferLimit <= 0 {
+		s.cfg.ClientQueryBufferLimit = defaultMaxQuery
+	}
+	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
+	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
+	s.needPass.Store(cfg.RequirePass != "")
 	db.OnCommit(s.committed)
 	s.addDebug()
 	return s, nil
@@ -141,11 +166,10 @@ func (s *Server) Start() error {
 		}
 		s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
 	}
-	s.rs = redcon.NewServerNetwork("tcp", addr, s.handle, s.accept, s.closed)
-	if s.cfg.Timeout > 0 {
-		s.rs.SetIdleClose(s.cfg.Timeout)
-	}
-	go func() { s.served <- s.rs.Serve(s.ln) }()
+	go func() {
+		s.acceptLoop(s.ln, func(c net.Conn) { go s.serveConn(c) })
+		s.served <- nil
+	}()
 	return nil
 }
 
@@ -163,6 +187,13 @@ func (s *Server) checkProtected() error {
 		return nil
 	}
 	return fmt.Errorf("protected mode: refusing to listen on %q without a password; set --requirepass, or --protected-mode no to accept unauthenticated clients from the network", host)
+}
+
+// fromLoopback reports whether nc's client connects over the loopback
+// interface.
+func fromLoopback(nc net.Conn) bool {
+	a, ok := nc.RemoteAddr().(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
 }
 
 // Addr returns the listening address.
@@ -220,66 +251,33 @@ func (s *Server) close() error {
 	return s.db.Close()
 }
 
-func (s *Server) accept(c redcon.Conn) bool {
-	sess := newSession(s, c, c.NetConn(), c.RemoteAddr())
-	if !s.admit(sess, c.NetConn()) {
-		return false
-	}
-	c.SetContext(sess)
-	return true
-}
-
 // admit registers a new connection's session, or refuses it while the
-// server stops or when maxclients are connected (telling the client why,
-// over nc).
+// server stops, when maxclients are connected, or, in protected mode
+// without a password, when it comes from beyond the loopback interface;
+// the client is told why over nc. Protected mode is checked here, on each
+// connection, as Redis does: CONFIG SET may have changed it, or the
+// password, since the server started.
 func (s *Server) admit(sess *session, nc net.Conn) bool {
 	if s.closing.Load() {
 		return false
 	}
 	s.mu.Lock()
-	if s.cfg.MaxClients > 0 && len(s.sessions) >= s.cfg.MaxClients {
+	refuse := ""
+	switch {
+	case s.cfg.MaxClients > 0 && len(s.sessions) >= s.cfg.MaxClients:
+		refuse = commands.ErrMaxClients
+	case s.cfg.ProtectedMode && s.cfg.RequirePass == "" && !fromLoopback(nc):
+		refuse = commands.ErrProtectedMode
+	}
+	if refuse != "" {
 		s.mu.Unlock()
-		nc.Write([]byte("-" + commands.ErrMaxClients + "\r\n"))
+		nc.Write([]byte("-" + refuse + "\r\n"))
 		return false
 	}
 	s.sessions[sess.id] = sess
 	s.mu.Unlock()
 	s.statConns.Add(1)
 	return true
-}
-
-// closed is redcon's notice that a connection it serves has ended. A
-// detached connection is not over: serveDetached owns it from then on.
-func (s *Server) closed(c redcon.Conn, err error) {
-	sess, _ := c.Context().(*session)
-	if sess == nil || sess.detached {
-		return
-	}
-	// redcon calls this holding its server lock, which its accept loop
-	// needs too: disconnect hooks must not hold up new connections.
-	go s.drop(sess)
-}
-
-// handle runs one command from a connection served by redcon.
-func (s *Server) handle(c redcon.Conn, rc redcon.Command) {
-	sess, _ := c.Context().(*session)
-	if sess == nil || len(rc.Args) == 0 {
-		return
-	}
-	if s.closing.Load() {
-		c.Close()
-		return
-	}
-	s.inflight.Add(1)
-	defer s.inflight.Done()
-	quit := s.process(sess, rc.Args, connWriter{c})
-	if quit || sess.closeAfterReply {
-		c.Close()
-		return
-	}
-	if sess.out != nil && !sess.detached {
-		s.detach(sess, c)
-	}
 }
 
 // process runs one command line: the checks Redis makes before running a
@@ -315,7 +313,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		sess.flagMulti()
 		return false
 	}
-	if !sess.authed.Load() && cmd.Flags&commands.NoAuth == 0 {
+	if s.authRequired(sess) && cmd.Flags&commands.NoAuth == 0 {
 		w.WriteError(commands.ErrNoAuth)
 		sess.flagMulti()
 		return false
@@ -553,12 +551,28 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 	}
 }
 
-// gatedListener stops the kernel accepting on Close but holds redcon's
-// accept loop until drained is closed, because redcon closes every open
-// connection as soon as its loop ends and in-flight commands must finish first.
+// gatedListener stops the kernel accepting on Close but holds the accepting
+// goroutine until drained is closed: once it returns, every connection
+// left is closed, and in-flight commands must finish first.
 type gatedListener struct {
 	net.Listener
 	drained chan struct{}
+}
+
+// SyscallConn gives the listening socket, for awaitClient.
+func (l *gatedListener) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := l.Listener.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
+}
+
+// SetDeadline lets acceptWaiting take only a client already waiting.
+func (l *gatedListener) SetDeadline(t time.Time) error {
+	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+		return d.SetDeadline(t)
+	}
+	return errors.ErrUnsupported
 }
 
 func (l *gatedListener) Accept() (net.Conn, error) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/store"
-	"github.com/tidwall/redcon"
 )
 
 var nextClientID atomic.Int64
@@ -20,7 +19,6 @@ var nextClientID atomic.Int64
 type session struct {
 	srv     *Server
 	id      int64
-	conn    redcon.Conn
 	netConn net.Conn
 	addr    string
 	laddr   string
@@ -34,8 +32,7 @@ type session struct {
 	cmdName string // last command, for CLIENT LIST
 
 	// Pub/sub, guarded by the server's pubsub.mu. out exists from the first
-	// SUBSCRIBE on: from then the connection is detached from redcon and
-	// served by serveDetached.
+	// SUBSCRIBE on: from then the connection is served by serveDetached.
 	channels map[string]struct{}
 	patterns map[string]struct{}
 	shards   map[string]struct{}
@@ -48,6 +45,8 @@ type session struct {
 	// connection's commands runs in it.
 	lc    *loopConn
 	batch *loopBatch
+	// own serves the connection from a goroutine of its own (own_conn.go).
+	own *ownConn
 
 	multi      *multiState
 	multiLen   atomic.Int64          // queued commands, -1 outside MULTI
@@ -62,18 +61,17 @@ type session struct {
 
 // commandReader is where a detached connection's commands come from.
 type commandReader interface {
-	ReadCommand() (redcon.Command, error)
+	ReadCommand() ([][]byte, error)
 }
 
-// newSession starts the session of a connection; c is nil when the event
-// loop serves it.
-func newSession(srv *Server, c redcon.Conn, nc net.Conn, addr string) *session {
-	s := &session{srv: srv, id: nextClientID.Add(1), conn: c, netConn: nc, addr: addr, created: time.Now(),
+// newSession starts the session of a connection.
+func newSession(srv *Server, nc net.Conn, addr string) *session {
+	s := &session{srv: srv, id: nextClientID.Add(1), netConn: nc, addr: addr, created: time.Now(),
 		channels: map[string]struct{}{}, patterns: map[string]struct{}{}, shards: map[string]struct{}{}}
 	if la := nc.LocalAddr(); la != nil {
 		s.laddr = la.String()
 	}
-	s.authed.Store(srv.cfg.RequirePass == "")
+	s.authed.Store(!srv.needPass.Load())
 	s.multiLen.Store(-1)
 	s.lastCmd.Store(time.Now().UnixMilli())
 	return s

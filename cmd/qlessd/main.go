@@ -48,6 +48,8 @@ func run(argv []string) int {
 	protected := fs.String("protected-mode", "yes", "refuse to listen beyond loopback without a password: yes or no")
 	maxClients := fs.Int("maxclients", 10000, "maximum simultaneous clients")
 	timeout := fs.Int("timeout", 0, "close idle clients after this many seconds (0 never)")
+	maxBulk := fs.String("proto-max-bulk-len", "512mb", "longest argument a client may send (1mb at least)")
+	maxQuery := fs.String("client-query-buffer-limit", "1gb", "close a client whose unfinished command holds more than this (1mb at least)")
 	rewritePct := fs.String("auto-aof-rewrite-percentage", "100", "rewrite the data file once it grew by this percentage since the last rewrite (0 never)")
 	rewriteMin := fs.String("auto-aof-rewrite-min-size", "64mb", "but not while it is smaller than this")
 	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY (0: no limit)")
@@ -89,16 +91,17 @@ func run(argv []string) int {
 			return 2
 		}
 	}
-	var rewrite [2]int64
+	var sizes [4]int64
 	for i, f := range []struct{ name, value string }{
 		{"auto-aof-rewrite-percentage", *rewritePct}, {"auto-aof-rewrite-min-size", *rewriteMin},
+		{"proto-max-bulk-len", *maxBulk}, {"client-query-buffer-limit", *maxQuery},
 	} {
 		v, err := commands.CheckConfig(f.name, f.value)
 		if err != nil {
 			logger.Error(err.Error())
 			return 2
 		}
-		rewrite[i], _ = strconv.ParseInt(v, 10, 64)
+		sizes[i], _ = strconv.ParseInt(v, 10, 64)
 	}
 	pubsubLimit, err := server.ParseOutputLimit(*outLimit)
 	if err != nil {
@@ -106,24 +109,26 @@ func run(argv []string) int {
 		return 2
 	}
 	cfg := server.Config{
-		Bind:          *bind,
-		Port:          *port,
-		Dir:           *dir,
-		AppendFsync:   sync,
-		RequirePass:   *pass,
-		Databases:     *dbs,
-		ProtectedMode: *protected == "yes",
-		MaxClients:    *maxClients,
-		Timeout:       time.Duration(*timeout) * time.Second,
-		LuaTimeLimit:  time.Duration(*luaLimit) * time.Millisecond,
-		Logger:        logger,
-		Version:       version,
-		PubSubLimit:   &pubsubLimit,
-		AOFRewrite:    &store.RewriteSettings{Percentage: rewrite[0], MinSize: rewrite[1]},
-		LogLevel:      *level,
-		EventLoop:     *eventLoop == "yes",
-		EventLoops:    *eventLoops,
-		IOUring:       *ioUring == "yes",
+		Bind:                   *bind,
+		Port:                   *port,
+		Dir:                    *dir,
+		AppendFsync:            sync,
+		RequirePass:            *pass,
+		Databases:              *dbs,
+		ProtectedMode:          *protected == "yes",
+		MaxClients:             *maxClients,
+		ProtoMaxBulkLen:        sizes[2],
+		ClientQueryBufferLimit: sizes[3],
+		Timeout:                time.Duration(*timeout) * time.Second,
+		LuaTimeLimit:           time.Duration(*luaLimit) * time.Millisecond,
+		Logger:                 logger,
+		Version:                version,
+		PubSubLimit:            &pubsubLimit,
+		AOFRewrite:             &store.RewriteSettings{Percentage: sizes[0], MinSize: sizes[1]},
+		LogLevel:               *level,
+		EventLoop:              *eventLoop == "yes",
+		EventLoops:             *eventLoops,
+		IOUring:                *ioUring == "yes",
 	}
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
 	table := commands.Default()

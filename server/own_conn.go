@@ -1,0 +1,187 @@
+package server
+
+import (
+	"net"
+	"time"
+)
+
+// ownConn is a connection served by a goroutine of its own: every one with
+// --event-loop no, and those that left an event loop. It reads a command,
+// runs it, and sends the replies of a pipeline once no whole command is
+// left to read, as the event loop does per turn.
+type ownConn struct {
+	nc   net.Conn
+	sess *session
+	in   []byte // input; the command being read starts at from
+	from int
+	req  reqParser
+	args [][]byte
+	out  bufWriter // replies not sent yet
+}
+
+// handOver is the size from which a command's arguments keep pointing into
+// the input it arrived in, which the connection then leaves to them: a
+// long argument is not copied again.
+const handOver = 64 << 10
+
+// serveConn serves a connection accepted with --event-loop no.
+func (s *Server) serveConn(nc net.Conn) {
+	sess := newSession(s, nc, nc.RemoteAddr().String())
+	if !s.admit(sess, nc) {
+		nc.Close()
+		return
+	}
+	oc := &ownConn{nc: nc, sess: sess}
+	sess.own = oc
+	s.serveOwn(sess, oc)
+}
+
+// serveOwn runs a connection's commands until it closes. A subscriber's
+// replies go through its outbox from then on (serveDetached).
+func (s *Server) serveOwn(sess *session, oc *ownConn) {
+	for {
+		if sess.out != nil && !sess.detached {
+			oc.flush()
+			sess.dc = oc
+			sess.detached = true
+			sess.out.release(nil)
+			go sess.out.run(sess.netConn)
+			s.serveDetached(sess)
+			return
+		}
+		if t := s.cfg.Timeout; t > 0 {
+			oc.nc.SetReadDeadline(time.Now().Add(t))
+		}
+		args, err := oc.ReadCommand()
+		if err != nil {
+			if isProtocolError(err) {
+				oc.out.WriteError("ERR " + err.Error())
+				oc.flush()
+			}
+			break
+		}
+		if s.closing.Load() {
+			break
+		}
+		s.inflight.Add(1)
+		quit := s.process(sess, args, &oc.out)
+		s.inflight.Done()
+		if quit || sess.closeAfterReply {
+			oc.flush()
+			break
+		}
+	}
+	sess.netConn.Close()
+	s.drop(sess)
+}
+
+// flush sends the replies not sent yet. It reports false when the
+// connection failed.
+func (oc *ownConn) flush() bool {
+	if len(oc.out.b) == 0 {
+		return true
+	}
+	_, err := oc.nc.Write(oc.out.b)
+	if cap(oc.out.b) > 64<<10 {
+		oc.out.b = nil
+	} else {
+		oc.out.b = oc.out.b[:0]
+	}
+	return err == nil
+}
+
+// ReadCommand returns the next command, whose arguments stay valid for
+// good (MULTI queues them, a blocked command keeps them). Before it waits
+// for the socket, the replies so far go out.
+func (oc *ownConn) ReadCommand() ([][]byte, error) {
+	sess := oc.sess
+	s := sess.srv
+	for {
+		if oc.from < len(oc.in) {
+			n, args, err := oc.req.next(oc.in[oc.from:], s.reqLimits(sess), oc.args[:0])
+			oc.args = args
+			switch {
+			case err == nil:
+				oc.from += n
+				if len(args) > 0 {
+					return oc.keep(args, n), nil
+				}
+				continue
+			case err != errIncomplete:
+				return nil, err
+			}
+		}
+		if !oc.flush() {
+			return nil, net.ErrClosed
+		}
+		if err := oc.fill(); err != nil {
+			return nil, err
+		}
+		if s.overQueryLimit(sess, oc.in[oc.from:], oc.req.held()) {
+			return nil, errQueryLimit
+		}
+	}
+}
+
+// keep makes the arguments of the command that took the n bytes before
+// from independent of the input buffer, which is reused.
+func (oc *ownConn) keep(args [][]byte, n int) [][]byte {
+	out := make([][]byte, len(args))
+	defer clear(args) // what they point into may be big: hold on to none of it
+	if n >= handOver {
+		copy(out, args)
+		rest := oc.in[oc.from:]
+		oc.in, oc.from = append(make([]byte, 0, max(len(rest), minRead)), rest...), 0
+		return out
+	}
+	size := 0
+	for _, a := range args {
+		size += len(a)
+	}
+	block := make([]byte, 0, size)
+	for i, a := range args {
+		block = append(block, a...)
+		out[i] = block[len(block)-len(a) : len(block) : len(block)]
+	}
+	return out
+}
+
+// fill reads what the socket has, into room for at least minRead bytes:
+// made by moving the unread input to the front, or by growing the buffer,
+// by no more than the argument being read still needs when it is long. Of
+// a long argument it reads nothing past its end, as the event loop does.
+func (oc *ownConn) fill() error {
+	if oc.from == len(oc.in) {
+		oc.in, oc.from = oc.in[:0], 0
+	}
+	if cap(oc.in)-len(oc.in) < minRead && oc.from > 0 {
+		n := copy(oc.in, oc.in[oc.from:])
+		oc.in, oc.from = oc.in[:n], 0
+	}
+	missing := oc.req.need() - len(oc.in[oc.from:])
+	if cap(oc.in)-len(oc.in) < minRead {
+		oc.in = grow(oc.in, missing)
+	}
+	room := oc.in[len(oc.in):cap(oc.in)]
+	if missing > minRead {
+		room = room[:min(len(room), missing)]
+	}
+	n, err := oc.nc.Read(room)
+	oc.in = oc.in[:len(oc.in)+n]
+	if n > 0 {
+		return nil // an error comes back with the next read
+	}
+	return err
+}
+
+// grow returns b with room for minRead bytes more, at least: twice its
+// size, unless missing, the bytes an argument still needs, is less.
+func grow(b []byte, missing int) []byte {
+	size := max(2*cap(b), len(b)+minRead)
+	if missing > 0 {
+		size = min(size, len(b)+max(missing, minRead))
+	}
+	grown := make([]byte, len(b), size)
+	copy(grown, b)
+	return grown
+}

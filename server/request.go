@@ -1,0 +1,267 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"slices"
+)
+
+// Commands are read from a connection's input as Redis 7.0 reads them
+// (processMultibulkBuffer and processInlineBuffer): the same limits, the
+// same protocol errors, the same leniency (the two bytes after a bulk are
+// skipped unchecked, an empty or negative multibulk is no command). A
+// command that arrives in pieces is read on from where the last piece
+// ended, so reading it costs what its bytes cost, however it is split.
+
+// protoError is malformed input: the client is told "-ERR Protocol error:
+// ..." and the connection closes once the commands before it have run.
+type protoError string
+
+func (e protoError) Error() string { return "Protocol error: " + string(e) }
+
+// errIncomplete says the input holds only part of the next command.
+var errIncomplete = errors.New("incomplete command")
+
+// isProtocolError tells malformed input, which the client hears about
+// before the connection closes, from a failing socket.
+func isProtocolError(err error) bool {
+	var pe protoError
+	return errors.As(err, &pe)
+}
+
+// The limits Redis 7.0 sets on requests.
+const (
+	// lineMax is the longest inline command or count line
+	// (PROTO_INLINE_MAX_SIZE).
+	lineMax = 64 << 10
+	// maxMultibulk is the most arguments a command may announce.
+	maxMultibulk = math.MaxInt32
+	// A client that has to authenticate may announce no more arguments,
+	// nor a longer one, than these.
+	unauthMaxArgs = 10
+	unauthMaxBulk = 16384
+	// argBookkeeping is what each argument of a command costs besides its
+	// bytes while the command is read and run (its place in the parser and
+	// in the argument list): client-query-buffer-limit counts it, so a
+	// command of a billion empty arguments is as bounded as a long one.
+	argBookkeeping = 40
+)
+
+const (
+	errUnauthArgs = protoError("unauthenticated multibulk length")
+	errUnauthBulk = protoError("unauthenticated bulk length")
+)
+
+// reqLimits are what a connection's next command may be.
+type reqLimits struct {
+	maxBulk int64 // proto-max-bulk-len
+	unauth  bool  // the client has yet to authenticate
+}
+
+// reqParser reads one command at a time from the start of the unread
+// input, remembering between calls how far it got.
+type reqParser struct {
+	kind    byte // '*' for a multibulk, 'i' for an inline command, 0 before either
+	pos     int  // where reading goes on, from the command's start
+	scanned int  // bytes from pos known to hold neither the line's end nor a NUL
+	nul     bool // the line has a NUL before its end: it can only grow too long
+	left    int  // arguments still to read; -1 before the count line
+	bulk    int  // length of the argument being read; -1 before its length line
+	spans   []int
+}
+
+// next reads the command at the start of b. When b holds only part of it
+// next returns errIncomplete, and the next call must get the same bytes
+// again, with more after them (they may have moved). Once the command is
+// whole it returns the bytes it took and appends its arguments to args: a
+// multibulk's point into b, an inline command's are new. A command of no
+// arguments (an empty line, *0) takes its bytes and appends none.
+func (p *reqParser) next(b []byte, lim reqLimits, args [][]byte) (int, [][]byte, error) {
+	if p.kind == 0 {
+		if len(b) == 0 {
+			return 0, args, errIncomplete
+		}
+		p.kind, p.left, p.bulk = 'i', -1, -1
+		if b[0] == '*' {
+			p.kind = '*'
+		}
+	}
+	if p.kind == 'i' {
+		return p.inline(b, args)
+	}
+	return p.multibulk(b, lim, args)
+}
+
+func (p *reqParser) multibulk(b []byte, lim reqLimits, args [][]byte) (int, [][]byte, error) {
+	if p.left < 0 {
+		end, err := p.line(b, '\r', "too big mbulk count string")
+		if err != nil {
+			return 0, args, err
+		}
+		n, ok := redisInt(b[p.pos+1 : end])
+		switch {
+		case !ok || n > maxMultibulk:
+			return 0, args, protoError("invalid multibulk length")
+		case n > unauthMaxArgs && lim.unauth:
+			return 0, args, errUnauthArgs
+		}
+		p.pos, p.scanned = end+2, 0
+		if n <= 0 {
+			return p.done(), args, nil
+		}
+		p.left = int(n)
+	}
+	for p.left > 0 {
+		if p.bulk < 0 {
+			if err := p.bulkLine(b, lim); err != nil {
+				return 0, args, err
+			}
+		}
+		if len(b)-p.pos-2 < p.bulk {
+			return 0, args, errIncomplete
+		}
+		p.spans = append(p.spans, p.pos, p.pos+p.bulk)
+		p.pos += p.bulk + 2
+		p.bulk = -1
+		p.left--
+	}
+	args = slices.Grow(args, len(p.spans)/2)
+	for i := 0; i < len(p.spans); i += 2 {
+		from, to := p.spans[i], p.spans[i+1]
+		args = append(args, b[from:to:to])
+	}
+	return p.done(), args, nil
+}
+
+// bulkLine reads an argument's "$<length>" line.
+func (p *reqParser) bulkLine(b []byte, lim reqLimits) error {
+	end, err := p.line(b, '\r', "too big bulk count string")
+	if err != nil {
+		return err
+	}
+	if c := b[p.pos]; c != '$' {
+		if c == '\r' || c == '\n' {
+			c = ' ' // Redis keeps line ends out of error replies
+		}
+		return protoError("expected '$', got '" + string([]byte{c}) + "'")
+	}
+	n, ok := redisInt(b[p.pos+1 : end])
+	switch {
+	case !ok || n < 0 || n > lim.maxBulk:
+		return protoError("invalid bulk length")
+	case n > unauthMaxBulk && lim.unauth:
+		return errUnauthBulk
+	}
+	p.pos, p.scanned, p.bulk = end+2, 0, int(n)
+	return nil
+}
+
+func (p *reqParser) inline(b []byte, args [][]byte) (int, [][]byte, error) {
+	end, err := p.line(b, '\n', "too big inline request")
+	if err != nil {
+		return 0, args, err
+	}
+	line := b[:end]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	args, ok := splitArgs(line, args)
+	if !ok {
+		return 0, args, protoError("unbalanced quotes in request")
+	}
+	p.pos = end + 1
+	return p.done(), args, nil
+}
+
+// line finds the end of the line at pos: its first c, which Redis looks
+// for with strchr, so a NUL before it hides it. A '\r' needs a byte after
+// it, which is skipped unread. The line may be up to lineMax long; past
+// that without an end the command is refused with tooBig.
+func (p *reqParser) line(b []byte, c byte, tooBig protoError) (int, error) {
+	if !p.nul {
+		window := b[p.pos:min(len(b), p.pos+lineMax+1)]
+		seg := window[p.scanned:]
+		i := bytes.IndexByte(seg, c)
+		head := seg
+		if i >= 0 {
+			head = seg[:i]
+		}
+		switch z := bytes.IndexByte(head, 0); {
+		case z >= 0:
+			p.nul = true
+		case i >= 0:
+			end := p.pos + p.scanned + i
+			p.scanned += i
+			if c == '\r' && end+1 >= len(b) {
+				return -1, errIncomplete
+			}
+			return end, nil
+		default:
+			p.scanned = len(window)
+		}
+	}
+	if len(b)-p.pos > lineMax {
+		return -1, tooBig
+	}
+	return -1, errIncomplete
+}
+
+// done ends the command read and returns the bytes it took.
+func (p *reqParser) done() int {
+	n := p.pos
+	p.kind, p.pos, p.scanned, p.nul = 0, 0, 0, false
+	if cap(p.spans) > 1<<12 {
+		p.spans = nil
+	} else {
+		p.spans = p.spans[:0]
+	}
+	return n
+}
+
+// need is how many bytes of the command the input must hold before it can
+// go on: more than it holds only while an argument's bytes are coming. It
+// stops at 2^62, far past any buffer, so that sums with it cannot overflow
+// (proto-max-bulk-len may be set to 2^63-1).
+func (p *reqParser) need() int {
+	if p.kind != '*' || p.left <= 0 || p.bulk < 0 {
+		return 0
+	}
+	return min(p.pos+min(p.bulk, 1<<62)+2, 1<<62)
+}
+
+// held is what the command read so far costs besides its bytes.
+func (p *reqParser) held() int { return len(p.spans) / 2 * argBookkeeping }
+
+// redisInt reads a count as Redis's string2ll does: an optional minus
+// sign, then digits without a leading zero (a lone 0 aside), at most 20
+// characters, within 64 bits.
+func redisInt(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 {
+		return 0, false
+	}
+	if len(s) == 1 && s[0] == '0' {
+		return 0, true
+	}
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || s[0] < '1' || s[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range s {
+		if c < '0' || c > '9' || v > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	switch {
+	case neg && v <= 1<<63:
+		return int64(-v), true
+	case !neg && v <= math.MaxInt64:
+		return int64(v), true
+	}
+	return 0, false
+}
