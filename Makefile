@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/qlessd
 
-.PHONY: build run test bench vet fmt
+.PHONY: build run test fuzz bench vet fmt
 
 build:
 	$(GO) build -o $(BIN) ./cmd/qlessd
@@ -23,6 +23,16 @@ test:
 	$(GO) test -count=1 -timeout 20m ./...
 	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
 	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
+	$(MAKE) fuzz
+
+# Each fuzz test for FUZZTIME (go test fuzzes one target at a time), with one
+# worker: the seed corpora in testdata/fuzz run with every plain go test too.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := ./scripts/luacjson:FuzzDecode ./scripts/luacmsgpack:FuzzUnpack ./qless:FuzzQlessArgs
+fuzz:
+	for t in $(FUZZ_TARGETS); do \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -parallel 1 "$${t%%:*}" || exit 1; \
+	done
 
 bench: build
 	./tests/ensure-redis.sh
