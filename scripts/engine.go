@@ -259,6 +259,9 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 		}
 		s.host, s.cur, s.noWrites, s.lib = nil, nil, false, false
 		s.restoreChunk()
+		for _, reset := range s.moduleResets {
+			reset()
+		}
 		if !s.restore() {
 			broken = true
 		}
