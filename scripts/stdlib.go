@@ -25,6 +25,7 @@ func (s *state) installBase(g *lua.LTable) {
 		return 1
 	}))
 	g.RawSetString("tonumber", L.NewFunction(baseToNumber))
+	g.RawSetString("unpack", L.NewFunction(baseUnpack))
 	g.RawSetString("error", L.NewFunction(baseError))
 	g.RawSetString("loadstring", L.NewFunction(s.loadString))
 	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
@@ -197,6 +198,7 @@ func (s *state) installString(str *lua.LTable) {
 	L := s.L
 	str.RawSetString("format", L.NewFunction(strFormat))
 	str.RawSetString("char", L.NewFunction(strChar))
+	str.RawSetString("byte", L.NewFunction(strByte))
 	str.RawSetString("lower", L.NewFunction(strLower))
 	str.RawSetString("upper", L.NewFunction(strUpper))
 	str.RawSetString("gfind", str.RawGetString("gmatch"))
