@@ -30,6 +30,21 @@ var closedDone = func() chan struct{} {
 
 func (k *killSwitch) trip() { k.tripped.Store(true) }
 
+// Poll is limits.Limits's: library functions written in Go call it while
+// they work, as gopher-lua checks the switch only between instructions.
+// The error's text does not matter: a killed script's reply says so.
+func (k *killSwitch) Poll(L *lua.LState) {
+	if pollHook != nil {
+		pollHook(k)
+	}
+	if k.tripped.Load() {
+		L.RaiseError(errScriptKilled)
+	}
+}
+
+// pollHook, when set (by tests), runs at every Poll.
+var pollHook func(k *killSwitch)
+
 func (k *killSwitch) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (k *killSwitch) Value(any) any               { return nil }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -199,6 +200,7 @@ func (s *state) installString(str *lua.LTable) {
 	str.RawSetString("format", L.NewFunction(strFormat))
 	str.RawSetString("char", L.NewFunction(strChar))
 	str.RawSetString("byte", L.NewFunction(strByte))
+	str.RawSetString("rep", L.NewFunction(strRep))
 	str.RawSetString("lower", L.NewFunction(strLower))
 	str.RawSetString("upper", L.NewFunction(strUpper))
 	str.RawSetString("gfind", str.RawGetString("gmatch"))
@@ -246,7 +248,7 @@ func (s *state) installTable(t *lua.LTable) {
 	t.RawSetString("concat", L.NewFunction(tableConcat))
 	t.RawSetString("remove", L.NewFunction(tableRemove))
 	t.RawSetString("insert", L.NewFunction(tableInsert))
-	t.RawSetString("sort", L.NewFunction(tableSort(t.RawGetString("sort").(*lua.LFunction))))
+	t.RawSetString("sort", L.NewFunction(tableSort(L.NewFunction(sortArray))))
 }
 
 // tableConcat is table.concat with numbers rendered as "%.14g".
@@ -263,6 +265,9 @@ func tableConcat(L *lua.LState) int {
 	}
 	var b strings.Builder
 	for k := i; k <= j; k++ {
+		if (k-i)%limits.Every == limits.Every-1 {
+			limits.Poll(L)
+		}
 		switch v := tb.RawGetInt(k).(type) {
 		case lua.LString:
 			b.WriteString(string(v))

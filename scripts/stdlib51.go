@@ -2,8 +2,10 @@ package scripts
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -61,6 +63,53 @@ func tableInsert(L *lua.LState) int {
 	}
 	tb.RawSetInt(pos, L.Get(L.GetTop()))
 	return 0
+}
+
+// sortArray sorts t[1..#t] as gopher-lua's table.sort does (Go's sort,
+// with the order function or Lua's <), polling SCRIPT KILL as it compares:
+// sorting millions of elements takes seconds.
+func sortArray(L *lua.LState) int {
+	tb := L.CheckTable(1)
+	var fn *lua.LFunction
+	if L.GetTop() != 1 {
+		fn = L.CheckFunction(2)
+	}
+	n := tb.Len()
+	vals := make([]lua.LValue, n)
+	for i := range vals {
+		vals[i] = tb.RawGetInt(i + 1)
+	}
+	sort.Sort(&luaSorter{L: L, fn: fn, vals: vals})
+	for i, v := range vals {
+		tb.RawSetInt(i+1, v)
+	}
+	return 0
+}
+
+type luaSorter struct {
+	L     *lua.LState
+	fn    *lua.LFunction
+	vals  []lua.LValue
+	calls int
+}
+
+func (s *luaSorter) Len() int      { return len(s.vals) }
+func (s *luaSorter) Swap(i, j int) { s.vals[i], s.vals[j] = s.vals[j], s.vals[i] }
+
+func (s *luaSorter) Less(i, j int) bool {
+	if s.calls++; s.calls%limits.Every == 0 {
+		limits.Poll(s.L)
+	}
+	if s.fn == nil {
+		return s.L.LessThan(s.vals[i], s.vals[j])
+	}
+	s.L.Push(s.fn)
+	s.L.Push(s.vals[i])
+	s.L.Push(s.vals[j])
+	s.L.Call(2, 1)
+	less := lua.LVAsBool(s.L.Get(-1))
+	s.L.Pop(1)
+	return less
 }
 
 var reComparePos = regexp.MustCompile(`^[^:]*:\d+: (attempt to compare .*)$`)

@@ -30,3 +30,19 @@ func TestScriptingManyResults(t *testing.T) {
 		p.Same(t, "EVAL", body, "0")
 	}
 }
+
+// string.rep's count is a C int as in Lua 5.1: 2^40 counts as 0, so the
+// result is empty, as on Redis (gopher-lua's tried to build a terabyte).
+var repCorpus = []string{
+	"return #string.rep('x', 2^40)", "return #string.rep('ab', 2^32 + 3)", "return string.rep('ab', 3)",
+	"return string.rep('ab', -1)", "return string.rep('ab', 0/0)", "return string.rep('ab', 2.9)",
+	"return string.rep('ab', '2')", "return string.rep(12, 2)", "return string.rep('x', 'y')", "return string.rep('x')",
+	"return string.rep()", "return {pcall(string.rep, {}, 2)}", "return #string.rep('abc', 100000)",
+}
+
+func TestScriptingRepCount(t *testing.T) {
+	p := StartPair(t)
+	for _, body := range repCorpus {
+		p.Same(t, "EVAL", body, "0")
+	}
+}

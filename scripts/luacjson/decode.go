@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	"github.com/qlessd/qlessd/scripts/luatable"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -71,7 +72,9 @@ type decoder struct {
 	pos   int
 	depth int
 	stack int // Lua stack slots json_decode would hold (lua_checkstack emulation)
-	tmp   []byte
+	// values counts the values read, to poll SCRIPT KILL every so many
+	values int
+	tmp    []byte
 	// vals and keys hold the members of the objects and arrays being read,
 	// innermost last, so each table is made once at its final size:
 	// gopher-lua's default table preallocates room for 32 of each.
@@ -316,6 +319,9 @@ func (d *decoder) descend(slots int) {
 }
 
 func (d *decoder) value(tok *token) lua.LValue {
+	if d.values++; d.values%limits.Every == 0 {
+		limits.Poll(d.L)
+	}
 	switch tok.typ {
 	case tString:
 		return lua.LString(tok.str)

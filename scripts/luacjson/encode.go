@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -44,6 +45,8 @@ type encoder struct {
 	// stack counts the Lua stack slots json_encode would hold at this
 	// point, for the lua_checkstack emulation.
 	stack int
+	// values counts the values written, to poll SCRIPT KILL every so many
+	values int
 }
 
 func (c *config) encode(L *lua.LState) int {
@@ -73,6 +76,9 @@ func (e *encoder) fail(v lua.LValue, reason string) {
 }
 
 func (e *encoder) value(v lua.LValue, depth int) {
+	if e.values++; e.values%limits.Every == 0 {
+		limits.Poll(e.L)
+	}
 	switch x := v.(type) {
 	case lua.LString:
 		e.str(string(x))

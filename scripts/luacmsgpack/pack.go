@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -40,9 +41,15 @@ func encodeValue(L *lua.LState, b []byte, v lua.LValue, level int) []byte {
 		if level == maxNesting {
 			return append(b, 0xc0)
 		}
+		// Tables shared by reference can make the output far larger
+		// than the input: SCRIPT KILL is polled at every table.
+		limits.Poll(L)
 		if n, ok := arrayLen(x); ok {
 			b = appendHeader(b, 0x90, 0xdc, 0xdd, uint64(n))
 			for j := 1; j <= n; j++ {
+				if j%limits.Every == 0 {
+					limits.Poll(L)
+				}
 				b = encodeValue(L, b, L.GetTable(x, lua.LNumber(j)), level+1)
 			}
 			return b
@@ -52,7 +59,11 @@ func encodeValue(L *lua.LState, b []byte, v lua.LValue, level int) []byte {
 			count++
 		}
 		b = appendHeader(b, 0x80, 0xde, 0xdf, uint64(count))
+		j := 0
 		for k, val := x.Next(lua.LNil); k != lua.LNil; k, val = x.Next(k) {
+			if j++; j%limits.Every == 0 {
+				limits.Poll(L)
+			}
 			b = encodeValue(L, b, k, level+1)
 			b = encodeValue(L, b, val, level+1)
 		}

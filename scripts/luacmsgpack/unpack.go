@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -21,6 +22,8 @@ type cursor struct {
 	data string
 	pos  int
 	err  errKind
+	// values counts the values read, to poll SCRIPT KILL every so many
+	values int
 }
 
 func (c *cursor) left() int { return len(c.data) - c.pos }
@@ -45,6 +48,9 @@ func (c *cursor) checkStack(used int, what string) {
 func (c *cursor) decode(used int) lua.LValue {
 	if !c.need(1) {
 		return lua.LNil
+	}
+	if c.values++; c.values%limits.Every == 0 {
+		limits.Poll(c.L)
 	}
 	c.checkStack(used, "too many return values at once; use unpack_one or unpack_limit instead.")
 	d := c.data[c.pos:]

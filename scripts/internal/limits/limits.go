@@ -1,0 +1,27 @@
+// Package limits lets library functions written in Go observe the limits of
+// the script that calls them. gopher-lua checks a script's context only
+// between instructions, so a built-in that loops over a large input (a
+// pattern match, a sort, an encoding) would run on after SCRIPT KILL; such
+// loops call Poll every so often instead.
+package limits
+
+import lua "github.com/yuin/gopher-lua"
+
+// Limits is implemented by the context a script runs under.
+type Limits interface {
+	// Poll raises the error that ends the script when it has been
+	// killed.
+	Poll(L *lua.LState)
+}
+
+// Every is how many iterations of a cheap loop may pass between polls: a
+// few microseconds of work.
+const Every = 1024
+
+// Poll raises the running script's kill error if it has been killed; it
+// does nothing outside a script (a trusted library call, a bare state).
+func Poll(L *lua.LState) {
+	if l, ok := L.Context().(Limits); ok {
+		l.Poll(L)
+	}
+}
