@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -20,7 +21,16 @@ import (
 // (context.WithCancel of ours), which would never be cancelled since ours
 // has no channel until then: installCoroutine hands each new thread the
 // switch itself, so a script spinning inside a coroutine is killed too.
-type killSwitch struct{ tripped atomic.Bool }
+//
+// The same check keeps the script under its memory ceiling (memlimit.go):
+// Done counts instructions and has the guard measure every so many; a
+// script over it is ended the way a killed one is.
+type killSwitch struct {
+	tripped atomic.Bool
+	mem     memGuard
+	ticks   uint32 // instructions to the next tick; the script's goroutine alone uses it
+	chain   int64  // bytes of the ".." chain being evaluated (concat.go)
+}
 
 var closedDone = func() chan struct{} {
 	c := make(chan struct{})
@@ -40,6 +50,9 @@ func (k *killSwitch) Poll(L *lua.LState) {
 	if k.tripped.Load() {
 		L.RaiseError(errScriptKilled)
 	}
+	if k.mem.stopped {
+		L.Error(lua.LString(errNoMemory), 0)
+	}
 }
 
 // pollHook, when set (by tests), runs at every Poll.
@@ -49,7 +62,26 @@ func (k *killSwitch) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (k *killSwitch) Value(any) any               { return nil }
 
 func (k *killSwitch) Done() <-chan struct{} {
+	if k.ticks--; k.ticks == 0 {
+		return k.tick()
+	}
 	if k.tripped.Load() {
+		return closedDone
+	}
+	return nil
+}
+
+// arm readies the switch for a script with a memory ceiling of limit.
+func (k *killSwitch) arm(limit int64) {
+	k.mem, k.ticks = newMemGuard(limit), tickEvery
+}
+
+// tick is Done every tickEvery instructions: the memory ceiling's check.
+// A script over its ceiling gets here at every instruction after.
+func (k *killSwitch) tick() <-chan struct{} {
+	k.ticks = tickEvery
+	if k.tripped.Load() || !k.mem.check() {
+		k.ticks = 1
 		return closedDone
 	}
 	return nil
@@ -58,6 +90,9 @@ func (k *killSwitch) Done() <-chan struct{} {
 func (k *killSwitch) Err() error {
 	if k.tripped.Load() {
 		return context.Canceled
+	}
+	if k.mem.stopped {
+		return errOutOfMemory
 	}
 	return nil
 }
@@ -70,14 +105,14 @@ func (s *state) installCoroutine(co *lua.LTable) {
 	create := co.RawGetString("create").(*lua.LFunction).GFunction
 	wrap := co.RawGetString("wrap").(*lua.LFunction).GFunction
 	co.RawSetString("create", s.L.NewFunction(func(L *lua.LState) int {
-		n := create(L)
+		n := newThread(L, create)
 		if th, ok := L.Get(-1).(*lua.LState); ok {
 			s.underSwitch(th)
 		}
 		return n
 	}))
 	co.RawSetString("wrap", s.L.NewFunction(func(L *lua.LState) int {
-		n := wrap(L)
+		n := newThread(L, wrap)
 		if fn, ok := L.Get(-1).(*lua.LFunction); ok && len(fn.Upvalues) > 0 {
 			if th, ok := fn.Upvalues[0].Value().(*lua.LState); ok {
 				s.underSwitch(th)
@@ -93,4 +128,28 @@ func (s *state) underSwitch(th *lua.LState) {
 	if s.cur != nil && !s.lib {
 		th.SetContext(&s.cur.stop)
 	}
+}
+
+// A new thread gets its creator's options, and with a state's (a call
+// stack of callStackSize frames and registrySize value slots, allocated up
+// front) a coroutine took some 150 KB: 1e5 of them passed 6 GB. Threads are
+// made with a call stack that grows as it is used and a registry that
+// starts small, and each counts against the script's memory ceiling.
+const (
+	threadRegistrySize = 64
+	threadRegistryStep = 256
+	// threadBytes is about what a new thread takes (TestThreadBytes).
+	threadBytes = 6 << 10
+)
+
+// newThread runs coroutine.create or coroutine.wrap (make) with the
+// options of a small thread.
+func newThread(L *lua.LState, make lua.LGFunction) int {
+	limits.Grow(L, threadBytes)
+	saved := L.Options
+	defer func() { L.Options = saved }()
+	L.Options.MinimizeStackMemory = true
+	L.Options.RegistrySize = threadRegistrySize
+	L.Options.RegistryGrowStep = threadRegistryStep
+	return make(L)
 }

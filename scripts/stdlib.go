@@ -251,7 +251,9 @@ func (s *state) installTable(t *lua.LTable) {
 	t.RawSetString("sort", L.NewFunction(tableSort(L.NewFunction(sortArray))))
 }
 
-// tableConcat is table.concat with numbers rendered as "%.14g".
+// tableConcat is table.concat with numbers rendered as "%.14g". What it
+// appends counts against the script's memory ceiling before it is
+// appended, and SCRIPT KILL is polled.
 func tableConcat(L *lua.LState) int {
 	tb := L.CheckTable(1)
 	sep := ""
@@ -264,18 +266,25 @@ func tableConcat(L *lua.LState) int {
 		j = int(L.CheckNumber(4))
 	}
 	var b strings.Builder
+	pending := 0
 	for k := i; k <= j; k++ {
 		if (k-i)%limits.Every == limits.Every-1 {
 			limits.Poll(L)
 		}
+		var piece string
 		switch v := tb.RawGetInt(k).(type) {
 		case lua.LString:
-			b.WriteString(string(v))
+			piece = string(v)
 		case lua.LNumber:
-			b.WriteString(fmtNumber(float64(v)))
+			piece = fmtNumber(float64(v))
 		default:
 			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 		}
+		if pending += len(piece) + len(sep); pending >= growStep {
+			limits.Grow(L, pending)
+			pending = 0
+		}
+		b.WriteString(piece)
 		if k != j {
 			b.WriteString(sep)
 		}
@@ -283,6 +292,10 @@ func tableConcat(L *lua.LState) int {
 	L.Push(lua.LString(b.String()))
 	return 1
 }
+
+// growStep is how many bytes a built-in may build before it declares them
+// to the memory ceiling (limits.Grow); one piece larger is declared alone.
+const growStep = 64 << 10
 
 // redisPCall is Redis 7.0's pcall: a caught {err=...} table from
 // redis.call comes back as its text, and messages read as Lua 5.1's.

@@ -75,6 +75,7 @@ func sortArray(L *lua.LState) int {
 		fn = L.CheckFunction(2)
 	}
 	n := tb.Len()
+	limits.Grow(L, 16*n)
 	vals := make([]lua.LValue, n)
 	for i := range vals {
 		vals[i] = tb.RawGetInt(i + 1)
@@ -246,7 +247,9 @@ func strLower(L *lua.LState) int { return mapBytes(L, 'A', 'Z', 'a'-'A') }
 func strUpper(L *lua.LState) int { return mapBytes(L, 'a', 'z', 'A'-'a') }
 
 func mapBytes(L *lua.LState, lo, hi byte, delta int) int {
-	b := []byte(lvToStringArg(L, 1))
+	s := lvToStringArg(L, 1)
+	limits.Grow(L, len(s))
+	b := []byte(s)
 	for i, c := range b {
 		if c >= lo && c <= hi {
 			b[i] = byte(int(c) + delta)

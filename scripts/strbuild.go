@@ -1,6 +1,7 @@
 package scripts
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
@@ -13,8 +14,9 @@ import (
 const repChunk = 16 << 20
 
 // strRep is Lua 5.1's string.rep: the count is a C int (luaL_checkint), so
-// 2^40 counts as 0 as on Redis, and a long result is built in chunks with
-// SCRIPT KILL polled between them.
+// 2^40 counts as 0 as on Redis; the result counts against the script's
+// memory ceiling before it is made, and is built in chunks with SCRIPT KILL
+// polled between them.
 func strRep(L *lua.LState) int {
 	s := clua.CheckString(L, 1)
 	n := int(int32(clua.CheckInteger(L, 2)))
@@ -22,7 +24,11 @@ func strRep(L *lua.LState) int {
 		L.Push(lua.LString(""))
 		return 1
 	}
+	if n > math.MaxInt/len(s) {
+		n = math.MaxInt / len(s)
+	}
 	total := len(s) * n
+	limits.Grow(L, total)
 	buf := make([]byte, total)
 	done := copy(buf, s)
 	// The filled prefix is always whole copies of s, so it can be copied

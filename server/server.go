@@ -37,6 +37,9 @@ type Server struct {
 	// setTimeLimit changes the engine's lua-time-limit (busy.go)
 	setTimeLimit func(time.Duration)
 	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
+	// setMaxMemory changes the engine's lua-max-memory (busy.go)
+	setMaxMemory func(int64)
+	luaMaxMemory atomic.Int64 // lua-max-memory: cfg's, then CONFIG SET's
 
 	closing   atomic.Bool
 	abandon   atomic.Bool // stop without waiting for running commands
@@ -85,6 +88,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 		started:  time.Now(),
 	}
 	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
+	s.luaMaxMemory.Store(cfg.LuaMaxMemory)
 	db.OnCommit(s.committed)
 	s.addDebug()
 	return s, nil

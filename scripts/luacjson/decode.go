@@ -86,6 +86,9 @@ type decoder struct {
 	order []int
 }
 
+// decodedValueBytes is about what a decoded value takes in a table.
+const decodedValueBytes = 48
+
 // at returns the byte at i, or NUL past the end as C's terminator.
 func (d *decoder) at(i int) byte {
 	if i < len(d.data) {
@@ -254,6 +257,9 @@ func (d *decoder) stringToken(tok *token) {
 	}
 	d.pos++
 	tok.typ = tString
+	if len(d.tmp) > declareStep {
+		limits.Grow(d.L, len(d.tmp))
+	}
 	tok.str = string(d.tmp)
 }
 
@@ -320,7 +326,10 @@ func (d *decoder) descend(slots int) {
 
 func (d *decoder) value(tok *token) lua.LValue {
 	if d.values++; d.values%limits.Every == 0 {
+		// Decoded values take far more room than their text: count a
+		// generous size for each, and long strings apart (stringToken).
 		limits.Poll(d.L)
+		limits.Grow(d.L, limits.Every*decodedValueBytes)
 	}
 	switch tok.typ {
 	case tString:

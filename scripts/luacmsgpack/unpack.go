@@ -26,6 +26,9 @@ type cursor struct {
 	values int
 }
 
+// unpackedValueBytes is about what an unpacked value takes in a table.
+const unpackedValueBytes = 48
+
 func (c *cursor) left() int { return len(c.data) - c.pos }
 
 // need reports whether n more bytes are there, recording EOF if not.
@@ -50,7 +53,10 @@ func (c *cursor) decode(used int) lua.LValue {
 		return lua.LNil
 	}
 	if c.values++; c.values%limits.Every == 0 {
+		// A byte of input can unpack to a value taking dozens in a
+		// table: count a generous size for each.
 		limits.Poll(c.L)
+		limits.Grow(c.L, limits.Every*unpackedValueBytes)
 	}
 	c.checkStack(used, "too many return values at once; use unpack_one or unpack_limit instead.")
 	d := c.data[c.pos:]

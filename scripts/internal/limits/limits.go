@@ -2,7 +2,9 @@
 // the script that calls them. gopher-lua checks a script's context only
 // between instructions, so a built-in that loops over a large input (a
 // pattern match, a sort, an encoding) would run on after SCRIPT KILL; such
-// loops call Poll every so often instead.
+// loops call Poll every so often instead. And a built-in that builds a
+// large result declares it with Grow first, so that the script's memory
+// ceiling (lua-max-memory) is kept before the memory is taken.
 package limits
 
 import lua "github.com/yuin/gopher-lua"
@@ -12,6 +14,9 @@ type Limits interface {
 	// Poll raises the error that ends the script when it has been
 	// killed.
 	Poll(L *lua.LState)
+	// Grow raises Lua's "not enough memory" when n more bytes would take
+	// the script past its memory ceiling.
+	Grow(L *lua.LState, n int)
 }
 
 // Every is how many iterations of a cheap loop may pass between polls: a
@@ -23,5 +28,13 @@ const Every = 1024
 func Poll(L *lua.LState) {
 	if l, ok := L.Context().(Limits); ok {
 		l.Poll(L)
+	}
+}
+
+// Grow raises "not enough memory" if n more bytes would take the running
+// script past its memory ceiling; outside a script it does nothing.
+func Grow(L *lua.LState, n int) {
+	if l, ok := L.Context().(Limits); ok {
+		l.Grow(L, n)
 	}
 }
