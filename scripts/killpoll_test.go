@@ -27,6 +27,10 @@ func TestBuiltinsPollTheKillSwitch(t *testing.T) {
 		"local e = {} local x = {e, e} for i = 1, 12 do x = {x, x} end return #cmsgpack.pack(x)",
 		"return #cmsgpack.unpack(string.rep('\\1', 5000))",
 		"return select('#', cmsgpack.unpack('\\220\\19\\136' .. string.rep('\\1', 5000)))",
+		"return (string.rep('a', 5000):gsub('a', 'b'))",
+		"return string.rep('a', 5000):find('a*a*b')",
+		"return string.rep('a', 5000):match('a-b')",
+		"local n = 0 for w in string.rep('a', 5000):gmatch('a') do n = n + 1 end return n",
 	} {
 		got := show(eval(t, e, h, body))
 		if !strings.HasPrefix(got, "ERR "+errScriptKilled) {

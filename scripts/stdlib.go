@@ -203,6 +203,10 @@ func (s *state) installString(str *lua.LTable) {
 	str.RawSetString("rep", L.NewFunction(strRep))
 	str.RawSetString("lower", L.NewFunction(strLower))
 	str.RawSetString("upper", L.NewFunction(strUpper))
+	str.RawSetString("find", L.NewFunction(strFind))
+	str.RawSetString("match", L.NewFunction(strMatch))
+	str.RawSetString("gmatch", L.NewFunction(strGmatch))
+	str.RawSetString("gsub", L.NewFunction(strGsub))
 	str.RawSetString("gfind", str.RawGetString("gmatch"))
 }
 

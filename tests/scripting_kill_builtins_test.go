@@ -10,16 +10,24 @@ import (
 // that share subtables, for ever) poll the kill switch. The killer gets OK,
 // the script's client the killed error, and other clients are served
 // after. Each built-in here would not end without the kill (until it ran
-// out of memory); those that always end (table.sort, string.rep...) are
-// checked by TestBuiltinsPollTheKillSwitch in package scripts, as a kill
-// landing in them only shows in how soon the script stops.
+// out of memory, or for hours); those that always end (table.sort,
+// string.rep...) are checked by TestBuiltinsPollTheKillSwitch in package
+// scripts, as a kill landing in them only shows in how soon the script
+// stops.
 func TestScriptingKillInsideBuiltins(t *testing.T) {
 	q := StartQlessd(t, "")
 	// A table that shares its subtables: 8^13 leaves, a few hundred bytes.
 	const shared = "local e = {} local x = {e, e, e, e, e, e, e, e} for i = 1, 12 do x = {x, x, x, x, x, x, x, x} end "
+	const backtrack = "local s, p = string.rep('a', 3000), 'a*a*a*a*a*b' "
 	for _, c := range []struct{ name, body string }{
 		{"cjson.encode", shared + "return #cjson.encode(x)"},
 		{"cmsgpack.pack", shared + "return #cmsgpack.pack(x)"},
+		// Patterns that backtrack for ever: each start tries every split
+		// of the run of a's between five a*.
+		{"string.gsub", backtrack + "return (s:gsub(p, 'x'))"},
+		{"string.find", backtrack + "return s:find(p)"},
+		{"string.match", backtrack + "return s:match(p)"},
+		{"string.gmatch", backtrack + "for w in s:gmatch(p) do end return 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			other := DialRaw(t, q.Addr)
