@@ -23,12 +23,12 @@ var errOutOfMemory = errors.New(errNoMemory)
 // (table growth, closures). The first measurement is the base the ceiling
 // counts from (after a collection, if much garbage would count as room). A
 // measurement over the ceiling is confirmed by a collection before it
-// counts; after one that found the script
-// under its ceiling, the next comes only once the heap has grown by another
-// half of it, so a script holding close to its ceiling while it makes
-// garbage does not collect at every measurement (the ceiling is kept to
-// within half again). Other scripts running at the same moment, rare as
-// clients wait for a running script, count against it too.
+// counts; after one that found the script under its ceiling, the next
+// comes only once the heap has grown by another half of it, so a script
+// holding close to its ceiling while it makes garbage does not collect at
+// every measurement (the ceiling is kept to within half again). Other
+// scripts running at the same moment, rare as clients wait for a running
+// script, count against it too.
 type memGuard struct {
 	limit int64 // bytes; 0 for none (library calls)
 	// base is the heap in use at the call's first measurement (-1
