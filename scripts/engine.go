@@ -268,6 +268,7 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 	defer func() {
 		if !lib {
 			L.RemoveContext()
+			r.stop.disarm()
 		}
 		s.host, s.cur, s.noWrites, s.lib = nil, nil, false, false
 		s.restoreChunk()
@@ -454,14 +455,14 @@ func (r *run) doneChan() chan struct{} {
 func (r *run) noteWrite() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stop.tripped.Load() {
+	if r.stop.killed() {
 		return false
 	}
 	r.wrote = true
 	return true
 }
 
-func (r *run) wasKilled() bool { return r.stop.tripped.Load() }
+func (r *run) wasKilled() bool { return r.stop.killed() }
 
 // IsLibraryCall reports whether EVALSHA of sha calls a registered library
 // (AliasScript): such a call always ends, so it needs no busy watch.

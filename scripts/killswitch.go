@@ -26,10 +26,10 @@ import (
 // Done counts instructions and has the guard measure every so many; a
 // script over it is ended the way a killed one is.
 type killSwitch struct {
-	tripped atomic.Bool
-	mem     memGuard
-	ticks   uint32 // instructions to the next tick; the script's goroutine alone uses it
-	chain   int64  // bytes of the ".." chain being evaluated (concat.go)
+	flags atomic.Uint32 // flagKilled, flagPrompted
+	mem   memGuard
+	ticks uint32 // instructions to the next tick; the script's goroutine alone uses it
+	chain int64  // bytes of the ".." chain being evaluated (concat.go)
 }
 
 var closedDone = func() chan struct{} {
@@ -38,7 +38,13 @@ var closedDone = func() chan struct{} {
 	return c
 }()
 
-func (k *killSwitch) trip() { k.tripped.Store(true) }
+const (
+	flagKilled   = 1 << iota // SCRIPT KILL tripped the switch
+	flagPrompted             // a garbage collection asks for a measurement (gcwatch.go)
+)
+
+func (k *killSwitch) trip()        { k.flags.Or(flagKilled) }
+func (k *killSwitch) killed() bool { return k.flags.Load()&flagKilled != 0 }
 
 // Poll is limits.Limits's: library functions written in Go call it while
 // they work, as gopher-lua checks the switch only between instructions.
@@ -47,7 +53,7 @@ func (k *killSwitch) Poll(L *lua.LState) {
 	if pollHook != nil {
 		pollHook(k)
 	}
-	if k.tripped.Load() {
+	if k.killed() {
 		L.RaiseError(errScriptKilled)
 	}
 	if k.mem.stopped {
@@ -62,25 +68,36 @@ func (k *killSwitch) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (k *killSwitch) Value(any) any               { return nil }
 
 func (k *killSwitch) Done() <-chan struct{} {
-	if k.ticks--; k.ticks == 0 {
+	if k.ticks--; k.ticks == 0 || k.flags.Load() != 0 {
 		return k.tick()
-	}
-	if k.tripped.Load() {
-		return closedDone
 	}
 	return nil
 }
 
-// arm readies the switch for a script with a memory ceiling of limit.
+// arm readies the switch for a script with a memory ceiling of limit;
+// disarm is called when it ends.
 func (k *killSwitch) arm(limit int64) {
 	k.mem, k.ticks = newMemGuard(limit), tickEvery
+	if limit > 0 {
+		watch(k)
+	}
 }
 
-// tick is Done every tickEvery instructions: the memory ceiling's check.
-// A script over its ceiling gets here at every instruction after.
+func (k *killSwitch) disarm() {
+	if k.mem.limit > 0 {
+		unwatch(k)
+	}
+}
+
+// tick is Done every tickEvery instructions, and after a garbage
+// collection: the memory ceiling's check. A killed script, or one over its
+// ceiling, gets here at every instruction after.
 func (k *killSwitch) tick() <-chan struct{} {
 	k.ticks = tickEvery
-	if k.tripped.Load() || !k.mem.check() {
+	if k.flags.Load()&flagPrompted != 0 {
+		k.flags.And(^uint32(flagPrompted))
+	}
+	if k.killed() || !k.mem.check() {
 		k.ticks = 1
 		return closedDone
 	}
@@ -88,7 +105,7 @@ func (k *killSwitch) tick() <-chan struct{} {
 }
 
 func (k *killSwitch) Err() error {
-	if k.tripped.Load() {
+	if k.killed() {
 		return context.Canceled
 	}
 	if k.mem.stopped {

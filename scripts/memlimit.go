@@ -20,20 +20,19 @@ var errOutOfMemory = errors.New(errNoMemory)
 // measures the heap: built-ins declare large allocations before making them
 // (limits.Grow), and the interpreter's check of the kill switch measures
 // every tickEvery instructions, which covers what the VM allocates itself
-// (table growth, closures). The first measurement is the base the ceiling
-// counts from (after a collection, if much garbage would count as room). A
-// measurement over the ceiling is confirmed by a collection before it
-// counts; after one that found the script under its ceiling, the next
+// (table growth, closures). The ceiling counts from the heap in use when
+// the call starts, garbage included: a script may hold what the collector
+// was about to free on top of its ceiling, so the heap never passes what it
+// was at the start by more than the ceiling. A measurement over the ceiling
+// is confirmed by a collection before it counts; after one that found the script under its ceiling, the next
 // comes only once the heap has grown by another half of it, so a script
 // holding close to its ceiling while it makes garbage does not collect at
 // every measurement (the ceiling is kept to within half again). Other
 // scripts running at the same moment, rare as clients wait for a running
 // script, count against it too.
 type memGuard struct {
-	limit int64 // bytes; 0 for none (library calls)
-	// base is the heap in use at the call's first measurement (-1
-	// before), taken lazily so that short scripts never measure.
-	base      int64
+	limit     int64 // bytes; 0 for none (library calls)
+	base      int64 // the heap in use when the call started
 	pending   int64 // bytes granted since the last measurement
 	confirmAt int64 // heap in use above which a measurement collects first
 	// refused: an allocation was refused (a catchable error, as in Lua);
@@ -41,7 +40,13 @@ type memGuard struct {
 	refused, stopped bool
 }
 
-func newMemGuard(limit int64) memGuard { return memGuard{limit: limit, base: -1} }
+func newMemGuard(limit int64) memGuard {
+	g := memGuard{limit: limit}
+	if limit > 0 {
+		g.base = heapInUse()
+	}
+	return g
+}
 
 // grow reports whether n more bytes keep the call under its ceiling. It
 // measures once the bytes granted since the last measurement pass a
@@ -58,34 +63,25 @@ func (g *memGuard) grow(n int64) bool {
 }
 
 // fits measures the heap and reports whether it, plus n bytes about to be
-// allocated, is within the ceiling of what it was at the first measurement.
+// allocated, is within the ceiling of what it was when the call started.
 func (g *memGuard) fits(n int64) bool {
 	g.pending = 0
-	h, live := heapInUse()
-	if g.base < 0 {
-		// Garbage in the heap now would count as room for the script
-		// once collected: when there is much of it, collect first.
-		if h-live > g.limit/2 {
-			runtime.GC()
-			h, _ = heapInUse()
-		}
-		g.base = h
-	}
+	h := heapInUse()
 	if h+n-g.base <= g.limit || h < g.confirmAt {
 		return true
 	}
 	runtime.GC()
-	h, _ = heapInUse()
+	h = heapInUse()
 	g.confirmAt = h + g.limit/2
 	return h+n-g.base <= g.limit
 }
 
-// heapInUse is the bytes of heap objects, live or not yet swept, and of
-// those found live by the last garbage collection.
-func heapInUse() (inUse, live int64) {
-	s := [2]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+// heapInUse is the bytes of heap objects, live or not yet swept: about a
+// microsecond to read.
+func heapInUse() int64 {
+	s := [1]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s[:])
-	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+	return int64(s[0].Value.Uint64())
 }
 
 // tickEvery is how many instructions run between measurements from the

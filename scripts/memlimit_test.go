@@ -39,6 +39,10 @@ func TestMemoryCeiling(t *testing.T) {
 		"local t = {} for i = 1, 300 do t[i] = redis.call('get', 'big') end return #t",
 		mb + "local t = {} for i = 1, 300 do t[i] = mb end return t",
 		"local e = {} local x = {e, e} for i = 1, 40 do x = {x, x} end return x",
+		// gopher-lua fills the array part with nils up to an integer key.
+		"local a = {} for i = 1, 100 do local t = {} t[2^22] = i a[i] = t end return #a",
+		"return #cmsgpack.unpack('\\129\\206\\0\\255\\255\\255\\1')",
+		"local t = {} table.insert(t, 2^24 - 1, 1) return #t",
 	} {
 		runtime.GC()
 		want := "ERR Error running script " + SHA1([]byte(body)) + ", not enough memory"

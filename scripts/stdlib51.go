@@ -53,6 +53,8 @@ func tableInsert(L *lua.LState) int {
 	case 3:
 		pos = int(int32(formatNumberArgNamed(L, 2, "insert")))
 		if pos > e {
+			// gopher-lua fills its array part with nils up to pos.
+			limits.Grow(L, 16*(pos-e))
 			e = pos
 		}
 		for i := e; i > pos; i-- {

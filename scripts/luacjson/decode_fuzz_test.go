@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	"github.com/qlessd/qlessd/scripts/luacjson"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -22,6 +23,8 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string) {
 		L := lua.NewState(lua.Options{SkipOpenLibs: true})
 		defer L.Close()
+		// Under a memory budget, as scripts run under lua-max-memory.
+		L.SetContext(limits.NewBudget(64 << 20))
 		mod := luacjson.Load(L)
 		v, err := call(L, mod, "decode", lua.LString(data))
 		if err != nil {

@@ -192,6 +192,7 @@ func (c *cursor) container(isMap bool, n uint64, used int) lua.LValue {
 		}
 		return t
 	}
+	top := 0.0 // the largest integer key set, up to which gopher-lua's array goes
 	for i := uint64(0); i < n; i++ {
 		k := c.decode(used + 1)
 		if c.err != errNone {
@@ -208,6 +209,14 @@ func (c *cursor) container(isMap bool, n uint64, used int) lua.LValue {
 		}
 		if f, ok := k.(lua.LNumber); ok && math.IsNaN(float64(f)) {
 			c.L.Error(lua.LString("table index is NaN"), 0)
+		}
+		// gopher-lua fills its array part with nils up to an integer key:
+		// a few bytes of input can ask for hundreds of megabytes.
+		if f, ok := k.(lua.LNumber); ok && float64(f) > top && float64(f) < float64(lua.MaxArrayIndex) && f == lua.LNumber(math.Floor(float64(f))) {
+			if float64(f) > top+1 {
+				limits.Grow(c.L, int(16*(float64(f)-top)))
+			}
+			top = float64(f)
 		}
 		t.RawSet(k, v)
 	}

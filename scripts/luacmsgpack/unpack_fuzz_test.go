@@ -5,18 +5,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	"github.com/qlessd/qlessd/scripts/luacmsgpack"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // FuzzUnpack checks cmsgpack.unpack and unpack_one on any bytes: they
 // return values or raise a Lua error, never a Go panic; and what unpack
-// returns packs and unpacks back to the same values. make test runs it for
-// a few seconds; the seed corpus is in testdata/fuzz/FuzzUnpack.
+// returns packs and unpacks back to the same values. It runs them under a
+// memory budget, as scripts run under lua-max-memory. make test runs it
+// for a few seconds; the seed corpus is in testdata/fuzz/FuzzUnpack.
 func FuzzUnpack(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		L := lua.NewState(lua.Options{SkipOpenLibs: true})
 		defer L.Close()
+		L.SetContext(limits.NewBudget(fuzzBudget))
 		mod := luacmsgpack.Load(L)
 		// Either answer will do; a panic fails the run, in callAll.
 		_, _ = callAll(L, mod, "unpack_one", lua.LString(data))
@@ -24,6 +27,7 @@ func FuzzUnpack(f *testing.F) {
 		if err != nil || len(vals) == 0 {
 			return
 		}
+		L.SetContext(limits.NewBudget(fuzzBudget))
 		for _, v := range vals {
 			if depth(v) > maxPackDepth {
 				return // pack writes nil past 16 levels, as lua-cmsgpack does
@@ -50,6 +54,9 @@ func FuzzUnpack(f *testing.F) {
 		}
 	})
 }
+
+// fuzzBudget is the memory the modules may declare for one fuzz input.
+const fuzzBudget = 64 << 20
 
 // maxPackDepth is how deep pack goes: tables 16 levels down pack as nil.
 const maxPackDepth = 16

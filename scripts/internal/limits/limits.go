@@ -7,7 +7,11 @@
 // ceiling (lua-max-memory) is kept before the memory is taken.
 package limits
 
-import lua "github.com/yuin/gopher-lua"
+import (
+	"context"
+
+	lua "github.com/yuin/gopher-lua"
+)
 
 // Limits is implemented by the context a script runs under.
 type Limits interface {
@@ -36,5 +40,26 @@ func Poll(L *lua.LState) {
 func Grow(L *lua.LState, n int) {
 	if l, ok := L.Context().(Limits); ok {
 		l.Grow(L, n)
+	}
+}
+
+// Budget is a context with limits for running the modules outside the
+// engine (their tests and fuzzers): it refuses to Grow past Max bytes in
+// all and is never killed.
+type Budget struct {
+	context.Context
+	Max, used int
+}
+
+// NewBudget is a Budget of max bytes.
+func NewBudget(max int) *Budget { return &Budget{Context: context.Background(), Max: max} }
+
+// Poll does nothing: a Budget is never killed.
+func (b *Budget) Poll(*lua.LState) {}
+
+// Grow raises "not enough memory" once the bytes grown pass Max.
+func (b *Budget) Grow(L *lua.LState, n int) {
+	if b.used += n; b.used > b.Max {
+		L.Error(lua.LString("not enough memory"), 0)
 	}
 }
