@@ -38,6 +38,7 @@ var configParams = []configParam{
 	{name: "databases", kind: cfgInt, immutable: true},
 	{name: "dir", immutable: true},
 	{name: "lua-time-limit", kind: cfgInt, min: 0, max: math.MaxInt64},
+	{name: "lua-max-memory", kind: cfgMemory, min: 0, max: math.MaxInt64},
 	{name: "loglevel", kind: cfgEnum, enum: []string{"debug", "verbose", "notice", "warning"}},
 	{name: "maxclients", kind: cfgInt, min: 1, max: math.MaxUint32},
 	{name: "port", kind: cfgInt, immutable: true},

@@ -54,7 +54,7 @@ type diffSide struct {
 	standIn *scripts.AliasStats
 }
 
-func newDiffSide(t *testing.T, fast bool) *diffSide {
+func newDiffSide(t testing.TB, fast bool) *diffSide {
 	db, err := store.Open(store.Options{Dir: ":memory:"})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func newDiffSide(t *testing.T, fast bool) *diffSide {
 
 // do runs one command in its own write transaction and returns its reply
 // and what it published.
-func (s *diffSide) do(t *testing.T, args ...string) (resp.Value, []commands.Message) {
+func (s *diffSide) do(t testing.TB, args ...string) (resp.Value, []commands.Message) {
 	t.Helper()
 	argv := make([][]byte, len(args))
 	for i, a := range args {
@@ -95,11 +95,14 @@ func (s *diffSide) do(t *testing.T, args ...string) (resp.Value, []commands.Mess
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if !rec.Written() {
+		t.Fatalf("%q wrote no reply", args)
+	}
 	return rec.Value(), published
 }
 
 // dump is the whole keyspace as text, one line per key, sorted.
-func (s *diffSide) dump(t *testing.T) string {
+func (s *diffSide) dump(t testing.TB) string {
 	t.Helper()
 	keys, _ := s.do(t, "keys", "*")
 	var lines []string

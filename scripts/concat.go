@@ -20,7 +20,17 @@ const (
 	numStrGlobal = "\x00qlessd_numstr"
 )
 
+// numStr also keeps ".." under the script's memory ceiling: the VM joins a
+// chain's operands in one allocation, so a chain of a hundred strings each
+// under the ceiling could take a hundred times it at once. numStr adds up
+// the string operands of a chain (the rewrite passes a second argument to
+// the chain's first non-literal operand, which starts a new sum) and
+// refuses the concatenation, before the VM makes it, once they would take
+// the script past its ceiling. Literal operands are small and left out.
 func numStr(L *lua.LState) int {
+	if k, ok := L.Context().(*killSwitch); ok {
+		k.concatOperand(L, L.Get(1), L.GetTop() >= 2)
+	}
 	if n, ok := L.Get(1).(lua.LNumber); ok {
 		L.Push(lua.LString(fmtNumber(float64(n))))
 		return 1
@@ -32,19 +42,20 @@ func numStr(L *lua.LState) int {
 // rewriteChunk applies the rewrite to a parsed chunk, and in the same walk
 // mends the numerals gopher-lua cannot read (numlit.go).
 func rewriteChunk(chunk []ast.Stmt) []ast.Stmt {
-	found := false
+	var concats []*ast.StringConcatOpExpr
 	walkAST(reflect.ValueOf(chunk), func(n any) {
 		switch x := n.(type) {
 		case *ast.StringConcatOpExpr:
 			x.Lhs, x.Rhs = wrapOperand(x.Lhs), wrapOperand(x.Rhs)
-			found = true
+			concats = append(concats, x)
 		case *ast.NumberExpr:
 			mendNumeral(x)
 		}
 	})
-	if !found {
+	if len(concats) == 0 {
 		return chunk
 	}
+	markChainStarts(concats)
 	get := &ast.IdentExpr{Value: numStrGlobal}
 	decl := &ast.LocalAssignStmt{Names: []string{numStrLocal}, Exprs: []ast.Expr{get}}
 	if len(chunk) > 0 {
@@ -74,4 +85,72 @@ func wrapOperand(e ast.Expr) ast.Expr {
 	call.SetLine(e.Line())
 	call.SetLastLine(e.LastLine())
 	return call
+}
+
+// markChainStarts gives the first wrapped operand of each chain of ".."
+// (a head, and the operations its right operands make, a..b..c being
+// a..(b..c)) numStr's second argument, which starts the chain's sum.
+func markChainStarts(concats []*ast.StringConcatOpExpr) {
+	inner := map[*ast.StringConcatOpExpr]bool{}
+	for _, x := range concats {
+		if r, ok := x.Rhs.(*ast.StringConcatOpExpr); ok {
+			inner[r] = true
+		}
+	}
+	for _, x := range concats {
+		if inner[x] {
+			continue
+		}
+		for c := x; ; {
+			if startsChain(c.Lhs) {
+				break
+			}
+			next, ok := c.Rhs.(*ast.StringConcatOpExpr)
+			if !ok {
+				startsChain(c.Rhs)
+				break
+			}
+			c = next
+		}
+	}
+}
+
+// startsChain adds the start argument to e when it is a numStr call.
+func startsChain(e ast.Expr) bool {
+	call, ok := e.(*ast.FuncCallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	if id, ok := call.Func.(*ast.IdentExpr); !ok || id.Value != numStrLocal {
+		return false
+	}
+	start := &ast.TrueExpr{}
+	start.SetLine(call.Line())
+	start.SetLastLine(call.LastLine())
+	call.Args = append(call.Args, start)
+	return true
+}
+
+// concatOperand counts a string operand of ".." against the script's
+// memory ceiling (numStr).
+func (k *killSwitch) concatOperand(L *lua.LState, v lua.LValue, start bool) {
+	if start {
+		k.chain = 0
+	}
+	s, ok := v.(lua.LString)
+	if !ok {
+		return
+	}
+	// The result is about to be made: its bytes count as granted, so that
+	// a loop making large strings in few instructions is measured too.
+	n := int64(len(s))
+	k.chain += n
+	g := &k.mem
+	if g.limit <= 0 {
+		return
+	}
+	if g.pending += n; k.chain > g.limit || (g.pending >= g.limit/16 && !g.fits(k.chain)) {
+		g.refused = true
+		L.Error(lua.LString(errNoMemory), 0)
+	}
 }

@@ -15,6 +15,7 @@ type luaWriter struct {
 	isErr  bool // the top-level reply is an error
 	done   bool
 	stack  []luaFrame
+	bytes  int // about what the reply's Lua values take
 }
 
 type luaFrame struct {
@@ -23,10 +24,14 @@ type luaFrame struct {
 }
 
 func (w *luaWriter) reset(L *lua.LState) {
-	w.L, w.result, w.isErr, w.done, w.stack = L, lua.LNil, false, false, w.stack[:0]
+	w.L, w.result, w.isErr, w.done, w.stack, w.bytes = L, lua.LNil, false, false, w.stack[:0], 0
 }
 
 func (w *luaWriter) put(v lua.LValue, isErr bool) {
+	w.bytes += replyValueBytes
+	if s, ok := v.(lua.LString); ok {
+		w.bytes += len(s)
+	}
 	if len(w.stack) == 0 {
 		if w.done {
 			return // a second top-level reply is a handler bug; keep the first
@@ -101,57 +106,107 @@ const maxReplyDepth = 1000
 
 const errStackLimit = "ERR reached lua stack limit"
 
-// toReply converts a script's return value as Redis 7.0 does for RESP2.
-func toReply(v lua.LValue) resp.Value {
-	r, ok := toReplyDepth(v, 0)
-	if !ok {
-		return resp.Value{Kind: resp.Error, Str: errStackLimit}
-	}
-	return r
+// replyCheck walks a call's result before it is written: the whole reply
+// is an error when the result nests deeper than Redis's Lua stack allows,
+// and a script's reply counts against its memory ceiling (max bytes, 0 for
+// none), so that tables sharing subtables cannot make an endless reply.
+// The walk checks for SCRIPT KILL as it goes.
+type replyCheck struct {
+	max, size int64
+	values    int
+	killed    func() bool
 }
 
-func toReplyDepth(v lua.LValue, depth int) (resp.Value, bool) {
+type replyVerdict int
+
+const (
+	replyOK replyVerdict = iota
+	replyTooDeep
+	replyTooBig
+	replyKilled
+)
+
+// replyValueBytes is what a value costs besides its text: its RESP header,
+// and the Go values it passes through on its way out.
+const replyValueBytes = 16
+
+func (c *replyCheck) walk(v lua.LValue, depth int) replyVerdict {
+	if c.values++; c.values%4096 == 0 && c.killed() {
+		return replyKilled
+	}
+	c.size += replyValueBytes
+	if s, ok := v.(lua.LString); ok {
+		c.size += int64(len(s))
+	}
+	if c.max > 0 && c.size > c.max {
+		return replyTooBig
+	}
+	x, ok := v.(*lua.LTable)
+	if !ok {
+		return replyOK
+	}
+	if depth >= maxReplyDepth {
+		return replyTooDeep
+	}
+	if _, ok := replySpecial(x); ok {
+		return replyOK
+	}
+	for i := 1; ; i++ {
+		e := x.RawGetInt(i)
+		if e == lua.LNil {
+			return replyOK
+		}
+		if r := c.walk(e, depth+1); r != replyOK {
+			return r
+		}
+	}
+}
+
+// replySpecial is the reply of a table that stands for one ({err=...},
+// {ok=...}, {double=...}), or false for an array.
+func replySpecial(x *lua.LTable) (resp.Value, bool) {
+	if e, ok := x.RawGetString("err").(lua.LString); ok {
+		return resp.Value{Kind: resp.Error, Str: errorReplyText(string(e))}, true
+	}
+	if s, ok := x.RawGetString("ok").(lua.LString); ok {
+		return resp.Value{Kind: resp.Status, Str: lineSafe(string(s))}, true
+	}
+	if d, ok := x.RawGetString("double").(lua.LNumber); ok {
+		return resp.Value{Kind: resp.Bulk, Str: fmtDoubleReply(float64(d))}, true
+	}
+	return resp.Value{}, false
+}
+
+// writeReply writes a result replyCheck passed as Redis 7.0 converts it
+// for RESP2, straight to w.
+func writeReply(w resp.Writer, v lua.LValue) {
 	switch x := v.(type) {
 	case lua.LString:
-		return resp.Value{Kind: resp.Bulk, Str: string(x)}, true
+		w.WriteBulkString(string(x))
 	case lua.LBool:
 		if x {
-			return resp.Value{Kind: resp.Int, Int: 1}, true
+			w.WriteInt(1)
+		} else {
+			w.WriteNull()
 		}
-		return resp.Value{Kind: resp.Null}, true
 	case lua.LNumber:
-		return resp.Value{Kind: resp.Int, Int: luaToInt64(float64(x))}, true
+		w.WriteInt(luaToInt64(float64(x)))
 	case *lua.LTable:
-		if depth >= maxReplyDepth {
-			return resp.Value{}, false
+		if r, ok := replySpecial(x); ok {
+			r.WriteTo(w)
+			return
 		}
-		if e, ok := x.RawGetString("err").(lua.LString); ok {
-			return resp.Value{Kind: resp.Error, Str: errorReplyText(string(e))}, true
+		n := 0
+		for x.RawGetInt(n+1) != lua.LNil {
+			n++
 		}
-		if s, ok := x.RawGetString("ok").(lua.LString); ok {
-			return resp.Value{Kind: resp.Status, Str: lineSafe(string(s))}, true
+		w.WriteArray(n)
+		for i := 1; i <= n; i++ {
+			writeReply(w, x.RawGetInt(i))
 		}
-		if d, ok := x.RawGetString("double").(lua.LNumber); ok {
-			return resp.Value{Kind: resp.Bulk, Str: fmtDoubleReply(float64(d))}, true
-		}
-		var arr []resp.Value
-		for i := 1; ; i++ {
-			e := x.RawGetInt(i)
-			if e == lua.LNil {
-				break
-			}
-			r, ok := toReplyDepth(e, depth+1)
-			if !ok {
-				return resp.Value{}, false
-			}
-			arr = append(arr, r)
-		}
-		if arr == nil {
-			arr = []resp.Value{}
-		}
-		return resp.Value{Kind: resp.Array, Array: arr}, true
+	default:
+		w.WriteNull()
 	}
-	return resp.Value{Kind: resp.Null}, true
 }
 
 // luaToInt64 is C's (long long) cast of a double on x86-64: truncation,

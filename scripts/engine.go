@@ -32,6 +32,9 @@ type Options struct {
 	ReadonlyTables bool
 	// MaxIdleStates bounds the interpreters kept for reuse.
 	MaxIdleStates int
+	// MaxMemory is lua-max-memory: how much heap one script call may
+	// take (0: no ceiling). Library calls have none.
+	MaxMemory int64
 }
 
 // Engine compiles, caches and runs scripts. It is shared by all clients.
@@ -53,6 +56,9 @@ type Engine struct {
 	pending map[*run]struct{} // announced scripts not yet running
 	active  atomic.Int32      // len(running) + len(pending), read without runMu
 	limit   atomic.Int64      // lua-time-limit, in nanoseconds
+	// maxMemory is lua-max-memory: the heap one script call may take
+	// (memlimit.go), in bytes; 0 for no ceiling.
+	maxMemory atomic.Int64
 
 	rng *lrand48
 }
@@ -92,8 +98,13 @@ func NewEngine(opts Options) *Engine {
 	}
 	e := &Engine{opts: opts, cache: map[string]*script{}, libs: map[string]*library{}, aliases: map[string]*aliasOf{}, running: map[*run]struct{}{}, pending: map[*run]struct{}{}, rng: newLrand48()}
 	e.limit.Store(int64(opts.TimeLimit))
+	e.maxMemory.Store(opts.MaxMemory)
 	return e
 }
+
+// SetMaxMemory changes lua-max-memory (CONFIG SET) for the calls that
+// start after it.
+func (e *Engine) SetMaxMemory(n int64) { e.maxMemory.Store(max(n, 0)) }
 
 // SetTimeLimit changes lua-time-limit (CONFIG SET), for running scripts
 // too, as on Redis.
@@ -256,16 +267,23 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 	s.host, s.cur, s.lib, s.effects = host, r, lib, false
 	L := s.L
 	if !lib {
+		r.stop.arm(e.maxMemory.Load())
 		L.SetContext(&r.stop)
 	}
 	broken := false
 	defer func() {
 		if !lib {
 			L.RemoveContext()
+			r.stop.disarm()
 		}
 		s.host, s.cur, s.noWrites, s.lib = nil, nil, false, false
 		s.restoreChunk()
-		if !s.restore() {
+		for _, reset := range s.moduleResets {
+			reset()
+		}
+		// After a memory error the state may hold what the script
+		// built (a grown stack, kept buffers): it goes.
+		if !s.restore() || r.stop.mem.refused || r.stop.mem.stopped {
 			broken = true
 		}
 		L.SetTop(0)
@@ -295,7 +313,26 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 		}
 		return
 	}
-	toReply(L.Get(-1)).WriteTo(w)
+	s.writeResult(L.Get(-1), w, errText)
+}
+
+// writeResult checks and writes a call's result.
+func (s *state) writeResult(v lua.LValue, w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
+	r := s.cur
+	check := replyCheck{max: r.stop.mem.limit, killed: r.wasKilled}
+	verdict := check.walk(v, 0)
+	s.errSource, s.errLine = "", 0
+	switch verdict {
+	case replyOK:
+		writeReply(w, v)
+	case replyTooDeep:
+		w.WriteError(errStackLimit)
+	case replyTooBig:
+		r.stop.mem.refused = true
+		w.WriteError(lineSafe(errText(s, lua.LString(errNoMemory), false)))
+	case replyKilled:
+		w.WriteError(lineSafe(errText(s, lua.LString(errScriptKilled), true)))
+	}
 }
 
 func (e *Engine) run(host Host, sc *script, keys, argv [][]byte, w resp.Writer) {
@@ -335,6 +372,9 @@ func (e *Engine) runScript(host Host, sc *script, keys, argv [][]byte, w resp.Wr
 // scriptErrText shapes a failed script's error reply as Redis does.
 func scriptErrText(sc *script) func(s *state, obj lua.LValue, killed bool) string {
 	return func(s *state, obj lua.LValue, killed bool) string {
+		if !killed && s.cur != nil && s.cur.stop.outOfMemory(obj) {
+			return "ERR Error running script " + sc.sha + ", " + errNoMemory
+		}
 		msg := errMessage(obj)
 		if msg == "ERR lua callstack overflow" {
 			msg = "ERR " + strings.TrimPrefix(s.errSource, "@") + ":" + strconv.Itoa(s.errLine) + ": stack overflow"
@@ -427,14 +467,14 @@ func (r *run) doneChan() chan struct{} {
 func (r *run) noteWrite() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stop.tripped.Load() {
+	if r.stop.killed() {
 		return false
 	}
 	r.wrote = true
 	return true
 }
 
-func (r *run) wasKilled() bool { return r.stop.tripped.Load() }
+func (r *run) wasKilled() bool { return r.stop.killed() }
 
 // IsLibraryCall reports whether EVALSHA of sha calls a registered library
 // (AliasScript): such a call always ends, so it needs no busy watch.

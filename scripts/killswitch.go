@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -20,7 +21,16 @@ import (
 // (context.WithCancel of ours), which would never be cancelled since ours
 // has no channel until then: installCoroutine hands each new thread the
 // switch itself, so a script spinning inside a coroutine is killed too.
-type killSwitch struct{ tripped atomic.Bool }
+//
+// The same check keeps the script under its memory ceiling (memlimit.go):
+// Done counts instructions and has the guard measure every so many; a
+// script over it is ended the way a killed one is.
+type killSwitch struct {
+	flags atomic.Uint32 // flagKilled, flagPrompted
+	mem   memGuard
+	ticks uint32 // instructions to the next tick; the script's goroutine alone uses it
+	chain int64  // bytes of the ".." chain being evaluated (concat.go)
+}
 
 var closedDone = func() chan struct{} {
 	c := make(chan struct{})
@@ -28,21 +38,78 @@ var closedDone = func() chan struct{} {
 	return c
 }()
 
-func (k *killSwitch) trip() { k.tripped.Store(true) }
+const (
+	flagKilled   = 1 << iota // SCRIPT KILL tripped the switch
+	flagPrompted             // a garbage collection asks for a measurement (gcwatch.go)
+)
+
+func (k *killSwitch) trip()        { k.flags.Or(flagKilled) }
+func (k *killSwitch) killed() bool { return k.flags.Load()&flagKilled != 0 }
+
+// Poll is limits.Limits's: library functions written in Go call it while
+// they work, as gopher-lua checks the switch only between instructions.
+// The error's text does not matter: a killed script's reply says so.
+func (k *killSwitch) Poll(L *lua.LState) {
+	if pollHook != nil {
+		pollHook(k)
+	}
+	if k.killed() {
+		L.RaiseError(errScriptKilled)
+	}
+	if k.mem.stopped {
+		L.Error(lua.LString(errNoMemory), 0)
+	}
+}
+
+// pollHook, when set (by tests), runs at every Poll.
+var pollHook func(k *killSwitch)
 
 func (k *killSwitch) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (k *killSwitch) Value(any) any               { return nil }
 
 func (k *killSwitch) Done() <-chan struct{} {
-	if k.tripped.Load() {
+	if k.ticks--; k.ticks == 0 || k.flags.Load() != 0 {
+		return k.tick()
+	}
+	return nil
+}
+
+// arm readies the switch for a script with a memory ceiling of limit;
+// disarm is called when it ends.
+func (k *killSwitch) arm(limit int64) {
+	k.mem, k.ticks = newMemGuard(limit), tickEvery
+	if limit > 0 {
+		watch(k)
+	}
+}
+
+func (k *killSwitch) disarm() {
+	if k.mem.limit > 0 {
+		unwatch(k)
+	}
+}
+
+// tick is Done every tickEvery instructions, and after a garbage
+// collection: the memory ceiling's check. A killed script, or one over its
+// ceiling, gets here at every instruction after.
+func (k *killSwitch) tick() <-chan struct{} {
+	k.ticks = tickEvery
+	if k.flags.Load()&flagPrompted != 0 {
+		k.flags.And(^uint32(flagPrompted))
+	}
+	if k.killed() || !k.mem.check() {
+		k.ticks = 1
 		return closedDone
 	}
 	return nil
 }
 
 func (k *killSwitch) Err() error {
-	if k.tripped.Load() {
+	if k.killed() {
 		return context.Canceled
+	}
+	if k.mem.stopped {
+		return errOutOfMemory
 	}
 	return nil
 }
@@ -55,14 +122,14 @@ func (s *state) installCoroutine(co *lua.LTable) {
 	create := co.RawGetString("create").(*lua.LFunction).GFunction
 	wrap := co.RawGetString("wrap").(*lua.LFunction).GFunction
 	co.RawSetString("create", s.L.NewFunction(func(L *lua.LState) int {
-		n := create(L)
+		n := newThread(L, create)
 		if th, ok := L.Get(-1).(*lua.LState); ok {
 			s.underSwitch(th)
 		}
 		return n
 	}))
 	co.RawSetString("wrap", s.L.NewFunction(func(L *lua.LState) int {
-		n := wrap(L)
+		n := newThread(L, wrap)
 		if fn, ok := L.Get(-1).(*lua.LFunction); ok && len(fn.Upvalues) > 0 {
 			if th, ok := fn.Upvalues[0].Value().(*lua.LState); ok {
 				s.underSwitch(th)
@@ -78,4 +145,28 @@ func (s *state) underSwitch(th *lua.LState) {
 	if s.cur != nil && !s.lib {
 		th.SetContext(&s.cur.stop)
 	}
+}
+
+// A new thread gets its creator's options, and with a state's (a call
+// stack of callStackSize frames and registrySize value slots, allocated up
+// front) a coroutine took some 150 KB: 1e5 of them passed 6 GB. Threads are
+// made with a call stack that grows as it is used and a registry that
+// starts small, and each counts against the script's memory ceiling.
+const (
+	threadRegistrySize = 64
+	threadRegistryStep = 256
+	// threadBytes is about what a new thread takes (TestThreadBytes).
+	threadBytes = 6 << 10
+)
+
+// newThread runs coroutine.create or coroutine.wrap (make) with the
+// options of a small thread.
+func newThread(L *lua.LState, make lua.LGFunction) int {
+	limits.Grow(L, threadBytes)
+	saved := L.Options
+	defer func() { L.Options = saved }()
+	L.Options.MinimizeStackMemory = true
+	L.Options.RegistrySize = threadRegistrySize
+	L.Options.RegistryGrowStep = threadRegistryStep
+	return make(L)
 }

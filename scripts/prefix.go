@@ -219,9 +219,16 @@ func (p *prefixSplit) pure(e ast.Expr) bool {
 	case *ast.StringConcatOpExpr:
 		return p.pure(x.Lhs) && p.pure(x.Rhs)
 	case *ast.FuncCallExpr:
-		// The concatenation rewrite's number formatting (concat.go).
+		// The concatenation rewrite's number formatting (concat.go),
+		// with or without the argument that starts a chain.
 		id, ok := x.Func.(*ast.IdentExpr)
-		return ok && id.Value == numStrLocal && p.names[numStrLocal] && x.Receiver == nil && len(x.Args) == 1 && p.pure(x.Args[0])
+		if len(x.Args) == 2 {
+			if _, start := x.Args[1].(*ast.TrueExpr); !start {
+				return false
+			}
+		}
+		return ok && id.Value == numStrLocal && p.names[numStrLocal] && x.Receiver == nil &&
+			(len(x.Args) == 1 || len(x.Args) == 2) && p.pure(x.Args[0])
 	}
 	return false
 }

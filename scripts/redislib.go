@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -130,6 +131,9 @@ func (s *state) redisCall(L *lua.LState, raiseErr bool) int {
 	if (write || isPublish(args[0])) && !s.lw.isErr {
 		s.effects = true
 	}
+	// The reply is made by now (it cannot be refused while the command
+	// writes it); it counts against the script's memory ceiling here.
+	limits.Grow(L, s.lw.bytes)
 	if !s.lw.done {
 		s.lw.result = lua.LFalse
 	}

@@ -63,7 +63,11 @@ func (s *state) buildSandbox(readonlyLibs bool) {
 		return 1
 	}))
 	for _, m := range Modules {
-		g.RawSetString(m.Name, m.Load(L))
+		mod, reset := m.Load(L)
+		g.RawSetString(m.Name, mod)
+		if reset != nil {
+			s.moduleResets = append(s.moduleResets, reset)
+		}
 	}
 
 	readonly := L.NewFunction(func(L *lua.LState) int {

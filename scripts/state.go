@@ -41,6 +41,11 @@ type state struct {
 
 	chunkSources map[string]string // loadstring chunks: display name -> source
 
+	// moduleResets put the modules' settings (cjson's) back to their
+	// defaults after each call, so one script's cjson.encode_max_depth(2)
+	// changes neither the qless library's replies nor another script's.
+	moduleResets []func()
+
 	chunks      map[*script]*cachedChunk // factory results (prefix.go)
 	activeChunk *cachedChunk             // the running call's, restored after it
 

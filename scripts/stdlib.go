@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -25,6 +26,7 @@ func (s *state) installBase(g *lua.LTable) {
 		return 1
 	}))
 	g.RawSetString("tonumber", L.NewFunction(baseToNumber))
+	g.RawSetString("unpack", L.NewFunction(baseUnpack))
 	g.RawSetString("error", L.NewFunction(baseError))
 	g.RawSetString("loadstring", L.NewFunction(s.loadString))
 	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
@@ -196,8 +198,14 @@ func (s *state) installString(str *lua.LTable) {
 	L := s.L
 	str.RawSetString("format", L.NewFunction(strFormat))
 	str.RawSetString("char", L.NewFunction(strChar))
+	str.RawSetString("byte", L.NewFunction(strByte))
+	str.RawSetString("rep", L.NewFunction(strRep))
 	str.RawSetString("lower", L.NewFunction(strLower))
 	str.RawSetString("upper", L.NewFunction(strUpper))
+	str.RawSetString("find", L.NewFunction(strFind))
+	str.RawSetString("match", L.NewFunction(strMatch))
+	str.RawSetString("gmatch", L.NewFunction(strGmatch))
+	str.RawSetString("gsub", L.NewFunction(strGsub))
 	str.RawSetString("gfind", str.RawGetString("gmatch"))
 }
 
@@ -243,10 +251,12 @@ func (s *state) installTable(t *lua.LTable) {
 	t.RawSetString("concat", L.NewFunction(tableConcat))
 	t.RawSetString("remove", L.NewFunction(tableRemove))
 	t.RawSetString("insert", L.NewFunction(tableInsert))
-	t.RawSetString("sort", L.NewFunction(tableSort(t.RawGetString("sort").(*lua.LFunction), s.namedCallFn)))
+	t.RawSetString("sort", L.NewFunction(tableSort(L.NewFunction(sortArray), s.namedCallFn)))
 }
 
-// tableConcat is table.concat with numbers rendered as "%.14g".
+// tableConcat is table.concat with numbers rendered as "%.14g". What it
+// appends counts against the script's memory ceiling before it is
+// appended, and SCRIPT KILL is polled.
 func tableConcat(L *lua.LState) int {
 	tb := L.CheckTable(1)
 	sep := ""
@@ -259,15 +269,25 @@ func tableConcat(L *lua.LState) int {
 		j = int(L.CheckNumber(4))
 	}
 	var b strings.Builder
+	pending := 0
 	for k := i; k <= j; k++ {
+		if (k-i)%limits.Every == limits.Every-1 {
+			limits.Poll(L)
+		}
+		var piece string
 		switch v := tb.RawGetInt(k).(type) {
 		case lua.LString:
-			b.WriteString(string(v))
+			piece = string(v)
 		case lua.LNumber:
-			b.WriteString(fmtNumber(float64(v)))
+			piece = fmtNumber(float64(v))
 		default:
 			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 		}
+		if pending += len(piece) + len(sep); pending >= growStep {
+			limits.Grow(L, pending)
+			pending = 0
+		}
+		b.WriteString(piece)
 		if k != j {
 			b.WriteString(sep)
 		}
@@ -275,6 +295,10 @@ func tableConcat(L *lua.LState) int {
 	L.Push(lua.LString(b.String()))
 	return 1
 }
+
+// growStep is how many bytes a built-in may build before it declares them
+// to the memory ceiling (limits.Grow); one piece larger is declared alone.
+const growStep = 64 << 10
 
 // tableRemove is Lua 5.1's table.remove: nothing at all (not nil) is
 // returned when the position is outside the array, which qless.lua's

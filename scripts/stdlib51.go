@@ -2,8 +2,10 @@ package scripts
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -51,6 +53,8 @@ func tableInsert(L *lua.LState) int {
 	case 3:
 		pos = int(int32(formatNumberArgNamed(L, 2, "insert")))
 		if pos > e {
+			// gopher-lua fills its array part with nils up to pos.
+			limits.Grow(L, 16*(pos-e))
 			e = pos
 		}
 		for i := e; i > pos; i-- {
@@ -61,6 +65,54 @@ func tableInsert(L *lua.LState) int {
 	}
 	tb.RawSetInt(pos, L.Get(L.GetTop()))
 	return 0
+}
+
+// sortArray sorts t[1..#t] as gopher-lua's table.sort does (Go's sort,
+// with the order function or Lua's <), polling SCRIPT KILL as it compares:
+// sorting millions of elements takes seconds.
+func sortArray(L *lua.LState) int {
+	tb := L.CheckTable(1)
+	var fn *lua.LFunction
+	if L.GetTop() != 1 {
+		fn = L.CheckFunction(2)
+	}
+	n := tb.Len()
+	limits.Grow(L, 16*n)
+	vals := make([]lua.LValue, n)
+	for i := range vals {
+		vals[i] = tb.RawGetInt(i + 1)
+	}
+	sort.Sort(&luaSorter{L: L, fn: fn, vals: vals})
+	for i, v := range vals {
+		tb.RawSetInt(i+1, v)
+	}
+	return 0
+}
+
+type luaSorter struct {
+	L     *lua.LState
+	fn    *lua.LFunction
+	vals  []lua.LValue
+	calls int
+}
+
+func (s *luaSorter) Len() int      { return len(s.vals) }
+func (s *luaSorter) Swap(i, j int) { s.vals[i], s.vals[j] = s.vals[j], s.vals[i] }
+
+func (s *luaSorter) Less(i, j int) bool {
+	if s.calls++; s.calls%limits.Every == 0 {
+		limits.Poll(s.L)
+	}
+	if s.fn == nil {
+		return s.L.LessThan(s.vals[i], s.vals[j])
+	}
+	s.L.Push(s.fn)
+	s.L.Push(s.vals[i])
+	s.L.Push(s.vals[j])
+	s.L.Call(2, 1)
+	less := lua.LVAsBool(s.L.Get(-1))
+	s.L.Pop(1)
+	return less
 }
 
 var reComparePos = regexp.MustCompile(`^[^:]*:\d+: (attempt to compare .*)$`)
@@ -200,7 +252,9 @@ func strLower(L *lua.LState) int { return mapBytes(L, 'A', 'Z', 'a'-'A') }
 func strUpper(L *lua.LState) int { return mapBytes(L, 'a', 'z', 'A'-'a') }
 
 func mapBytes(L *lua.LState, lo, hi byte, delta int) int {
-	b := []byte(lvToStringArg(L, 1))
+	s := lvToStringArg(L, 1)
+	limits.Grow(L, len(s))
+	b := []byte(s)
 	for i, c := range b {
 		if c >= lo && c <= hi {
 			b[i] = byte(int(c) + delta)

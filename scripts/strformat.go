@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -98,9 +99,12 @@ func strFormat(L *lua.LState) int {
 			}
 			b.WriteString(fmt.Sprintf(spec+string(conv), f))
 		case 'q':
-			b.WriteString(quoteLua(formatStringArg(L, arg)))
+			s := formatStringArg(L, arg)
+			limits.Grow(L, 2*len(s))
+			b.WriteString(quoteLua(s))
 		case 's':
 			s := formatStringArg(L, arg)
+			limits.Grow(L, len(s))
 			if !hasPrec && len(s) >= 100 {
 				b.WriteString(s)
 				break

@@ -142,9 +142,9 @@ func setterName(p *lua.FunctionProto, pc, at, reg int) string {
 			return "upvalue '" + p.DbgUpvalues[b] + "'"
 		}
 	case lua.OP_CALL:
-		// The ".." rewrite (concat.go) passes each operand through numStr;
-		// Lua names the operand itself.
-		if i.a() == reg && i.b() == 2 && i.c() == 2 && callsNumStr(p, at) {
+		// The ".." rewrite (concat.go) passes each operand through numStr
+		// (a chain's first with a second argument); Lua names the operand.
+		if i.a() == reg && (i.b() == 2 || i.b() == 3) && i.c() == 2 && callsNumStr(p, at) {
 			return setterName(p, pc, lastSetter(p, at, reg+1), reg+1)
 		}
 	}

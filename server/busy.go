@@ -23,6 +23,10 @@ func (s *Server) SetBusyCheck(f BusyFunc, announce func(sha []byte) (release fun
 // the engine's limit. Call it before Start.
 func (s *Server) SetScriptTimeLimit(set func(time.Duration)) { s.setTimeLimit = set }
 
+// SetScriptMemoryLimit gives what CONFIG SET lua-max-memory calls to change
+// the engine's ceiling. Call it before Start.
+func (s *Server) SetScriptMemoryLimit(set func(int64)) { s.setMaxMemory = set }
+
 // SetLibraryCalls tells which EVALSHA digests call a library, whose calls
 // always end: they need no BUSY for others. Call it before Start.
 func (s *Server) SetLibraryCalls(isLibrary func(sha []byte) bool) { s.isLibrary = isLibrary }

@@ -29,8 +29,11 @@ type Config struct {
 	ClientQueryBufferLimit int64
 	Timeout                time.Duration // idle client timeout, 0 for none
 	LuaTimeLimit           time.Duration
-	Logger                 *slog.Logger
-	Version                string
+	// LuaMaxMemory is lua-max-memory: the memory one script call may
+	// take, in bytes (0: no ceiling).
+	LuaMaxMemory int64
+	Logger       *slog.Logger
+	Version      string
 	// PubSubLimit is client-output-buffer-limit for subscribers; nil means
 	// Redis's default (32mb hard, 8mb for 60s soft).
 	PubSubLimit *OutputLimit

@@ -88,6 +88,7 @@ func (s *Server) ConfigValues() map[string]string {
 		"databases":                   strconv.Itoa(s.cfg.Databases),
 		"dir":                         dir,
 		"lua-time-limit":              strconv.FormatInt(time.Duration(s.luaLimit.Load()).Milliseconds(), 10),
+		"lua-max-memory":              strconv.FormatInt(s.luaMaxMemory.Load(), 10),
 		"loglevel":                    loglevel,
 		"maxclients":                  strconv.Itoa(s.cfg.MaxClients),
 		"port":                        strconv.Itoa(s.cfg.Port),
@@ -135,6 +136,12 @@ func (s *Server) SetConfig(name, value string) error {
 		s.luaLimit.Store(int64(limit))
 		if s.setTimeLimit != nil {
 			s.setTimeLimit(limit)
+		}
+	case "lua-max-memory":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		s.luaMaxMemory.Store(n)
+		if s.setMaxMemory != nil {
+			s.setMaxMemory(n)
 		}
 	case "loglevel":
 		s.cfg.LogLevel = value

@@ -36,6 +36,9 @@ type Server struct {
 	// setTimeLimit changes the engine's lua-time-limit (busy.go)
 	setTimeLimit func(time.Duration)
 	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
+	// setMaxMemory changes the engine's lua-max-memory (busy.go)
+	setMaxMemory func(int64)
+	luaMaxMemory atomic.Int64 // lua-max-memory: cfg's, then CONFIG SET's
 
 	// What every command read checks, kept apart from cfg (which CONFIG
 	// SET changes under mu): proto-max-bulk-len, client-query-buffer-limit,
@@ -110,6 +113,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
 	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
 	s.needPass.Store(cfg.RequirePass != "")
+	s.luaMaxMemory.Store(cfg.LuaMaxMemory)
 	db.OnCommit(s.committed)
 	s.addDebug()
 	return s, nil

@@ -54,6 +54,7 @@ func run(argv []string) int {
 	rewriteMin := fs.String("auto-aof-rewrite-min-size", "64mb", "but not while it is smaller than this")
 	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY (0: no limit)")
 	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
+	luaMaxMemory := fs.String("lua-max-memory", "256mb", "memory one script call may take (its strings, tables and reply); past it the script fails with \"not enough memory\" (0: no ceiling)")
 	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
 	gcMinHeap := fs.String("gc-min-heap", "16mb", "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)")
 	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
@@ -91,10 +92,11 @@ func run(argv []string) int {
 			return 2
 		}
 	}
-	var sizes [4]int64
+	var sizes [5]int64 // validated as CONFIG SET does
 	for i, f := range []struct{ name, value string }{
 		{"auto-aof-rewrite-percentage", *rewritePct}, {"auto-aof-rewrite-min-size", *rewriteMin},
 		{"proto-max-bulk-len", *maxBulk}, {"client-query-buffer-limit", *maxQuery},
+		{"lua-max-memory", *luaMaxMemory},
 	} {
 		v, err := commands.CheckConfig(f.name, f.value)
 		if err != nil {
@@ -121,6 +123,7 @@ func run(argv []string) int {
 		ClientQueryBufferLimit: sizes[3],
 		Timeout:                time.Duration(*timeout) * time.Second,
 		LuaTimeLimit:           time.Duration(*luaLimit) * time.Millisecond,
+		LuaMaxMemory:           sizes[4],
 		Logger:                 logger,
 		Version:                version,
 		PubSubLimit:            &pubsubLimit,
@@ -130,7 +133,7 @@ func run(argv []string) int {
 		EventLoops:             *eventLoops,
 		IOUring:                *ioUring == "yes",
 	}
-	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly})
+	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly, MaxMemory: cfg.LuaMaxMemory})
 	table := commands.Default()
 	commands.RegisterScripting(table, engine)
 	if err := qless.Register(table, engine, qless.Options{NativeClientScripts: *nativeScripts == "yes"}); err != nil {
@@ -145,6 +148,7 @@ func run(argv []string) int {
 	srv.SetBusyCheck(engine.Busy, engine.Announce)
 	srv.SetLibraryCalls(engine.IsLibraryCall)
 	srv.SetScriptTimeLimit(engine.SetTimeLimit)
+	srv.SetScriptMemoryLimit(engine.SetMaxMemory)
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()

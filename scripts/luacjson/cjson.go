@@ -13,6 +13,14 @@ var Null = &lua.LUserData{}
 // config holds one module instance's settings (lua-cjson keeps them in an
 // upvalue shared by the functions of one cjson table).
 type config struct {
+	settings
+	changed bool // a setter ran since the last reset
+
+	enc encoder // reused by encode
+	dec decoder // reused by decode
+}
+
+type settings struct {
 	sparseConvert  bool
 	sparseRatio    int32
 	sparseSafe     int32
@@ -22,25 +30,29 @@ type config struct {
 	decodeInvalid  bool
 	keepBuffer     bool
 	precision      int32
-
-	enc encoder // reused by encode
-	dec decoder // reused by decode
 }
 
-func newConfig() *config {
-	return &config{
-		sparseRatio:    2,
-		sparseSafe:     10,
-		encodeMaxDepth: 1000,
-		decodeMaxDepth: 1000,
-		decodeInvalid:  true,
-		keepBuffer:     true,
-		precision:      14,
-	}
+func newConfig() *config { return &config{settings: defaults} }
+
+var defaults = settings{
+	sparseRatio:    2,
+	sparseSafe:     10,
+	encodeMaxDepth: 1000,
+	decodeMaxDepth: 1000,
+	decodeInvalid:  true,
+	keepBuffer:     true,
+	precision:      14,
 }
 
 // Load builds a fresh cjson module table.
 func Load(L *lua.LState) *lua.LTable {
+	mod, _ := LoadResettable(L)
+	return mod
+}
+
+// LoadResettable is Load, with a function that puts the module's settings
+// (encode_number_precision and the others) back to lua-cjson's defaults.
+func LoadResettable(L *lua.LState) (*lua.LTable, func()) {
 	cfg := newConfig()
 	mod := L.NewTable()
 	fns := map[string]lua.LGFunction{
@@ -64,7 +76,13 @@ func Load(L *lua.LState) *lua.LTable {
 	mod.RawSetString("null", Null)
 	mod.RawSetString("_NAME", lua.LString("cjson"))
 	mod.RawSetString("_VERSION", lua.LString("2.1.0"))
-	return mod
+	return mod, cfg.reset
+}
+
+func (c *config) reset() {
+	if c.changed {
+		c.settings, c.changed = defaults, false
+	}
 }
 
 func newModule(L *lua.LState) int {

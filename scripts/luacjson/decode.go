@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	"github.com/qlessd/qlessd/scripts/luatable"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -71,7 +72,9 @@ type decoder struct {
 	pos   int
 	depth int
 	stack int // Lua stack slots json_decode would hold (lua_checkstack emulation)
-	tmp   []byte
+	// values counts the values read, to poll SCRIPT KILL every so many
+	values int
+	tmp    []byte
 	// vals and keys hold the members of the objects and arrays being read,
 	// innermost last, so each table is made once at its final size:
 	// gopher-lua's default table preallocates room for 32 of each.
@@ -82,6 +85,9 @@ type decoder struct {
 	tab   luatable.Table
 	order []int
 }
+
+// decodedValueBytes is about what a decoded value takes in a table.
+const decodedValueBytes = 48
 
 // at returns the byte at i, or NUL past the end as C's terminator.
 func (d *decoder) at(i int) byte {
@@ -251,6 +257,9 @@ func (d *decoder) stringToken(tok *token) {
 	}
 	d.pos++
 	tok.typ = tString
+	if len(d.tmp) > declareStep {
+		limits.Grow(d.L, len(d.tmp))
+	}
 	tok.str = string(d.tmp)
 }
 
@@ -316,6 +325,12 @@ func (d *decoder) descend(slots int) {
 }
 
 func (d *decoder) value(tok *token) lua.LValue {
+	if d.values++; d.values%limits.Every == 0 {
+		// Decoded values take far more room than their text: count a
+		// generous size for each, and long strings apart (stringToken).
+		limits.Poll(d.L)
+		limits.Grow(d.L, limits.Every*decodedValueBytes)
+	}
 	switch tok.typ {
 	case tString:
 		return lua.LString(tok.str)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -44,6 +45,10 @@ type encoder struct {
 	// stack counts the Lua stack slots json_encode would hold at this
 	// point, for the lua_checkstack emulation.
 	stack int
+	// values counts the values written, to poll SCRIPT KILL every so many
+	values int
+	// declared is how much of buf counts against the memory ceiling
+	declared int
 }
 
 func (c *config) encode(L *lua.LState) int {
@@ -73,6 +78,10 @@ func (e *encoder) fail(v lua.LValue, reason string) {
 }
 
 func (e *encoder) value(v lua.LValue, depth int) {
+	if e.values++; e.values%limits.Every == 0 {
+		limits.Poll(e.L)
+		e.declare()
+	}
 	switch x := v.(type) {
 	case lua.LString:
 		e.str(string(x))
@@ -127,7 +136,24 @@ func (e *encoder) number(n lua.LNumber) {
 	e.buf = clua.AppendG(e.buf, f, int(e.cfg.precision))
 }
 
-func (e *encoder) str(s string) { e.buf = AppendString(e.buf, s) }
+func (e *encoder) str(s string) {
+	if len(s) > declareStep {
+		e.declare()
+		limits.Grow(e.L, len(s))
+	}
+	e.buf = AppendString(e.buf, s)
+}
+
+// declareStep is how much a string may add to the text before it is
+// declared to the script's memory ceiling on its own.
+const declareStep = 64 << 10
+
+// declare counts the text written since the last call against the
+// script's memory ceiling (limits.Grow).
+func (e *encoder) declare() {
+	limits.Grow(e.L, len(e.buf)-e.declared)
+	e.declared = len(e.buf)
+}
 
 // arrayLength mirrors lua_array_length: the largest key when every key is
 // a positive integer and the table is not excessively sparse, else -1 (or

@@ -72,6 +72,7 @@ func boolOption(L *lua.LState, idx int, setting *bool) {
 }
 
 func (c *config) setSparseArray(L *lua.LState) int {
+	c.changed = true
 	argInit(L, 3)
 	boolOption(L, 1, &c.sparseConvert)
 	intOption(L, 2, &c.sparseRatio, 0, 1<<31-1)
@@ -80,36 +81,42 @@ func (c *config) setSparseArray(L *lua.LState) int {
 }
 
 func (c *config) setEncodeMaxDepth(L *lua.LState) int {
+	c.changed = true
 	argInit(L, 1)
 	intOption(L, 1, &c.encodeMaxDepth, 1, 1<<31-1)
 	return 1
 }
 
 func (c *config) setDecodeMaxDepth(L *lua.LState) int {
+	c.changed = true
 	argInit(L, 1)
 	intOption(L, 1, &c.decodeMaxDepth, 1, 1<<31-1)
 	return 1
 }
 
 func (c *config) setPrecision(L *lua.LState) int {
+	c.changed = true
 	argInit(L, 1)
 	intOption(L, 1, &c.precision, 1, 14)
 	return 1
 }
 
 func (c *config) setKeepBuffer(L *lua.LState) int {
+	c.changed = true
 	argInit(L, 1)
 	boolOption(L, 1, &c.keepBuffer)
 	return 1
 }
 
 func (c *config) setEncodeInvalid(L *lua.LState) int {
+	c.changed = true
 	argInit(L, 1)
 	enumOption(L, 1, &c.encodeInvalid, []string{"off", "on", "null"})
 	return 1
 }
 
 func (c *config) setDecodeInvalid(L *lua.LState) int {
+	c.changed = true
 	argInit(L, 1)
 	boolOption(L, 1, &c.decodeInvalid)
 	return 1

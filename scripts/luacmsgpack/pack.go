@@ -5,7 +5,16 @@ import (
 	"math"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
+)
+
+// Packing counts against the script's memory ceiling: strings by length,
+// tableBytes for each table (shared ones repeat in the output) and
+// valueBytes for each member, at most what a number or a header takes.
+const (
+	tableBytes = 64
+	valueBytes = 9
 )
 
 func pack(L *lua.LState) int {
@@ -28,6 +37,7 @@ func pack(L *lua.LState) int {
 func encodeValue(L *lua.LState, b []byte, v lua.LValue, level int) []byte {
 	switch x := v.(type) {
 	case lua.LString:
+		limits.Grow(L, len(x))
 		return appendBytes(b, string(x))
 	case lua.LBool:
 		if x {
@@ -40,9 +50,18 @@ func encodeValue(L *lua.LState, b []byte, v lua.LValue, level int) []byte {
 		if level == maxNesting {
 			return append(b, 0xc0)
 		}
+		// Tables shared by reference can make the output far larger
+		// than the input: SCRIPT KILL is polled at every table, and
+		// each counts against the script's memory ceiling.
+		limits.Poll(L)
+		limits.Grow(L, tableBytes)
 		if n, ok := arrayLen(x); ok {
 			b = appendHeader(b, 0x90, 0xdc, 0xdd, uint64(n))
 			for j := 1; j <= n; j++ {
+				if j%limits.Every == 0 {
+					limits.Poll(L)
+					limits.Grow(L, limits.Every*valueBytes)
+				}
 				b = encodeValue(L, b, L.GetTable(x, lua.LNumber(j)), level+1)
 			}
 			return b
@@ -52,7 +71,12 @@ func encodeValue(L *lua.LState, b []byte, v lua.LValue, level int) []byte {
 			count++
 		}
 		b = appendHeader(b, 0x80, 0xde, 0xdf, uint64(count))
+		j := 0
 		for k, val := x.Next(lua.LNil); k != lua.LNil; k, val = x.Next(k) {
+			if j++; j%limits.Every == 0 {
+				limits.Poll(L)
+				limits.Grow(L, 2*limits.Every*valueBytes)
+			}
 			b = encodeValue(L, b, k, level+1)
 			b = encodeValue(L, b, val, level+1)
 		}

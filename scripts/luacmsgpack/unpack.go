@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -21,7 +22,12 @@ type cursor struct {
 	data string
 	pos  int
 	err  errKind
+	// values counts the values read, to poll SCRIPT KILL every so many
+	values int
 }
+
+// unpackedValueBytes is about what an unpacked value takes in a table.
+const unpackedValueBytes = 48
 
 func (c *cursor) left() int { return len(c.data) - c.pos }
 
@@ -45,6 +51,12 @@ func (c *cursor) checkStack(used int, what string) {
 func (c *cursor) decode(used int) lua.LValue {
 	if !c.need(1) {
 		return lua.LNil
+	}
+	if c.values++; c.values%limits.Every == 0 {
+		// A byte of input can unpack to a value taking dozens in a
+		// table: count a generous size for each.
+		limits.Poll(c.L)
+		limits.Grow(c.L, limits.Every*unpackedValueBytes)
 	}
 	c.checkStack(used, "too many return values at once; use unpack_one or unpack_limit instead.")
 	d := c.data[c.pos:]
@@ -180,6 +192,7 @@ func (c *cursor) container(isMap bool, n uint64, used int) lua.LValue {
 		}
 		return t
 	}
+	top := 0.0 // the largest integer key set, up to which gopher-lua's array goes
 	for i := uint64(0); i < n; i++ {
 		k := c.decode(used + 1)
 		if c.err != errNone {
@@ -196,6 +209,14 @@ func (c *cursor) container(isMap bool, n uint64, used int) lua.LValue {
 		}
 		if f, ok := k.(lua.LNumber); ok && math.IsNaN(float64(f)) {
 			c.L.Error(lua.LString("table index is NaN"), 0)
+		}
+		// gopher-lua fills its array part with nils up to an integer key:
+		// a few bytes of input can ask for hundreds of megabytes.
+		if f, ok := k.(lua.LNumber); ok && float64(f) > top && float64(f) < float64(lua.MaxArrayIndex) && f == lua.LNumber(math.Floor(float64(f))) {
+			if float64(f) > top+1 {
+				limits.Grow(c.L, int(16*(float64(f)-top)))
+			}
+			top = float64(f)
 		}
 		t.RawSet(k, v)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/qlessd/qlessd/scripts/internal/clua"
+	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -199,6 +200,8 @@ func pack(L *lua.LState) int {
 			if len(s) < size {
 				clua.ArgError(L, arg, "string too short")
 			}
+			// One string may be packed many times over.
+			limits.Grow(L, size)
 			out = append(out, s[:size]...)
 			if opt == 's' {
 				out = append(out, 0)
