@@ -20,6 +20,14 @@ type BlockRequest struct {
 	DB      int
 	Keys    []string
 	Timeout time.Duration
+	// Recheck, when positive, runs the command again after this long
+	// without ending the wait: something it waits for falls due by the
+	// clock (a scheduled job, an expiring lock), not by a write.
+	Recheck time.Duration
+	// AnyChange offers every write to Keys to the command, even one that
+	// leaves the key missing (a list pop waits for a key that exists;
+	// a queue pop also for an unpause that empties a set).
+	AnyChange bool
 }
 
 // Ctx carries one command execution.
@@ -42,6 +50,8 @@ type Ctx struct {
 	// key that now holds another type is passed over, as Redis keeps a
 	// client blocked until a key of the type it waits for is ready.
 	Retrying bool
+	// Waited is how long a blocked command has waited when run again.
+	Waited time.Duration
 
 	published []Message
 }

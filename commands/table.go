@@ -58,6 +58,10 @@ type Cmd struct {
 	LastKey  int
 	Step     int
 	Run      func(c *Ctx, args [][]byte)
+	// Blocks, when set, reports whether a call of a command that is not
+	// Blocking as a whole may wait (QLESS bpop), so it is served as
+	// blocking commands are.
+	Blocks func(args [][]byte) bool
 }
 
 // Table maps command names to commands.

@@ -50,11 +50,16 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 			if len(call) >= 2 && commands.EqualFold(call[1], "now") {
 				call = append([][]byte{call[0], clockNow()}, call[2:]...)
 			}
+			if bpopBlocks(args) {
+				runBPop(c, call, e)
+				return
+			}
 			if runFast(c, c.W, call, switchesAll) {
 				return
 			}
 			e.CallLibrary(commands.ScriptHost(c, false), libName, call, c.W)
 		},
+		Blocks: bpopBlocks,
 	})
 	return nil
 }

@@ -2,6 +2,8 @@ package server
 
 import (
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/store"
@@ -36,6 +38,13 @@ type waiter struct {
 	keys  []store.KeyRef // distinct
 	done  chan []byte    // buffered 1: the reply of the run that served it
 	state waitState      // guarded by waiters.mu
+
+	since     time.Time // when the command first asked to wait
+	anyChange bool      // BlockRequest.AnyChange
+	// recheckAt is when to run the command again while it waits (unix
+	// nanoseconds, 0: never); a run that moves it earlier signals nudge.
+	recheckAt atomic.Int64
+	nudge     chan struct{} // buffered 1
 }
 
 // handoff is a reply owed to a served waiter, given to it once the
@@ -47,8 +56,12 @@ type handoff struct {
 
 func newWaiters() *waiters { return &waiters{byKey: map[store.KeyRef][]*waiter{}} }
 
-func newWaiter(sess *session, cmd *commands.Cmd, args [][]byte, req *commands.BlockRequest) *waiter {
-	w := &waiter{sess: sess, cmd: cmd, args: args, db: req.DB, done: make(chan []byte, 1)}
+// newWaiter makes the waiter of a command that has waited for waited
+// already (a run again by the clock registers anew).
+func newWaiter(sess *session, cmd *commands.Cmd, args [][]byte, req *commands.BlockRequest, waited time.Duration) *waiter {
+	w := &waiter{sess: sess, cmd: cmd, args: args, db: req.DB, done: make(chan []byte, 1),
+		since: time.Now().Add(-waited), anyChange: req.AnyChange, nudge: make(chan struct{}, 1)}
+	w.setRecheck(req.Recheck)
 	seen := map[string]bool{}
 	for _, k := range req.Keys {
 		if !seen[k] {
@@ -57,6 +70,28 @@ func newWaiter(sess *session, cmd *commands.Cmd, args [][]byte, req *commands.Bl
 		}
 	}
 	return w
+}
+
+// setRecheck moves w's next run by the clock to d from now when that is
+// sooner than the one set (or none is), and wakes its wait to see it.
+func (w *waiter) setRecheck(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	at := time.Now().Add(d).UnixNano()
+	for {
+		cur := w.recheckAt.Load()
+		if cur != 0 && cur <= at {
+			return
+		}
+		if w.recheckAt.CompareAndSwap(cur, at) {
+			break
+		}
+	}
+	select {
+	case w.nudge <- struct{}{}:
+	default:
+	}
 }
 
 // add enqueues w at the back of each of its keys' queues.
@@ -110,7 +145,7 @@ func (ws *waiters) hasWaiters(k store.KeyRef) bool {
 }
 
 // serveKey offers k to its waiters in arrival order. ready reports whether
-// k may still serve anyone (it exists); run re-runs a waiter's command and
+// k may still serve a waiter that needs it to exist (all but AnyChange); run re-runs a waiter's command and
 // returns its reply, or ok false when it must keep waiting. Served waiters
 // are appended to *out. Holding mu
 // through the runs keeps a waiter from leaving half way: its goroutine's
@@ -123,8 +158,8 @@ func (ws *waiters) serveKey(k store.KeyRef, ready func() bool, run func(w *waite
 		if w.state != waiting {
 			continue
 		}
-		if !ready() {
-			break
+		if !w.anyChange && !ready() {
+			continue
 		}
 		reply, ok := run(w)
 		if !ok {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/store"
@@ -57,7 +58,7 @@ func (s *Server) serveBlocked(tx *store.Tx, from int, out *[]handoff) (msgs []co
 // when the command asks to wait again (k holds another type, or is empty).
 func (s *Server) runWaiter(tx *store.Tx, w *waiter, k store.KeyRef) (reply []byte, published []commands.Message, ok bool) {
 	var buf bufWriter
-	ctx := &commands.Ctx{Tx: tx, W: &buf, Sess: w.sess, Env: s, Table: s.table, Retrying: true}
+	ctx := &commands.Ctx{Tx: tx, W: &buf, Sess: w.sess, Env: s, Table: s.table, Retrying: true, Waited: time.Since(w.since)}
 	defer func() {
 		// The pushing client must not pay for a bug in the waiter's
 		// command: the waiter gets the error and stops waiting.
@@ -71,6 +72,7 @@ func (s *Server) runWaiter(tx *store.Tx, w *waiter, k store.KeyRef) (reply []byt
 	tx.Select(w.db)
 	s.table.Dispatch(ctx, w.cmd, servingArgs(w, k.Key))
 	if ctx.Block != nil {
+		w.setRecheck(ctx.Block.Recheck)
 		return nil, nil, false
 	}
 	return buf.b, ctx.TakePublished(), true

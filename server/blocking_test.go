@@ -15,7 +15,7 @@ import (
 
 func testWaiter(ws *waiters, keys ...string) *waiter {
 	req := &commands.BlockRequest{Keys: keys}
-	w := newWaiter(nil, nil, nil, req)
+	w := newWaiter(nil, nil, nil, req, 0)
 	ws.add(w)
 	return w
 }

@@ -46,7 +46,7 @@ func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
 	switch {
 	case cmd == nil:
 		return runAlone
-	case cmd.Flags&commands.Blocking != 0 || graduateOn[cmd.Name]:
+	case cmd.Flags&commands.Blocking != 0 || graduateOn[cmd.Name] || (cmd.Blocks != nil && cmd.Blocks(rc.args)):
 		return runElsewhere
 	case busy || lp.refuse || cmd.Flags&commands.NoTx != 0 || cmd.Flags&(commands.Write|commands.ReadOnly) == 0 || aloneOnly[cmd.Name]:
 		return runAlone

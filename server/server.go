@@ -399,16 +399,28 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w repl
 	// Replies to the commands pipelined before this one go out now, as
 	// Redis sends them while the client waits.
 	sess.flushReplies()
-	reply, res := s.wait(sess, wt, deadline)
-	switch res {
-	case waitServed:
-		w.WriteRaw(reply)
-	case waitTimedOut:
-		// The last run writes the timeout reply; it cannot wait again.
-		ctx.TimedOut, ctx.Retrying = true, true
-		if again := s.runOnce(sess, ctx, cmd, args, w); again != nil {
-			s.waiters.leave(again)
+	for {
+		reply, res := s.wait(sess, wt, deadline)
+		ctx.Retrying, ctx.Waited = true, time.Since(wt.since)
+		switch res {
+		case waitServed:
+			w.WriteRaw(reply)
+		case waitRecheck:
+			// Something it waits for fell due by the clock: it runs
+			// again, and waits on (to the same deadline) if it still
+			// finds nothing.
+			if wt = s.runOnce(sess, ctx, cmd, args, w); wt != nil {
+				ctx.Block = nil
+				continue
+			}
+		case waitTimedOut:
+			// The last run writes the timeout reply; it cannot wait again.
+			ctx.TimedOut = true
+			if again := s.runOnce(sess, ctx, cmd, args, w); again != nil {
+				s.waiters.leave(again)
+			}
 		}
+		return
 	}
 }
 
@@ -496,7 +508,7 @@ func (s *Server) writeBody(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, 
 		ctx.Tx = tx
 		s.table.Dispatch(ctx, cmd, args)
 		if ctx.Block != nil {
-			*wt = newWaiter(sess, cmd, args, ctx.Block)
+			*wt = newWaiter(sess, cmd, args, ctx.Block, ctx.Waited)
 			s.waiters.add(*wt)
 		}
 		return ctx.TakePublished()
@@ -510,7 +522,7 @@ func (s *Server) registerAfter(sess *session, ctx *commands.Ctx, cmd *commands.C
 	if ctx.Block == nil {
 		return nil
 	}
-	wt := newWaiter(sess, cmd, args, ctx.Block)
+	wt := newWaiter(sess, cmd, args, ctx.Block, ctx.Waited)
 	s.waiters.add(wt)
 	return wt
 }
@@ -521,6 +533,7 @@ const (
 	waitServed   waitResult = iota
 	waitTimedOut            // the deadline passed or the server is stopping
 	waitGone                // the client closed its connection
+	waitRecheck             // its recheck time came (BlockRequest.Recheck)
 )
 
 // wait blocks until a transaction serves wt, the deadline passes, the
@@ -534,11 +547,36 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 	}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	var recheck *time.Timer
+	var recheckC <-chan time.Time
+	arm := func() {
+		at := wt.recheckAt.Load()
+		if at == 0 {
+			return
+		}
+		if recheck == nil {
+			recheck = time.NewTimer(time.Until(time.Unix(0, at)))
+			recheckC = recheck.C
+		} else {
+			recheck.Reset(time.Until(time.Unix(0, at)))
+		}
+	}
+	arm()
+	defer func() {
+		if recheck != nil {
+			recheck.Stop()
+		}
+	}()
 	for {
 		res := waitTimedOut
 		select {
 		case reply := <-wt.done:
 			return reply, waitServed
+		case <-wt.nudge:
+			arm()
+			continue
+		case <-recheckC:
+			res = waitRecheck
 		case <-timeout:
 		case <-s.shutdown:
 		case <-tick.C:
