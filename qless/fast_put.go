@@ -26,7 +26,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	delay, ok := plainNumber(args[5])
-	if !ok {
+	if !ok || capacityLimited(f, qname) {
 		return false
 	}
 	var o putOptions

@@ -41,8 +41,12 @@ func phraseLate(sc scripts.ScriptSource, obj lua.LValue) string {
 	if !ok {
 		return ""
 	}
-	site, ok1 := t.RawGetString("qlessd_site").(lua.LString)
 	msg, ok2 := t.RawGetString("message").(lua.LString)
+	if ok2 && t.RawGetString("qlessd_refusal") == lua.LTrue {
+		// A limit of qlessd's (beyond.lua): the client's script has none.
+		return "ERR " + string(msg)
+	}
+	site, ok1 := t.RawGetString("qlessd_site").(lua.LString)
 	if !ok1 || !ok2 {
 		return ""
 	}

@@ -273,6 +273,23 @@ API['queue.forget'] = function(now, ...)
   call('zrem', 'ql:queues', ...)
 end
 
+-- qlessd's own: a client's build has none of these.
+API['release'] = function(now, jid, worker, delay)
+  stock_unless(false)
+  return job_release(now, jid, worker, delay)
+end
+
+API['queue.capacity.set'] = function(now, qname, max)
+  stock_unless(false)
+  return capacity_set(now, qname, max)
+end
+
+API['queue.capacity.get'] = function(now, qname)
+  stock_unless(false)
+  need(qname, 'queue.capacity.get(): Arg "queue" missing')
+  return capacity_of(qname)
+end
+
 local function dispatch(fn, now, ...)
   if fn == nil then
     error('Must provide a command', 0)

@@ -499,6 +499,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     'failure', 'retries', 'worker')
   local priority, tags, oldqueue, state, failure, retries, oldworker =
     old[1], old[2], old[3], old[4], old[5], old[6], old[7]
+  capacity_check(qname, oldqueue)
 
   -- The old tags go first, even when an option below turns out bad.
   if stock and tags and tags ~= '{}' then

@@ -1,0 +1,89 @@
+-- What qlessd adds to qless: queue capacity and release. Each refusal here
+-- is qlessd's own and stands whichever script was called: a client's own
+-- build (stock) is not handed back for it, since that script knows nothing
+-- of the limit and would let the call through.
+
+local function refuse(message)
+  if stock then
+    error({qlessd_refusal = true, message = message}, 0)
+  end
+  error(message, 0)
+end
+
+-- The most jobs qname may hold, 0 for no limit (ql:capacity, queue -> max).
+local function capacity_of(qname)
+  return tonumber(call('hget', 'ql:capacity', qname) or 0) or 0
+end
+
+-- Refuses a put of jid into a full qname; a job already in qname (put
+-- again) takes no new place. What counts is every job the queue holds that
+-- is not complete or failed: waiting, running, scheduled and depending.
+local function capacity_check(qname, oldqueue)
+  if oldqueue == qname then
+    return
+  end
+  local max = capacity_of(qname)
+  if max <= 0 then
+    return
+  end
+  local keys, held = qkeys(qname), 0
+  for i = 1, 5 do
+    if i ~= 4 then
+      held = held + call('zcard', keys[i])
+    end
+  end
+  if held >= max then
+    refuse('Put(): queue ' .. qname .. ' is full (' .. max .. ' jobs)')
+  end
+end
+
+local function capacity_set(now, qname, max)
+  need(qname, 'queue.capacity.set(): Arg "queue" missing')
+  local n = tonumber(max)
+  if not n or n < 0 or n ~= floor(n) then
+    error('queue.capacity.set(): Arg "max" not a whole number, 0 or more: ' .. tostring(max), 0)
+  end
+  if n == 0 then
+    call('hdel', 'ql:capacity', qname)
+  else
+    call('hset', 'ql:capacity', qname, n)
+  end
+  return n
+end
+
+-- A worker gives a running job back to its queue, at once or after delay
+-- seconds, spending no retry and recording no failure.
+local function job_release(now, jid, worker, delay)
+  need(jid, 'Release(): Arg "jid" missing')
+  need(worker, 'Release(): Arg "worker" missing')
+  local d = tonumber(delay or 0)
+  if not d or d < 0 then
+    error('Release(): Arg "delay" not a number, 0 or more: ' .. tostring(delay), 0)
+  end
+  local key = 'ql:j:' .. jid
+  local j = call('hmget', key, 'queue', 'state', 'worker', 'priority')
+  local qname, state, owner, priority = j[1], j[2], j[3], j[4]
+  if not state then
+    error('Release(): Job ' .. jid .. ' does not exist', 0)
+  elseif state ~= 'running' then
+    error('Release(): Job ' .. jid .. ' is not currently running: ' .. state, 0)
+  elseif owner ~= worker then
+    error('Release(): Job ' .. jid .. ' has been given to another worker: ' .. owner, 0)
+  end
+  local keys = qkeys(qname)
+  call('zrem', keys[2], jid)
+  call('zrem', wkey(worker), jid)
+  call('hdel', key, 'grace')
+  local newstate = 'waiting'
+  if d > 0 then
+    newstate = 'scheduled'
+    call('zadd', keys[3], now + d, jid)
+  else
+    work_add(qname, now, priority, jid)
+  end
+  call('hset', key, 'state', newstate, 'worker', '', 'expires', 0)
+  history_add(now, jid, 'released', {q = qname})
+  publish('ql:log', '{"jid":' .. encode(jid) .. ',"event":"released","queue":' ..
+    qstr(qname) .. ',"worker":' .. qstr(worker) .. '}')
+  return newstate
+end
