@@ -85,6 +85,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	if !f.holds("ql:workers", store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
+		f.anyDue(queueKey(qname, "ttl"), math.Inf(-1)) ||
 		!f.holds(work, store.TypeZSet) {
 		return false
 	}

@@ -5,7 +5,7 @@ import (
 )
 
 var fieldsPutJob = [][]byte{[]byte("priority"), []byte("tags"), []byte("queue"),
-	[]byte("state"), []byte("failure"), []byte("retries"), []byte("worker")}
+	[]byte("state"), []byte("failure"), []byte("retries"), []byte("worker"), []byte("ttl")}
 
 // putOptions are put's recognised options; the last of a repeated one wins.
 type putOptions struct {
@@ -41,6 +41,8 @@ func fastPut(f *fastCall, args [][]byte) bool {
 			o.priority, o.hasPriority = v, true
 		case "depends":
 			o.depends, o.hasDepends = v, true
+		case "ttl":
+			return false // beyond.lua sets it
 		}
 	}
 	var tags, depends []string
@@ -58,10 +60,10 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	key := "ql:j:" + jid
 	hkey, depsKey := key+"-history", key+"-dependencies"
 	f.tx.PrefetchMetas(key, depsKey, hkey)
-	var old [7]string
-	var has [7]bool
-	if !f.hmget(key, fieldsPutJob, old[:], has[:]) {
-		return false
+	var old [8]string
+	var has [8]bool
+	if !f.hmget(key, fieldsPutJob, old[:], has[:]) || has[7] {
+		return false // a TTL to clear: beyond.lua does
 	}
 	oldTags, oldQueue, state, oldWorker := old[1], old[2], old[3], old[6]
 	if has[1] && oldTags != "{}" || state == "failed" && has[3] {

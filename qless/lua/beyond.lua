@@ -87,3 +87,59 @@ local function job_release(now, jid, worker, delay)
     qstr(qname) .. ',"worker":' .. qstr(worker) .. '}')
   return newstate
 end
+
+-- Job TTL: a put with the option ttl <seconds> sets when a job still
+-- waiting or scheduled is removed. The jid waits in ql:q:<queue>-ttl,
+-- scored by that time, and the job hash keeps the time in 'ttl'. Expired
+-- jobs are removed when their queue is next popped (or peeked), before any
+-- work is taken, so no expired job is handed out.
+local STATS_EXPIRED_SHAPE = {5, 'retries', 'failed', 'failures', 'wait', 'run', 'expired'}
+
+local function ttl_key(qname)
+  return 'ql:q:' .. qname .. '-ttl'
+end
+
+-- Forgets jid's TTL (a put again, into qname or elsewhere).
+local function ttl_clear(jid, oldqueue, had_ttl)
+  if had_ttl and oldqueue then
+    call('zrem', ttl_key(oldqueue), jid)
+    call('hdel', 'ql:j:' .. jid, 'ttl')
+  end
+end
+
+local function ttl_set(now, qname, jid, ttl)
+  local at = now + ttl
+  call('zadd', ttl_key(qname), at, jid)
+  call('hset', 'ql:j:' .. jid, 'ttl', at)
+end
+
+-- Removes qname's jobs whose TTL has passed while they wait or are
+-- scheduled; a job that has run since, or that others depend on, just
+-- loses its TTL.
+local function expire_due(now, qname)
+  local tkey = ttl_key(qname)
+  if call('exists', tkey) == 0 then
+    return
+  end
+  local keys = qkeys(qname)
+  for _, jid in ipairs(call('zrangebyscore', tkey, '-inf', now)) do
+    call('zrem', tkey, jid)
+    local key = 'ql:j:' .. jid
+    local j = call('hmget', key, 'state', 'tags')
+    local waiting = j[1] == 'waiting' or j[1] == 'scheduled'
+    if not waiting or call('scard', key .. '-dependents') > 0 then
+      call('hdel', key, 'ttl')
+    else
+      call('zrem', keys[1], jid)
+      call('zrem', keys[3], jid)
+      tags_remove(jid, decode(j[2] or '{}'))
+      call('del', key, key .. '-history', key .. '-dependencies')
+      call('hincrby', 'ql:s:stats:' .. day_bin(now) .. ':' .. qname, 'expired', 1)
+      publish('ql:log', '{"jid":' .. encode(jid) .. ',"event":"expired","queue":' .. qstr(qname) .. '}')
+      if is_tracked(jid) then
+        call('zrem', 'ql:tracked', jid)
+        publish('ql:expired', jid)
+      end
+    end
+  end
+end

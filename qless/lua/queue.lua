@@ -295,6 +295,7 @@ local function queue_peek(now, qname, count)
     error('Peek(): Arg "count" missing or not a number: ' .. tostring(count), 0)
   end
   count = c
+  expire_due(now, qname)
   local jids = call('zrangebyscore', 'ql:q:' .. qname .. '-locks', '-inf', now, 'LIMIT', 0, count)
   check_recurring(now, qname, count - #jids)
   check_scheduled(now, qname, count - #jids)
@@ -379,6 +380,7 @@ local function queue_pop(now, qname, worker, count)
     stock_pop_check(keys, cfg, now, count)
   end
   call('zadd', 'ql:workers', now, worker)
+  expire_due(now, qname)
   local max_concurrency = tonumber(cfg[3] or 0)
   if max_concurrency > 0 then
     local running = call('zcount', keys[2], now, '+inf')
@@ -484,19 +486,27 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   if nargs % 2 == 1 then
     error('Odd number of additional args: ' .. tostring({...}), 0)
   end
-  local o_retries, o_tags, o_priority, o_depends
+  local o_retries, o_tags, o_priority, o_depends, o_ttl
   for i = 1, nargs, 2 do
     local k, v = select(i, ...)
     if k == 'retries' then o_retries = v
     elseif k == 'tags' then o_tags = v
     elseif k == 'priority' then o_priority = v
     elseif k == 'depends' then o_depends = v
+    elseif k == 'ttl' and not stock then o_ttl = v
     end
+  end
+  if o_ttl then
+    local t = tonumber(o_ttl)
+    if not t or t <= 0 or t ~= t or t == HUGE then
+      error('Put(): Arg "ttl" not a positive number: ' .. tostring(o_ttl), 0)
+    end
+    o_ttl = t
   end
 
   local key = 'ql:j:' .. jid
   local old = call('hmget', key, 'priority', 'tags', 'queue', 'state',
-    'failure', 'retries', 'worker')
+    'failure', 'retries', 'worker', 'ttl')
   local priority, tags, oldqueue, state, failure, retries, oldworker =
     old[1], old[2], old[3], old[4], old[5], old[6], old[7]
   capacity_check(qname, oldqueue)
@@ -585,6 +595,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   if state == 'complete' then
     call('zrem', 'ql:completed', jid)
   end
+  ttl_clear(jid, oldqueue, old[8])
 
   if type(tags) ~= 'table' then
     late_error('put-tags-ipairs', "bad argument #1 to 'ipairs' (table expected, got " .. type(tags) .. ")")
@@ -628,6 +639,9 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     work_add(qname, now, priority, jid)
   end
 
+  if o_ttl then
+    ttl_set(now, qname, jid, o_ttl)
+  end
   remember_queue(now, qname)
   if is_tracked(jid) then
     publish('ql:put', jid)
@@ -691,7 +705,7 @@ local function queue_stats_json(now, qname, date)
     error('Stats(): Arg "date" missing or not a number: ' .. (date or 'nil'), 0)
   end
   local bin = day_bin(d)
-  local v = call('hmget', 'ql:s:stats:' .. bin .. ':' .. qname, 'retries', 'failed', 'failures')
+  local v = call('hmget', 'ql:s:stats:' .. bin .. ':' .. qname, 'retries', 'failed', 'failures', 'expired')
   local t = {
     retries  = tonumber(v[1] or 0),
     failed   = tonumber(v[2] or 0),
@@ -699,7 +713,12 @@ local function queue_stats_json(now, qname, date)
     wait     = stats_of('ql:s:wait:' .. bin .. ':' .. qname),
     run      = stats_of('ql:s:run:' .. bin .. ':' .. qname)
   }
-  return shaped_json(STATS_SHAPE, t, native and {
+  local shape = STATS_SHAPE
+  if not stock and v[4] then
+    -- jobs whose TTL passed that day (beyond.lua), when there are some
+    t.expired, shape = tonumber(v[4]), STATS_EXPIRED_SHAPE
+  end
+  return shaped_json(shape, t, native and {
     wait = shaped_json(STAT_SHAPE, t.wait),
     run = shaped_json(STAT_SHAPE, t.run),
   })
