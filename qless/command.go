@@ -50,6 +50,10 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 			if len(call) >= 2 && commands.EqualFold(call[1], "now") {
 				call = append([][]byte{call[0], clockNow()}, call[2:]...)
 			}
+			if len(call) > 0 && commands.EqualFold(call[0], "worker.bind") {
+				runBind(c, call)
+				return
+			}
 			if bpopBlocks(args) {
 				runBPop(c, call, e)
 				return

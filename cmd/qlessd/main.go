@@ -149,6 +149,11 @@ func run(argv []string) int {
 	srv.SetLibraryCalls(engine.IsLibraryCall)
 	srv.SetScriptTimeLimit(engine.SetTimeLimit)
 	srv.SetScriptMemoryLimit(engine.SetMaxMemory)
+	if err := qless.StartBindings(srv); err != nil {
+		logger.Error("cannot read the bound workers", "err", err)
+		srv.Close()
+		return 1
+	}
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()

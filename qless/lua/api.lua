@@ -290,6 +290,22 @@ API['queue.capacity.get'] = function(now, qname)
   return capacity_of(qname)
 end
 
+-- Hands back every job worker holds, as its locks expiring would (qless's
+-- timeout): what qlessd does when a bound worker's connections are gone.
+API['worker.timeout'] = function(now, worker)
+  stock_unless(false)
+  need(worker, 'worker.timeout(): Arg "worker" missing')
+  local n = 0
+  for _, jid in ipairs(call('zrange', wkey(worker), 0, -1)) do
+    local j = call('hmget', 'ql:j:' .. jid, 'state', 'worker')
+    if j[1] == 'running' and j[2] == worker then
+      job_timeout(now, jid)
+      n = n + 1
+    end
+  end
+  return n
+end
+
 local function dispatch(fn, now, ...)
   if fn == nil then
     error('Must provide a command', 0)
