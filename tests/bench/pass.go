@@ -149,6 +149,8 @@ func (s *session) cell(wl string, c int) []*result {
 	case "mixed":
 		a, b := s.mixed(c)
 		return []*result{a, b}
+	case "wait":
+		return []*result{s.wait(c)}
 	}
 	return nil
 }

@@ -85,7 +85,7 @@ func setRatios(results []*result) {
 
 // workloadNames are the cells a run can ask for, in table order; the default
 // everysec pass runs them all.
-var workloadNames = []string{"footprint", "ping", "put", "pop1", "pop10", "heartbeat", "mixed"}
+var workloadNames = []string{"footprint", "ping", "put", "pop1", "pop10", "heartbeat", "mixed", "wait"}
 
 // workloadOrder is the table's order: mixed-e2e is a second line of mixed.
 var workloadOrder = append(slices.Clone(workloadNames), "mixed-e2e")
