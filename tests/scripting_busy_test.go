@@ -12,7 +12,9 @@ import (
 // for the few Redis allows (MULTI, DISCARD). The script's own client gets
 // its pipelined commands answered in order, after the script.
 func TestScriptingPastLimitServesOthers(t *testing.T) {
-	body := spinScript(400000, "'done'")
+	// Long enough that the other client's five commands all arrive while
+	// it runs, on both servers, on a loaded machine.
+	body := spinScript(1500000, "'done'")
 	run := func(addr string) []string {
 		DialRaw(t, addr).Do(t, "CONFIG", "SET", "lua-time-limit", "50")
 		runner := DialRaw(t, addr)
