@@ -1,5 +1,7 @@
 GO ?= go
 BIN := bin/qlessd
+# staticcheck as .ci/run installs it (go install puts it in GOPATH/bin).
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
 .PHONY: build run test fuzz bench vet fmt
 
@@ -20,6 +22,7 @@ TWO_LOOP_TESTS := TestScripting|TestEventLoop|TestQless|TestMulti|TestBlocking|T
 test:
 	./tests/ensure-redis.sh
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
 	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
