@@ -218,3 +218,38 @@ func TestVersionCommand(t *testing.T) {
 		}
 	}
 }
+
+// --logfile takes the log off standard error; the start-up lines say where
+// the data is and what it held.
+func TestLogfileAndStartupLog(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(t.TempDir(), "qlessd.log")
+	q := StartQlessd(t, dir, "--logfile", logPath, "--loglevel", "notice")
+	c := DialRaw(t, q.Addr)
+	c.Do(t, "SET", "k", "v")
+	c.Do(t, "QLESS", "put", "now", "w", "q", "jid-1", "K", "{}", "0")
+	q.Stop()
+	q = StartQlessd(t, dir, "--logfile", logPath, "--loglevel", "notice")
+	q.Stop()
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := string(b)
+	for _, want := range []string{
+		`msg="qlessd starting"`, "config_file=none", "dir=" + dir, "commit=",
+		`msg="data loaded" keys=0 jobs=0 load_time=`, "jobs=1 load_time=",
+		`msg="qlessd ready to accept connections" addr=` + q.Addr,
+	} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("log lacks %q:\n%s", want, logged)
+		}
+	}
+	if strings.Contains(q.Output(), "qlessd ready") {
+		t.Errorf("logged to standard error too:\n%s", q.Output())
+	}
+	out, err := exec.Command(binary(t), "--port", "0", "--logfile", filepath.Join(dir, "no", "such", "dir.log")).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "logfile") {
+		t.Errorf("unwritable logfile: %v %s", err, out)
+	}
+}
