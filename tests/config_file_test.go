@@ -253,3 +253,16 @@ func TestLogfileAndStartupLog(t *testing.T) {
 		t.Errorf("unwritable logfile: %v %s", err, out)
 	}
 }
+
+// With syslog-enabled qlessd logs to the system log too; where there is
+// none to reach it says so and serves all the same, as Redis does.
+func TestSyslogEnabledStarts(t *testing.T) {
+	q := StartQlessd(t, "", "--syslog-enabled", "yes", "--syslog-ident", "qlessd-test", "--loglevel", "notice")
+	got := configGet(t, q.Addr, "syslog-*")
+	if got["syslog-enabled"] != "yes" || got["syslog-ident"] != "qlessd-test" {
+		t.Errorf("CONFIG GET syslog-*: %v", got)
+	}
+	if _, err := os.Stat("/dev/log"); err != nil && !strings.Contains(q.Output(), "cannot reach the system log") {
+		t.Errorf("no /dev/log and no warning:\n%s", q.Output())
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -12,7 +13,9 @@ import (
 // openLog makes the logger the settings ask for: key=value lines to the
 // logfile (appended to) or to standard error, and to the system log as
 // well with syslog-enabled. levels is its level, for CONFIG SET loglevel;
-// closeLog closes what openLog opened.
+// closeLog closes what openLog opened. A logfile that cannot be opened is
+// an error; a system log that cannot be reached is a warning in the log,
+// as Redis carries on without one.
 func openLog(s settings) (logger *slog.Logger, levels *slog.LevelVar, closeLog func(), err error) {
 	levels = new(slog.LevelVar)
 	levels.Set(server.LogLevel(s.str("loglevel")))
@@ -21,29 +24,31 @@ func openLog(s settings) (logger *slog.Logger, levels *slog.LevelVar, closeLog f
 	if path := s.str("logfile"); path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, fmt.Errorf("logfile: %w", err)
 		}
 		out = f
 		closers = append(closers, f)
 	}
 	var h slog.Handler = slog.NewTextHandler(out, &slog.HandlerOptions{Level: levels})
+	var syslogErr error
 	if s.on("syslog-enabled") {
 		sh, c, err := newSyslogHandler(s.str("syslog-ident"), levels)
-		if err != nil {
-			for _, c := range closers {
-				c.Close()
-			}
-			return nil, nil, nil, err
+		if err == nil {
+			h = teeHandler{h, sh}
+			closers = append(closers, c)
 		}
-		h = teeHandler{h, sh}
-		closers = append(closers, c)
+		syslogErr = err
 	}
 	closeLog = func() {
 		for _, c := range closers {
 			c.Close()
 		}
 	}
-	return slog.New(h), levels, closeLog, nil
+	logger = slog.New(h)
+	if syslogErr != nil {
+		logger.Warn("cannot reach the system log; logging without it", "err", syslogErr)
+	}
+	return logger, levels, closeLog, nil
 }
 
 // teeHandler sends each record to both of its handlers.

@@ -55,7 +55,7 @@ func run(argv []string) int {
 	}
 	logger, levels, closeLog, err := openLog(s)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "qlessd: logfile: %v\n", err)
+		fmt.Fprintf(os.Stderr, "qlessd: %v\n", err)
 		return exitUsage
 	}
 	defer closeLog()

@@ -25,6 +25,11 @@ func newSyslogHandler(ident string, levels *slog.LevelVar) (slog.Handler, io.Clo
 	if err != nil {
 		return nil, nil, err
 	}
+	return syslogHandlerOn(w, levels), w, nil
+}
+
+// syslogHandlerOn is the handler writing to w.
+func syslogHandlerOn(w *syslog.Writer, levels *slog.LevelVar) slog.Handler {
 	buf := new(bytes.Buffer)
 	// The system log stamps each line with its own time.
 	noTime := func(groups []string, a slog.Attr) slog.Attr {
@@ -34,7 +39,7 @@ func newSyslogHandler(ident string, levels *slog.LevelVar) (slog.Handler, io.Clo
 		return a
 	}
 	text := slog.NewTextHandler(buf, &slog.HandlerOptions{Level: levels, ReplaceAttr: noTime})
-	return &syslogHandler{text: text, buf: buf, mu: new(sync.Mutex), w: w}, w, nil
+	return &syslogHandler{text: text, buf: buf, mu: new(sync.Mutex), w: w}
 }
 
 func (h *syslogHandler) Enabled(ctx context.Context, l slog.Level) bool {
