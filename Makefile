@@ -1,7 +1,9 @@
 GO ?= go
 BIN := bin/qlessd
+# staticcheck as .ci/run installs it (go install puts it in GOPATH/bin).
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: build run test fuzz bench vet fmt
+.PHONY: build run test fuzz bench vet fmt release
 
 build:
 	$(GO) build -o $(BIN) ./cmd/qlessd
@@ -20,6 +22,7 @@ TWO_LOOP_TESTS := TestScripting|TestEventLoop|TestQless|TestMulti|TestBlocking|T
 test:
 	./tests/ensure-redis.sh
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
 	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
@@ -42,6 +45,19 @@ fuzz:
 bench: build
 	./tests/ensure-redis.sh
 	$(GO) run ./tests/bench $(ARGS)
+
+# Static binaries for Linux in dist/, with the version (VERSION, else the
+# last tag, else the source's default) and the commit stamped in.
+VERSION ?= $(shell git describe --tags --abbrev=0 2>/dev/null)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+RELEASE_LDFLAGS := -s -w $(if $(VERSION),-X main.version=$(VERSION)) $(if $(COMMIT),-X main.commit=$(COMMIT))
+RELEASE_PLATFORMS := linux/amd64 linux/arm64
+release:
+	mkdir -p dist
+	for p in $(RELEASE_PLATFORMS); do \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -ldflags '$(RELEASE_LDFLAGS)' \
+			-o dist/qlessd-$${p%/*}-$${p#*/} ./cmd/qlessd || exit 1; \
+	done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

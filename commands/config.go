@@ -1,106 +1,59 @@
 package commands
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 )
 
-// configParam describes one CONFIG parameter: how CONFIG SET validates it.
-// The values themselves live in the server (Env.ConfigValues).
-type configParam struct {
-	name      string
-	kind      configKind
-	enum      []string // cfgEnum
-	min, max  int64    // cfgInt
-	immutable bool
-}
-
-type configKind int
-
-const (
-	cfgString configKind = iota
-	cfgBool
-	cfgInt
-	cfgEnum
-	cfgSave
-	cfgMemory // bytes, with an optional unit (ParseMemory)
-)
-
-var configParams = []configParam{
-	{name: "appendfsync", kind: cfgEnum, enum: []string{"everysec", "always", "no"}},
-	{name: "appendonly", kind: cfgBool},
-	{name: "auto-aof-rewrite-min-size", kind: cfgMemory, min: 0, max: math.MaxInt64},
-	{name: "auto-aof-rewrite-percentage", kind: cfgInt, min: 0, max: math.MaxInt32},
-	{name: "bind", immutable: true},
-	{name: "client-query-buffer-limit", kind: cfgMemory, min: 1 << 20, max: math.MaxInt64},
-	{name: "databases", kind: cfgInt, immutable: true},
-	{name: "dir", immutable: true},
-	{name: "lua-time-limit", kind: cfgInt, min: 0, max: math.MaxInt64},
-	{name: "lua-max-memory", kind: cfgMemory, min: 0, max: math.MaxInt64},
-	{name: "loglevel", kind: cfgEnum, enum: []string{"debug", "verbose", "notice", "warning"}},
-	{name: "maxclients", kind: cfgInt, min: 1, max: math.MaxUint32},
-	{name: "port", kind: cfgInt, immutable: true},
-	{name: "proto-max-bulk-len", kind: cfgMemory, min: 1 << 20, max: math.MaxInt64},
-	{name: "protected-mode", kind: cfgBool},
-	{name: "requirepass"},
-	{name: "save", kind: cfgSave},
-	{name: "timeout", kind: cfgInt, min: 0, max: math.MaxInt32},
-}
-
-func findConfigParam(name string) *configParam {
-	for i := range configParams {
-		if strings.EqualFold(configParams[i].name, name) {
-			return &configParams[i]
-		}
-	}
-	return nil
-}
-
-// validate checks a CONFIG SET value and returns it normalized, or the
-// reason Redis gives for refusing it.
-func (p *configParam) validate(v string) (string, string) {
-	switch p.kind {
-	case cfgBool:
+// Check checks a value of the parameter as CONFIG SET does and returns it
+// normalized (a memory value in bytes, say), or the reason Redis gives for
+// refusing it: the command line and the file share its rules.
+func (p *ConfigParam) Check(v string) (string, string) {
+	switch p.Kind {
+	case KindBool:
 		switch strings.ToLower(v) {
 		case "yes":
 			return "yes", ""
 		case "no":
-			if p.name == "appendonly" {
+			if p.Name == "appendonly" {
 				return "", "qlessd always keeps its append-only file"
 			}
 			return "no", ""
 		}
 		return "", "argument must be 'yes' or 'no'"
-	case cfgEnum:
-		for _, e := range p.enum {
+	case KindEnum:
+		for _, e := range p.Enum {
 			if strings.EqualFold(e, v) {
 				return e, ""
 			}
 		}
-		return "", "argument(s) must be one of the following: " + strings.Join(p.enum, ", ")
-	case cfgInt:
+		return "", "argument(s) must be one of the following: " + strings.Join(p.Enum, ", ")
+	case KindInt:
 		n, ok := ParseInt([]byte(v))
 		if !ok {
 			return "", "argument couldn't be parsed into an integer"
 		}
-		if n < p.min || n > p.max {
-			return "", "argument must be between " + strconv.FormatInt(p.min, 10) + " and " +
-				strconv.FormatInt(p.max, 10) + " inclusive"
+		if n < p.Min || n > p.Max {
+			return "", p.rangeReason()
 		}
 		return strconv.FormatInt(n, 10), ""
-	case cfgMemory:
+	case KindMemory:
 		n, ok := ParseMemory(v)
 		if !ok {
 			return "", "argument must be a memory value"
 		}
-		if n < uint64(p.min) || n > uint64(p.max) {
-			return "", "argument must be between " + strconv.FormatInt(p.min, 10) + " and " +
-				strconv.FormatInt(p.max, 10) + " inclusive"
+		if n < uint64(p.Min) || n > uint64(p.Max) {
+			return "", p.rangeReason()
 		}
 		return strconv.FormatUint(n, 10), ""
-	case cfgSave:
+	case KindOutputLimit:
+		limits, reason := parseOutputLimits(v, nil)
+		if reason != "" {
+			return "", reason
+		}
+		return formatOutputLimits(limits), ""
+	case KindSave:
 		f := strings.Fields(v)
 		if len(f)%2 != 0 {
 			return "", "Invalid save parameters"
@@ -115,19 +68,9 @@ func (p *configParam) validate(v string) (string, string) {
 	return v, ""
 }
 
-// CheckConfig validates a value of parameter name as CONFIG SET does and
-// returns it normalized (a memory value in bytes, say), or the reason CONFIG
-// SET would give: the flags that set the same parameters share its rules.
-func CheckConfig(name, value string) (string, error) {
-	p := findConfigParam(name)
-	if p == nil {
-		return "", fmt.Errorf("unknown parameter %q", name)
-	}
-	v, reason := p.validate(value)
-	if reason != "" {
-		return "", fmt.Errorf("%s: %s", name, reason)
-	}
-	return v, nil
+func (p *ConfigParam) rangeReason() string {
+	return "argument must be between " + strconv.FormatInt(p.Min, 10) + " and " +
+		strconv.FormatInt(p.Max, 10) + " inclusive"
 }
 
 // ParseMemory reads a memory value as redis.conf writes them: digits (none
@@ -201,7 +144,7 @@ func cmdConfig(c *Ctx, args [][]byte) {
 			c.Error(WrongArgs("config|rewrite"))
 			return
 		}
-		c.Error(ErrNoConfigFile)
+		configRewrite(c)
 	case "help":
 		writeHelp(c, "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 			"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
@@ -217,13 +160,13 @@ func configGet(c *Ctx, patterns [][]byte) {
 	values := c.Env.ConfigValues()
 	var out []string
 	for _, p := range configParams {
-		v, ok := values[p.name]
+		v, ok := values[p.Name]
 		if !ok {
 			continue
 		}
 		for _, pat := range patterns {
-			if GlobMatch(pat, p.name, true) {
-				out = append(out, p.name, v)
+			if GlobMatch(pat, p.Name, true) {
+				out = append(out, p.Name, v)
 				break
 			}
 		}
@@ -237,28 +180,28 @@ func configGet(c *Ctx, patterns [][]byte) {
 // configSet checks every name, then every value, before applying any, as
 // Redis 7.0 does.
 func configSet(c *Ctx, pairs [][]byte) {
-	params := make([]*configParam, 0, len(pairs)/2)
+	params := make([]*ConfigParam, 0, len(pairs)/2)
 	seen := map[string]bool{}
 	for i := 0; i < len(pairs); i += 2 {
 		name := string(pairs[i])
-		p := findConfigParam(name)
+		p := FindConfigParam(name)
 		switch {
 		case p == nil:
 			c.Error(Errorf(ErrConfigParam, name))
 			return
-		case p.immutable:
+		case !p.Mutable:
 			c.Error(Errorf(ErrConfigSetFailed, name, "can't set immutable config"))
 			return
-		case seen[p.name]:
+		case seen[p.Name]:
 			c.Error(Errorf(ErrConfigSetFailed, name, "duplicate parameter"))
 			return
 		}
-		seen[p.name] = true
+		seen[p.Name] = true
 		params = append(params, p)
 	}
 	values := make([]string, len(params))
 	for i, p := range params {
-		v, reason := p.validate(string(pairs[2*i+1]))
+		v, reason := p.Check(string(pairs[2*i+1]))
 		if reason != "" {
 			c.Error(Errorf(ErrConfigSetFailed, string(pairs[2*i]), reason))
 			return
@@ -266,8 +209,8 @@ func configSet(c *Ctx, pairs [][]byte) {
 		values[i] = v
 	}
 	for i, p := range params {
-		if err := c.Env.SetConfig(p.name, values[i]); err != nil {
-			c.Error(Errorf(ErrConfigSetFailed, p.name, err.Error()))
+		if err := c.Env.SetConfig(p.Name, values[i]); err != nil {
+			c.Error(Errorf(ErrConfigSetFailed, p.Name, err.Error()))
 			return
 		}
 	}

@@ -171,6 +171,7 @@ const (
 	ErrNoShutdown      = "ERR No shutdown in progress."
 	ErrShutdownSave    = "ERR Errors trying to SHUTDOWN. Check logs."
 	ErrNoConfigFile    = "ERR The server is running without a config file"
+	ErrRewriteConfig   = "ERR Rewriting config file: %s"
 	ErrConfigSetFailed = "ERR CONFIG SET failed (possibly related to argument '%s') - %s"
 	ErrInvalidCommand  = "ERR Invalid command specified"
 	ErrGetKeysArgs     = "ERR Invalid number of arguments specified for command"

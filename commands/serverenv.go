@@ -14,6 +14,9 @@ type ServerEnv interface {
 	// SetConfig applies one parameter that the command has already
 	// validated (see configParams).
 	SetConfig(name, value string) error
+	// ConfigFile is the absolute path of the configuration file the server
+	// started with, or "" when it started without one.
+	ConfigFile() string
 	// Shutdown stops the server gracefully in the background, saving first
 	// when save is true. It returns an error only when saving failed.
 	Shutdown(save bool) error

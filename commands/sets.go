@@ -24,14 +24,6 @@ func registerSets(t *Table) {
 	registerSetAlgebra(t)
 }
 
-func hsStrings(args [][]byte) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = string(a)
-	}
-	return out
-}
-
 // hsWriteMembers replies with an array of members.
 func hsWriteMembers(c *Ctx, members []string) {
 	c.W.WriteArray(len(members))

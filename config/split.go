@@ -106,6 +106,11 @@ func Quote(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\r\n\v\f\"'\\") && isPrintable(s) {
 		return s
 	}
+	return quoted(s)
+}
+
+// quoted writes s in double quotes with escapes.
+func quoted(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {

@@ -157,14 +157,6 @@ func plainString(s string) (float64, bool) {
 	return plainNumber(append(buf[:0], s...))
 }
 
-// arg is the string of an optional argument: ok false when absent.
-func arg(args [][]byte, i int) (string, bool) {
-	if i >= len(args) {
-		return "", false
-	}
-	return string(args[i]), true
-}
-
 // number renders f as redis.call passes a Lua number: the returned string
 // is a copy the store may keep.
 func (f *fastCall) number(v float64) string {
@@ -184,11 +176,6 @@ func (f *fastCall) numberView(v float64) string {
 // view is b as a string without a copy: b must not change while the
 // string is in use.
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
-// integral reports whether v is a whole number Lua and Go render alike.
-func integral(v float64) bool {
-	return v == math.Trunc(v) && math.Abs(v) < 1e15
-}
 
 // reply writes a bulk string reply.
 func (f *fastCall) reply(s string) { f.w.WriteBulkString(s) }

@@ -6,7 +6,6 @@ package scripts
 import (
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -179,8 +178,8 @@ func (e *Engine) Flush() {
 	e.mu.Unlock()
 }
 
-// ErrNoScript is returned by EvalSHA for an unknown SHA.
-var ErrNoScript = errors.New("NOSCRIPT No matching script. Please use EVAL.")
+// ErrNoScript is EvalSHA's reply to an unknown SHA, in Redis's words.
+const ErrNoScript = "NOSCRIPT No matching script. Please use EVAL."
 
 // Eval compiles (or finds) body and runs it, writing the reply to w.
 func (e *Engine) Eval(host Host, body []byte, keys, argv [][]byte, w resp.Writer) {
@@ -203,7 +202,7 @@ func (e *Engine) Eval(host Host, body []byte, keys, argv [][]byte, w resp.Writer
 func (e *Engine) EvalSHA(host Host, sha string, keys, argv [][]byte, w resp.Writer) {
 	sc, ok := e.lookup(sha)
 	if !ok || len(sha) != 40 {
-		w.WriteError(ErrNoScript.Error())
+		w.WriteError(ErrNoScript)
 		return
 	}
 	e.run(host, sc, keys, argv, w)

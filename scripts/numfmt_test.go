@@ -43,7 +43,7 @@ func TestStr2Number(t *testing.T) {
 }
 
 func TestAppendArgNumberMatchesFmtArgNumber(t *testing.T) {
-	for _, f := range []float64{0, 1, -1, 0.5, 1.5, -2.25, 1e15, 1e16, 1e300, 1e-300, 3.14159265358979, 1763790000.123, -0.0, 1.0 / 3, 123456789012345678, math.Inf(1), math.Inf(-1), math.NaN(), math.Copysign(0, -1)} {
+	for _, f := range []float64{0, 1, -1, 0.5, 1.5, -2.25, 1e15, 1e16, 1e300, 1e-300, 3.14159265358979, 1763790000.123, 1.0 / 3, 123456789012345678, math.Inf(1), math.Inf(-1), math.NaN(), math.Copysign(0, -1)} {
 		if got, want := string(appendArgNumber([]byte("x"), f)), "x"+fmtArgNumber(f); got != want {
 			t.Errorf("%v: %q, want %q", f, got, want)
 		}

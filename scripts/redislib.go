@@ -27,8 +27,8 @@ const (
 	errAclCmd         = "Invalid command passed to redis.acl_check_cmd()"
 	errNoWritesScript = "Write commands are not allowed from read-only scripts."
 	errScriptKilled   = "Script killed by user with SCRIPT KILL..."
-	redisVersion      = "7.0.0"
-	redisVersionNum   = 0x070000
+	redisVersion      = "7.0.15" // commands.RedisVersion
+	redisVersionNum   = 0x07000f
 	replNone, replAll = 0, 3
 )
 

@@ -102,7 +102,7 @@ func (s *session) Hello(c *commands.Ctx, args [][]byte) {
 	w.WriteBulkString("server")
 	w.WriteBulkString("redis")
 	w.WriteBulkString("version")
-	w.WriteBulkString(redisVersion)
+	w.WriteBulkString(commands.RedisVersion)
 	w.WriteBulkString("proto")
 	w.WriteInt(2)
 	w.WriteBulkString("id")
@@ -114,9 +114,6 @@ func (s *session) Hello(c *commands.Ctx, args [][]byte) {
 	w.WriteBulkString("modules")
 	w.WriteArray(0)
 }
-
-// redisVersion is the Redis version qlessd answers as.
-const redisVersion = "7.0.0"
 
 // validClientName allows printable ASCII without spaces, as Redis does.
 func validClientName(b []byte) bool {

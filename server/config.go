@@ -41,6 +41,16 @@ type Config struct {
 	// Redis's defaults (100, 64mb).
 	AOFRewrite *store.RewriteSettings
 	LogLevel   string // as given, for CONFIG GET loglevel
+	// LogLevels, when set, is the logger's level, which CONFIG SET
+	// loglevel changes.
+	LogLevels *slog.LevelVar
+	// Settings is every configuration parameter's value as the server
+	// started with it, normalized as CONFIG GET gives it; CONFIG GET lists
+	// them, those that change at run time with their current value.
+	Settings map[string]string
+	// ConfigFile is the absolute path of the configuration file, for
+	// CONFIG REWRITE; "" when the server started without one.
+	ConfigFile string
 	Save       string // accepted for CONFIG compatibility; the AOF is always on
 	// EventLoop serves connections from one goroutine over epoll (loop.go)
 	// instead of one goroutine per connection.

@@ -78,7 +78,11 @@ func (s *Server) ConfigValues() map[string]string {
 		loglevel = "notice"
 	}
 	pct, minSize := s.db.RewritePolicy()
-	return map[string]string{
+	out := make(map[string]string, len(s.cfg.Settings)+20)
+	for k, v := range s.cfg.Settings {
+		out[k] = v
+	}
+	for k, v := range map[string]string{
 		"appendfsync":                 s.db.SyncPolicy().String(),
 		"appendonly":                  "yes",
 		"auto-aof-rewrite-min-size":   strconv.FormatInt(minSize, 10),
@@ -97,8 +101,14 @@ func (s *Server) ConfigValues() map[string]string {
 		"requirepass":                 s.cfg.RequirePass,
 		"save":                        s.cfg.Save,
 		"timeout":                     strconv.FormatInt(int64(s.cfg.Timeout/time.Second), 10),
+	} {
+		out[k] = v
 	}
+	return out
 }
+
+// ConfigFile implements commands.ServerEnv.
+func (s *Server) ConfigFile() string { return s.cfg.ConfigFile }
 
 // SetConfig implements commands.ServerEnv. Values arrive validated.
 func (s *Server) SetConfig(name, value string) error {
@@ -145,6 +155,11 @@ func (s *Server) SetConfig(name, value string) error {
 		}
 	case "loglevel":
 		s.cfg.LogLevel = value
+		if s.cfg.LogLevels != nil {
+			s.cfg.LogLevels.Set(LogLevel(value))
+		}
+	case "appendonly":
+		// Always yes: the value was checked.
 	case "maxclients":
 		n, _ := strconv.Atoi(value)
 		if n > s.cfg.MaxClients {

@@ -37,7 +37,7 @@ func fitMaxClients(cfg *Config) error {
 		}
 		return nil
 	case have <= reservedFDs:
-		return fmt.Errorf("Your current 'ulimit -n' of %d is not enough for the server to start. Please increase your open file limit to at least %d.", was, need)
+		return redisMessage(fmt.Sprintf("Your current 'ulimit -n' of %d is not enough for the server to start. Please increase your open file limit to at least %d.", was, need))
 	}
 	cfg.MaxClients = int(have - reservedFDs)
 	log.Warn(fmt.Sprintf("You requested maxclients of %d requiring at least %d max file descriptors.", want, need))
@@ -55,8 +55,14 @@ func clientsFit(n int) error {
 	if have == 0 || have >= need {
 		return nil
 	}
-	return fmt.Errorf("The operating system is not able to handle the specified number of clients, try with %d", int64(have)-reservedFDs)
+	return redisMessage(fmt.Sprintf("The operating system is not able to handle the specified number of clients, try with %d", int64(have)-reservedFDs))
 }
+
+// redisMessage is an error in Redis's own words, capitals and full stops
+// kept, for the replies and log lines that must read as Redis's do.
+type redisMessage string
+
+func (m redisMessage) Error() string { return string(m) }
 
 // acceptLoop takes connections from ln and hands each to serve, until ln
 // closes. Out of file descriptors it gives up the one it keeps spare, to

@@ -1,15 +1,9 @@
 package server
 
 import (
-	"fmt"
-	"math"
 	"net"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/qlessd/qlessd/commands"
 )
 
 // OutputLimit is a client-output-buffer-limit class: a client is dropped
@@ -198,30 +192,4 @@ func (o *outbox) run(conn net.Conn) {
 			spare = nil
 		}
 	}
-}
-
-// ParseOutputLimit reads the pubsub class of redis.conf's
-// client-output-buffer-limit: "pubsub <hard> <soft> <soft seconds>", sizes
-// in bytes or with k, kb, m, mb, g, gb as Redis spells them.
-func ParseOutputLimit(s string) (OutputLimit, error) {
-	f := strings.Fields(s)
-	if len(f) != 4 || !strings.EqualFold(f[0], "pubsub") {
-		return OutputLimit{}, fmt.Errorf("client-output-buffer-limit: want \"pubsub <hard> <soft> <seconds>\", got %q", s)
-	}
-	hard, err1 := parseMemory(f[1])
-	soft, err2 := parseMemory(f[2])
-	secs, err3 := strconv.Atoi(f[3])
-	if err1 != nil || err2 != nil || err3 != nil || secs < 0 {
-		return OutputLimit{}, fmt.Errorf("client-output-buffer-limit: bad value in %q", s)
-	}
-	return OutputLimit{Hard: hard, Soft: soft, SoftFor: time.Duration(secs) * time.Second}, nil
-}
-
-// parseMemory is commands.ParseMemory for a size that must fit an int.
-func parseMemory(s string) (int, error) {
-	n, ok := commands.ParseMemory(s)
-	if !ok || s == "" || n > math.MaxInt {
-		return 0, fmt.Errorf("bad memory size %q", s)
-	}
-	return int(n), nil
 }

@@ -230,7 +230,7 @@ func TestGrowthFollowsTheInput(t *testing.T) {
 	if cap(small) != 100+minRead {
 		t.Fatalf("grew to %d, want room for a read", cap(small))
 	}
-	near := grow(make([]byte, 1<<20, 1<<20), 100<<10)
+	near := grow(make([]byte, 1<<20), 100<<10)
 	if cap(near) != 1<<20+100<<10 {
 		t.Fatalf("grew to %d, want what the argument needs", cap(near))
 	}

@@ -169,6 +169,11 @@ func TestScriptingKeysArgv(t *testing.T) {
 	p.Same(t, "GET", "user:1")
 }
 
+// Scripts see the Redis version qlessd speaks, as HELLO and INFO give it.
+func TestScriptingRedisVersion(t *testing.T) {
+	StartPair(t).Same(t, "EVAL", "return {redis.REDIS_VERSION, redis.REDIS_VERSION_NUM}", "0")
+}
+
 func TestScriptingSHA(t *testing.T) {
 	p := StartPair(t)
 	body := "return 'cached ' .. ARGV[1]"

@@ -3,14 +3,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -21,130 +19,71 @@ import (
 	"github.com/qlessd/qlessd/store"
 )
 
-// version is reported by --version and INFO; redis_version stays 7.0.x so
-// clients that check it accept us.
-const version = "0.1.0"
-
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// Exit codes of qlessd.
+const (
+	exitOK     = 0
+	exitFailed = 1 // could not start (the data file, the port...) or stop cleanly
+	exitUsage  = 2 // the configuration was refused
+)
+
 func run(argv []string) int {
-	if len(argv) > 0 && argv[0] == "script" {
-		fmt.Print(qless.Script())
-		return 0
+	if len(argv) > 0 {
+		switch argv[0] {
+		case "script":
+			fmt.Print(qless.Script())
+			return exitOK
+		case "check":
+			return runCheck(argv[1:], os.Stdout, os.Stderr)
+		case "version", "--version", "-v":
+			if len(argv) == 1 {
+				fmt.Println(versionLine())
+				return exitOK
+			}
+		case "help", "--help", "-h":
+			printUsage(os.Stdout)
+			return exitOK
+		}
 	}
-	if len(argv) > 0 && argv[0] == "check" {
-		return runCheck(argv[1:], os.Stdout, os.Stderr)
+	s, file, err := loadSettings(argv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "qlessd: %v\n", err)
+		return exitUsage
 	}
-	fs := flag.NewFlagSet("qlessd", flag.ContinueOnError)
-	bind := fs.String("bind", "127.0.0.1", "address to listen on")
-	port := fs.Int("port", 6379, "TCP port")
-	dir := fs.String("dir", "./qlessd-data", "data directory (created if missing)")
-	fsync := fs.String("appendfsync", "everysec", "when writes reach the disk: always, everysec or no")
-	pass := fs.String("requirepass", "", "password clients must AUTH with")
-	dbs := fs.Int("databases", 16, "number of databases (1-256)")
-	level := fs.String("loglevel", "notice", "debug, verbose, notice or warning")
-	protected := fs.String("protected-mode", "yes", "refuse to listen beyond loopback without a password: yes or no")
-	maxClients := fs.Int("maxclients", 10000, "maximum simultaneous clients")
-	timeout := fs.Int("timeout", 0, "close idle clients after this many seconds (0 never)")
-	maxBulk := fs.String("proto-max-bulk-len", "512mb", "longest argument a client may send (1mb at least)")
-	maxQuery := fs.String("client-query-buffer-limit", "1gb", "close a client whose unfinished command holds more than this (1mb at least)")
-	rewritePct := fs.String("auto-aof-rewrite-percentage", "100", "rewrite the data file once it grew by this percentage since the last rewrite (0 never)")
-	rewriteMin := fs.String("auto-aof-rewrite-min-size", "64mb", "but not while it is smaller than this")
-	luaLimit := fs.Int("lua-time-limit", 5000, "milliseconds a script runs before other clients get BUSY (0: no limit)")
-	outLimit := fs.String("client-output-buffer-limit", "pubsub 32mb 8mb 60", "subscriber output limit: pubsub <hard> <soft> <soft seconds>")
-	luaMaxMemory := fs.String("lua-max-memory", "256mb", "memory one script call may take (its strings, tables and reply); past it the script fails with \"not enough memory\" (0: no ceiling)")
-	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
-	gcMinHeap := fs.String("gc-min-heap", "16mb", "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)")
-	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
-	eventLoop := fs.String("event-loop", "yes", "serve connections from one event loop (yes) or one goroutine each (no)")
-	eventLoops := fs.Int("event-loops", 1, "event loops sharing the connections")
-	nativeScripts := fs.String("native-client-scripts", "yes", "serve the qless.lua builds that qless client libraries send (qless-py, qless-js, the Ruby gem, qless-core master) with qlessd's native qless: yes or no")
-	ioUring := fs.String("io-uring", "yes", "event loops read and write a turn's sockets in one io_uring call where the kernel allows (yes) or one system call each (no)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	if err := fs.Parse(argv); err != nil {
-		return 2
+	logger, levels, closeLog, err := openLog(s)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "qlessd: %v\n", err)
+		return exitUsage
 	}
-	if *showVersion {
-		fmt.Printf("qlessd v=%s redis_version=7.0.0\n", version)
-		return 0
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel(*level)}))
+	defer closeLog()
+	return serve(s, file, logger, levels)
+}
+
+// serve starts the server the settings describe and runs it until a
+// signal or SHUTDOWN.
+func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) int {
 	spareProc()
-	minHeap, ok := commands.ParseMemory(*gcMinHeap)
-	if !ok {
-		logger.Error("gc-min-heap must be a size such as 16mb", "value", *gcMinHeap)
-		return 2
-	}
-	startGCFloor(minHeap)
-	sync, err := store.ParseSync(*fsync)
-	if err != nil {
-		logger.Error(err.Error())
-		return 2
-	}
-	for _, f := range []struct{ name, value string }{
-		{"protected-mode", *protected}, {"event-loop", *eventLoop}, {"io-uring", *ioUring},
-		{"native-client-scripts", *nativeScripts},
-	} {
-		if f.value != "yes" && f.value != "no" {
-			logger.Error(f.name + " must be yes or no")
-			return 2
-		}
-	}
-	var sizes [5]int64 // validated as CONFIG SET does
-	for i, f := range []struct{ name, value string }{
-		{"auto-aof-rewrite-percentage", *rewritePct}, {"auto-aof-rewrite-min-size", *rewriteMin},
-		{"proto-max-bulk-len", *maxBulk}, {"client-query-buffer-limit", *maxQuery},
-		{"lua-max-memory", *luaMaxMemory},
-	} {
-		v, err := commands.CheckConfig(f.name, f.value)
-		if err != nil {
-			logger.Error(err.Error())
-			return 2
-		}
-		sizes[i], _ = strconv.ParseInt(v, 10, 64)
-	}
-	pubsubLimit, err := server.ParseOutputLimit(*outLimit)
-	if err != nil {
-		logger.Error(err.Error())
-		return 2
-	}
-	cfg := server.Config{
-		Bind:                   *bind,
-		Port:                   *port,
-		Dir:                    *dir,
-		AppendFsync:            sync,
-		RequirePass:            *pass,
-		Databases:              *dbs,
-		ProtectedMode:          *protected == "yes",
-		MaxClients:             *maxClients,
-		ProtoMaxBulkLen:        sizes[2],
-		ClientQueryBufferLimit: sizes[3],
-		Timeout:                time.Duration(*timeout) * time.Second,
-		LuaTimeLimit:           time.Duration(*luaLimit) * time.Millisecond,
-		LuaMaxMemory:           sizes[4],
-		Logger:                 logger,
-		Version:                version,
-		PubSubLimit:            &pubsubLimit,
-		AOFRewrite:             &store.RewriteSettings{Percentage: sizes[0], MinSize: sizes[1]},
-		LogLevel:               *level,
-		EventLoop:              *eventLoop == "yes",
-		EventLoops:             *eventLoops,
-		IOUring:                *ioUring == "yes",
-	}
-	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly, MaxMemory: cfg.LuaMaxMemory})
+	startGCFloor(uint64(s.int("gc-min-heap")))
+	cfg := serverConfig(s, file, logger, levels)
+	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger,
+		ReadonlyTables: s.on("lua-readonly-tables"), MaxMemory: cfg.LuaMaxMemory})
 	table := commands.Default()
 	commands.RegisterScripting(table, engine)
-	if err := qless.Register(table, engine, qless.Options{NativeClientScripts: *nativeScripts == "yes"}); err != nil {
+	if err := qless.Register(table, engine, qless.Options{NativeClientScripts: s.on("native-client-scripts")}); err != nil {
 		logger.Error("cannot load the qless scripts", "err", err)
-		return 1
+		return exitFailed
 	}
+	logStarting(logger, s, file)
+	loadStart := time.Now()
 	srv, err := server.New(cfg, table)
 	if err != nil {
 		logger.Error("cannot start", "err", err)
-		return 1
+		return exitFailed
 	}
+	logLoaded(logger, srv, time.Since(loadStart))
 	srv.SetBusyCheck(engine.Busy, engine.Announce)
 	srv.SetLibraryCalls(engine.IsLibraryCall)
 	srv.SetScriptTimeLimit(engine.SetTimeLimit)
@@ -157,12 +96,61 @@ func run(argv []string) int {
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()
-		return 1
+		return exitFailed
 	}
-	if *debugAddr != "" {
-		serveDebug(*debugAddr, logger)
+	if addr := s.str("debug-addr"); addr != "" {
+		serveDebug(addr, logger)
+		logger.Info("serving pprof", "debug_addr", addr)
 	}
-	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "dir", *dir, "appendfsync", sync.String(), "gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "io_uring", srv.IOUring(), "version", version)
+	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "appendfsync", cfg.AppendFsync.String(),
+		"gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "io_uring", srv.IOUring())
+	return waitForStop(srv, logger)
+}
+
+// serverConfig is the server's part of the settings.
+func serverConfig(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) server.Config {
+	sync, _ := store.ParseSync(s.str("appendfsync")) // checked
+	pubsub := commands.PubSubOutputLimit(s.str("client-output-buffer-limit"))
+	return server.Config{
+		Bind:                   s.str("bind"),
+		Port:                   int(s.int("port")),
+		Dir:                    s.str("dir"),
+		AppendFsync:            sync,
+		RequirePass:            s.str("requirepass"),
+		Databases:              int(s.int("databases")),
+		ProtectedMode:          s.on("protected-mode"),
+		MaxClients:             int(s.int("maxclients")),
+		ProtoMaxBulkLen:        s.int("proto-max-bulk-len"),
+		ClientQueryBufferLimit: s.int("client-query-buffer-limit"),
+		Timeout:                time.Duration(s.int("timeout")) * time.Second,
+		LuaTimeLimit:           time.Duration(s.int("lua-time-limit")) * time.Millisecond,
+		LuaMaxMemory:           s.int("lua-max-memory"),
+		Logger:                 logger,
+		Version:                buildVersion(),
+		PubSubLimit: &server.OutputLimit{Hard: clampInt(pubsub.Hard), Soft: clampInt(pubsub.Soft),
+			SoftFor: time.Duration(pubsub.SoftSeconds) * time.Second},
+		AOFRewrite: &store.RewriteSettings{Percentage: s.int("auto-aof-rewrite-percentage"),
+			MinSize: s.int("auto-aof-rewrite-min-size")},
+		LogLevel:   s.str("loglevel"),
+		LogLevels:  levels,
+		Save:       s.str("save"),
+		EventLoop:  s.on("event-loop"),
+		EventLoops: int(s.int("event-loops")),
+		IOUring:    s.on("io-uring"),
+		Settings:   s,
+		ConfigFile: file,
+	}
+}
+
+// clampInt is a checked size as an int, the largest one past it.
+func clampInt(n uint64) int {
+	if n > math.MaxInt {
+		return math.MaxInt
+	}
+	return int(n)
+}
+
+func waitForStop(srv *server.Server, logger *slog.Logger) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
@@ -173,22 +161,10 @@ func run(argv []string) int {
 	}
 	if err := srv.Close(); err != nil {
 		logger.Error("shutdown", "err", err)
-		return 1
+		return exitFailed
 	}
 	logger.Info("qlessd stopped; data synced")
-	return 0
-}
-
-func logLevel(s string) slog.Level {
-	switch strings.ToLower(s) {
-	case "debug":
-		return slog.LevelDebug
-	case "verbose":
-		return slog.LevelDebug + 2
-	case "warning":
-		return slog.LevelWarn
-	}
-	return slog.LevelInfo
+	return exitOK
 }
 
 // spareProc runs one more Go scheduler P than there are CPUs for Go (unless

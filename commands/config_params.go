@@ -1,0 +1,147 @@
+package commands
+
+import (
+	"math"
+	"strings"
+)
+
+// ConfigParam is one configuration parameter. The one table of them serves
+// the command line, the configuration file, CONFIG GET, CONFIG SET and
+// CONFIG REWRITE, so a parameter exists in all of them or in none. The
+// values themselves live in the server (Env.ConfigValues).
+type ConfigParam struct {
+	Name string
+	// Default is the value as a file writes it; Check normalizes it.
+	Default string
+	Kind    ConfigKind
+	Enum    []string // KindEnum
+	Min     int64    // KindInt, KindMemory
+	Max     int64
+	// Mutable parameters change at run time with CONFIG SET; the others
+	// take the value the server started with.
+	Mutable bool
+	Help    string // one line, for --help and the example configuration file
+}
+
+// ConfigKind is the syntax of a parameter's value.
+type ConfigKind int
+
+// The kinds of parameter values.
+const (
+	KindString ConfigKind = iota
+	KindBool              // yes or no
+	KindInt
+	KindEnum
+	KindSave   // pairs of <seconds> <changes>, or ""
+	KindMemory // bytes, with an optional unit (ParseMemory)
+	// KindOutputLimit is client-output-buffer-limit: groups of
+	// <class> <hard> <soft> <soft seconds>.
+	KindOutputLimit
+)
+
+// The parameters, in the order CONFIG GET lists them.
+var configParams = []ConfigParam{
+	{Name: "appendfsync", Default: "everysec", Kind: KindEnum, Enum: []string{"everysec", "always", "no"}, Mutable: true,
+		Help: "when writes reach the disk: always (before the reply), everysec or no (the kernel decides)"},
+	{Name: "appendonly", Default: "yes", Kind: KindBool, Mutable: true,
+		Help: "accepted as Redis names it; qlessd always keeps its append-only data file, so only yes"},
+	{Name: "auto-aof-rewrite-min-size", Default: "64mb", Kind: KindMemory, Max: math.MaxInt64, Mutable: true,
+		Help: "no automatic rewrite of the data file while it is smaller than this"},
+	{Name: "auto-aof-rewrite-percentage", Default: "100", Kind: KindInt, Max: math.MaxInt32, Mutable: true,
+		Help: "rewrite the data file once it grew by this percentage since the last rewrite (0: never)"},
+	{Name: "bind", Default: "127.0.0.1", Help: "address to listen on"},
+	{Name: "client-output-buffer-limit", Default: "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60", Kind: KindOutputLimit,
+		Help: "<class> <hard> <soft> <soft seconds>: qlessd applies the pubsub class"},
+	{Name: "client-query-buffer-limit", Default: "1gb", Kind: KindMemory, Min: 1 << 20, Max: math.MaxInt64, Mutable: true,
+		Help: "close a client whose unfinished command holds more than this"},
+	{Name: "databases", Default: "16", Kind: KindInt, Min: 1, Max: 256, Help: "number of databases"},
+	{Name: "debug-addr", Help: "serve Go's pprof profiles over HTTP on this address, unauthenticated (off when empty)"},
+	{Name: "dir", Default: "./qlessd-data", Help: "data directory, created if missing"},
+	{Name: "event-loop", Default: "yes", Kind: KindBool,
+		Help: "serve connections from event loops (yes) or from one goroutine each (no)"},
+	{Name: "event-loops", Default: "1", Kind: KindInt, Min: 1, Max: 1024, Help: "event loops sharing the connections"},
+	{Name: "gc-min-heap", Default: "16mb", Kind: KindMemory, Max: math.MaxInt64,
+		Help: "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)"},
+	{Name: "io-uring", Default: "yes", Kind: KindBool,
+		Help: "event loops read and write a turn's sockets in one io_uring call where the kernel allows (yes) or one system call each (no)"},
+	{Name: "logfile", Help: "file the log is appended to (empty: standard error)"},
+	{Name: "loglevel", Default: "notice", Kind: KindEnum, Enum: []string{"debug", "verbose", "notice", "warning"}, Mutable: true,
+		Help: "least important log lines written: debug, verbose, notice or warning"},
+	{Name: "lua-max-memory", Default: "256mb", Kind: KindMemory, Max: math.MaxInt64, Mutable: true,
+		Help: "memory one script call may take; past it the script fails with \"not enough memory\" (0: no ceiling)"},
+	{Name: "lua-readonly-tables", Default: "no", Kind: KindBool,
+		Help: "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)"},
+	{Name: "lua-time-limit", Default: "5000", Kind: KindInt, Max: math.MaxInt64, Mutable: true,
+		Help: "milliseconds a script runs before other clients get BUSY (0: no limit)"},
+	{Name: "maxclients", Default: "10000", Kind: KindInt, Min: 1, Max: math.MaxUint32, Mutable: true,
+		Help: "maximum simultaneous clients"},
+	{Name: "native-client-scripts", Default: "yes", Kind: KindBool,
+		Help: "serve the qless.lua builds that qless client libraries send with qlessd's native qless"},
+	{Name: "port", Default: "6379", Kind: KindInt, Max: 65535, Help: "TCP port (0: any free port)"},
+	{Name: "proto-max-bulk-len", Default: "512mb", Kind: KindMemory, Min: 1 << 20, Max: math.MaxInt64, Mutable: true,
+		Help: "longest argument a client may send"},
+	{Name: "protected-mode", Default: "yes", Kind: KindBool, Mutable: true,
+		Help: "refuse clients from beyond loopback while no password is set"},
+	{Name: "requirepass", Mutable: true, Help: "password clients must AUTH with (empty: none)"},
+	{Name: "save", Kind: KindSave, Mutable: true,
+		Help: "accepted as Redis names it; qlessd writes every change to its data file instead of snapshots"},
+	{Name: "syslog-enabled", Default: "no", Kind: KindBool, Help: "also send the log to the system log"},
+	{Name: "syslog-ident", Default: "qlessd", Help: "program name the system log shows"},
+	{Name: "timeout", Default: "0", Kind: KindInt, Max: math.MaxInt32, Mutable: true,
+		Help: "close a client idle for this many seconds (0: never)"},
+}
+
+// ConfigParams returns every parameter, in CONFIG GET's order.
+func ConfigParams() []ConfigParam { return configParams }
+
+// FindConfigParam returns the parameter name (in any case), or nil.
+func FindConfigParam(name string) *ConfigParam {
+	for i := range configParams {
+		if strings.EqualFold(configParams[i].Name, name) {
+			return &configParams[i]
+		}
+	}
+	return nil
+}
+
+// DefaultValue is the parameter's default, normalized as Check returns it.
+func (p *ConfigParam) DefaultValue() string {
+	v, _ := p.Check(p.Default)
+	return v
+}
+
+// FromArgs turns the arguments of a directive (a line of the file, or a
+// --name and the words after it) into one value: a parameter that takes
+// several words joins them; a yes/no one written alone means yes, as a
+// switch on the command line does; any other takes exactly one word. ok
+// is false for a wrong number of words.
+func (p *ConfigParam) FromArgs(args []string) (value string, ok bool) {
+	switch {
+	case p.Kind == KindSave || p.Kind == KindOutputLimit:
+		return strings.Join(args, " "), true
+	case p.Kind == KindBool && len(args) == 0:
+		return "yes", true
+	case len(args) == 1:
+		return args[0], true
+	}
+	return "", false
+}
+
+// Merge is the value once a directive with value next follows one that
+// gave old: as redis.conf reads them, save lines add up (an empty one
+// clears them), as do client-output-buffer-limit lines, class by class;
+// for any other parameter the later one wins. Both values are normalized.
+func (p *ConfigParam) Merge(old, next string) string {
+	switch p.Kind {
+	case KindSave:
+		if next == "" || old == "" {
+			return next
+		}
+		return old + " " + next
+	case KindOutputLimit:
+		limits, _ := parseOutputLimits(old, nil)
+		limits, _ = parseOutputLimits(next, limits)
+		return formatOutputLimits(limits)
+	}
+	return next
+}
