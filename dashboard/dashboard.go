@@ -73,6 +73,11 @@ func New(opts Options) (*Dashboard, error) {
 	d.sampler = newSampler(d.c, opts.SampleEvery)
 	d.hub = newHub(d)
 	d.mux = d.routes()
+	// The first sample is the baseline the chart counts from; taken here,
+	// whatever completes after New returns is counted.
+	first, cancel := context.WithTimeout(d.ctx, 2*time.Second)
+	d.sampler.sample(first)
+	cancel()
 	go d.sampler.run(d.ctx)
 	return d, nil
 }

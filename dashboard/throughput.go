@@ -26,6 +26,9 @@ type sampler struct {
 	total   ring
 	byQueue map[string]*ring
 	started time.Time
+	// primed is set by the first sample: queues that appear after it are
+	// new, and all their completions today are growth.
+	primed bool
 }
 
 type dayCount struct {
@@ -73,7 +76,6 @@ func newSampler(c *client, every time.Duration) *sampler {
 }
 
 func (s *sampler) run(ctx context.Context) {
-	s.sample(ctx)
 	t := time.NewTicker(s.every)
 	defer t.Stop()
 	for {
@@ -138,6 +140,8 @@ func (s *sampler) record(list []QueueCounts, counts []int64, day, minute int64) 
 		case ok:
 			grew = today + counts[i] - prev.count
 			i++
+		case s.primed:
+			grew = today
 		}
 		s.last[q.Name] = dayCount{day, today}
 		if grew <= 0 {
@@ -151,6 +155,7 @@ func (s *sampler) record(list []QueueCounts, counts []int64, day, minute int64) 
 		}
 		r.add(minute, grew)
 	}
+	s.primed = true
 }
 
 // throughput is the total, or one queue's when queue is not "".
