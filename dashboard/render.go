@@ -34,6 +34,7 @@ var funcs = template.FuncMap{
 	"inf":       func(f float64) bool { return math.IsInf(f, 0) },
 	"fmtnum":    func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) },
 	"dict":      dict,
+	"plural":    plural,
 	"dec":       func(n int) int { return n - 1 },
 	"contains":  func(list []string, s string) bool { return containsString(list, s) },
 }
@@ -204,4 +205,13 @@ func dict(kv ...any) map[string]any {
 		m[k] = kv[i+1]
 	}
 	return m
+}
+
+// plural is "1 job" or "3 jobs" (the count written as num writes it).
+func plural(n any, word string) string {
+	s := num(n)
+	if s == "1" {
+		return s + " " + word
+	}
+	return s + " " + word + "s"
 }

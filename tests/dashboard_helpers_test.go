@@ -41,8 +41,11 @@ func startDash(t testing.TB, opts dashboard.Options, extra ...string) *dash {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr, Password: pass})
 	t.Cleanup(func() {
-		srv.Close()
+		// Closing the dashboard first ends its event streams, which a
+		// browser still open would otherwise keep going.
 		d.Close()
+		srv.CloseClientConnections()
+		srv.Close()
 		rdb.Close()
 	})
 	return &dash{t: t, q: q, rdb: rdb, srv: srv, d: d}
