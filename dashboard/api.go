@@ -68,38 +68,38 @@ func (d *Dashboard) apiQueue(w http.ResponseWriter, r *http.Request) {
 }
 
 // queueJobs reads a page of a queue's jobs in the state the request asks
-// for (?state=, waiting by default).
-func (d *Dashboard) queueJobs(r *http.Request) (string, pager, []Job, error) {
+// for (?state=, waiting by default), and the queue's counts.
+func (d *Dashboard) queueJobs(r *http.Request) (string, pager, []Job, QueueCounts, error) {
 	state := r.URL.Query().Get("state")
 	if state == "" {
 		state = "waiting"
 	}
 	if !slices.Contains(states, state) {
-		return state, pager{}, nil, badRequest{"state must be one of waiting, running, stalled, scheduled, depends, recurring; not " + quote(state)}
+		return state, pager{}, nil, QueueCounts{}, badRequest{"state must be one of waiting, running, stalled, scheduled, depends, recurring; not " + quote(state)}
 	}
 	p, err := parsePage(r)
 	if err != nil {
-		return state, pager{}, nil, err
+		return state, pager{}, nil, QueueCounts{}, err
 	}
 	queue := r.PathValue("queue")
 	q, err := d.queue(r.Context(), queue)
 	if err != nil {
-		return state, pager{}, nil, err
+		return state, pager{}, nil, q, err
 	}
 	jids, err := d.stateJIDs(r.Context(), queue, state, p)
 	if err != nil {
-		return state, pager{}, nil, err
+		return state, pager{}, nil, q, err
 	}
 	pg := pager{page: p, Total: q.Count(state), Shown: len(jids), Query: url.Values{"state": {state}}}
 	if state == "recurring" {
-		return state, pg, nil, nil
+		return state, pg, nil, q, nil
 	}
 	jobs, err := d.c.jobs(r.Context(), jids)
-	return state, pg, jobs, err
+	return state, pg, jobs, q, err
 }
 
 func (d *Dashboard) apiQueueJobs(w http.ResponseWriter, r *http.Request) {
-	state, pg, jobs, err := d.queueJobs(r)
+	state, pg, jobs, _, err := d.queueJobs(r)
 	if err != nil {
 		d.failErr(w, r, err)
 		return

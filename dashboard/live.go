@@ -28,6 +28,13 @@ const (
 	// linger keeps the subscription a while after the last page left, so
 	// moving from page to page does not subscribe again each time.
 	linger = 10 * time.Second
+	// A server publishing more than busyEvents ql:log events in one flush
+	// interval (200/s) is sampled: the dashboard leaves ql:log for
+	// sampleGap, then listens for one interval again. Every event the
+	// server publishes to a subscriber costs it a write, so this keeps the
+	// cost of an open page small however busy the server is.
+	busyEvents = 100
+	sampleGap  = 5 * time.Second
 )
 
 // hub is the one subscription and the one counts reader that every open
@@ -42,6 +49,8 @@ type hub struct {
 	pending []liveEvent
 	dropped int
 	busy    bool
+	// received counts the events of the current flush interval.
+	received int
 }
 
 type liveEvent struct {
@@ -103,6 +112,7 @@ func (h *hub) run(ctx context.Context) {
 	defer flush.Stop()
 	h.pushCounts(ctx)
 	lastCounts := time.Now()
+	var resumeLog time.Time // while not zero, ql:log is left until then
 	for {
 		select {
 		case <-ctx.Done():
@@ -116,7 +126,16 @@ func (h *hub) run(ctx context.Context) {
 			if h.idle() {
 				return
 			}
-			busy := h.flushEvents()
+			n, busy := h.flushEvents(!resumeLog.IsZero())
+			switch {
+			case resumeLog.IsZero() && n > busyEvents:
+				ps.Unsubscribe(ctx, "ql:log")
+				resumeLog = time.Now().Add(sampleGap)
+			case !resumeLog.IsZero() && time.Now().After(resumeLog):
+				ps.Subscribe(ctx, "ql:log")
+				resumeLog = time.Time{}
+			}
+			busy = busy || !resumeLog.IsZero()
 			if since := time.Since(lastCounts); since >= countsIdle || busy && since >= countsBusy {
 				h.pushCounts(ctx)
 				lastCounts = time.Now()
@@ -129,6 +148,7 @@ func (h *hub) add(e liveEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.busy = true
+	h.received++
 	if len(h.pending) < eventsPerFlush {
 		h.pending = append(h.pending, e)
 	} else {
@@ -136,21 +156,23 @@ func (h *hub) add(e liveEvent) {
 	}
 }
 
-// flushEvents sends the events gathered since the last flush and reports
-// whether any arrived.
-func (h *hub) flushEvents() bool {
+// flushEvents sends the events gathered since the last flush and returns
+// how many arrived and whether any did. sampled says ql:log is being
+// sampled (the pages say so).
+func (h *hub) flushEvents(sampled bool) (int, bool) {
 	h.mu.Lock()
-	events, dropped, busy := h.pending, h.dropped, h.busy
-	h.pending, h.dropped, h.busy = nil, 0, false
+	events, dropped, busy, n := h.pending, h.dropped, h.busy, h.received
+	h.pending, h.dropped, h.busy, h.received = nil, 0, false, 0
 	h.mu.Unlock()
 	if len(events) > 0 {
 		b, _ := json.Marshal(struct {
 			Events  []liveEvent `json:"events"`
 			Dropped int         `json:"dropped"`
-		}{events, dropped})
+			Sampled bool        `json:"sampled"`
+		}{events, dropped, sampled || n > busyEvents})
 		h.broadcast(sse("events", b))
 	}
-	return busy
+	return n, busy
 }
 
 func (h *hub) pushCounts(ctx context.Context) {

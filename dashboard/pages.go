@@ -68,17 +68,12 @@ func (d *Dashboard) pageOverview(w http.ResponseWriter, r *http.Request) {
 
 func (d *Dashboard) pageQueue(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("queue")
-	state, pg, jobs, err := d.queueJobs(r)
+	state, pg, jobs, q, err := d.queueJobs(r)
 	if err != nil {
 		d.failErr(w, r, err)
 		return
 	}
 	ctx := r.Context()
-	q, err := d.queue(ctx, name)
-	if err != nil {
-		d.failErr(w, r, err)
-		return
-	}
 	var rec []Recurring
 	if state == "recurring" {
 		jids, err := d.stateJIDs(ctx, name, state, pg.page)

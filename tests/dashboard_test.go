@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -322,6 +323,15 @@ func TestDashboardLiveStream(t *testing.T) {
 			if strings.Contains(l, `\"event\":\"put\"`) {
 				mustContain(t, "event", l, "live-q", `"channel":"ql:log"`)
 				wait(`"name":"live-q"`)
+				// A busy server's events are sampled, and the page told so.
+				pipe := d.rdb.Pipeline()
+				for k := 0; k < 400; k++ {
+					pipe.Do(context.Background(), "QLESS", "put", "now", "producer", "busy-q", fmt.Sprintf("busy-%d", k), "K", "{}", 0)
+				}
+				if _, err := pipe.Exec(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				wait(`"sampled":true`)
 				return
 			}
 		case <-time.After(200 * time.Millisecond):

@@ -216,7 +216,8 @@
     });
     while (list.children.length > 50) list.removeChild(list.lastChild);
     var note = document.getElementById('events-note');
-    if (note) note.textContent = fmt(seen) + ' shown' + (batch.dropped ? ', ' + fmt(batch.dropped) + ' more just now not shown' : '');
+    if (note) note.textContent = batch.sampled ? 'busy server: a sample of its events every few seconds' :
+      fmt(seen) + ' shown' + (batch.dropped ? ', ' + fmt(batch.dropped) + ' more just now not shown' : '');
   }
 
   function live() {
