@@ -23,7 +23,7 @@
   function niceMax(v) {
     if (v <= 0) return 1;
     var p = Math.pow(10, Math.floor(Math.log10(v)));
-    var steps = [1, 2, 2.5, 5, 10];
+    var steps = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
     for (var i = 0; i < steps.length; i++) if (steps[i] * p >= v) return steps[i] * p;
     return 10 * p;
   }
