@@ -1,0 +1,235 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+)
+
+// apiRoutes are the JSON reads behind the pages (docs/dashboard.md).
+func (d *Dashboard) apiRoutes(m *http.ServeMux) {
+	m.HandleFunc("GET /api/csrf", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"token": d.csrf, "admin": d.opts.Admin})
+	})
+	m.HandleFunc("GET /api/overview", d.apiOverview)
+	m.HandleFunc("GET /api/queues", d.apiQueues)
+	m.HandleFunc("GET /api/queues/{queue}", d.apiQueue)
+	m.HandleFunc("GET /api/queues/{queue}/jobs", d.apiQueueJobs)
+	m.HandleFunc("GET /api/jobs/{jid}", d.apiJob)
+	m.HandleFunc("GET /api/failed", d.apiFailed)
+	m.HandleFunc("GET /api/failed/{group}", d.apiFailedGroup)
+	m.HandleFunc("GET /api/workers", d.apiWorkers)
+	m.HandleFunc("GET /api/workers/{worker}", d.apiWorker)
+	m.HandleFunc("GET /api/tags", d.apiTags)
+	m.HandleFunc("GET /api/tags/{tag}", d.apiTag)
+	m.HandleFunc("GET /api/tracked", d.apiTracked)
+	m.HandleFunc("GET /api/config", d.apiConfig)
+	m.HandleFunc("GET /api/throughput", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, d.sampler.throughput(r.URL.Query().Get("queue")))
+	})
+	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		d.fail(w, r, http.StatusNotFound, "no such API: "+r.Method+" "+r.URL.Path)
+	})
+}
+
+func (d *Dashboard) apiOverview(w http.ResponseWriter, r *http.Request) {
+	b, err := d.countsJSON(r.Context())
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(append(b, '\n'))
+}
+
+func (d *Dashboard) apiQueues(w http.ResponseWriter, r *http.Request) {
+	qs, err := d.queues(r.Context())
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, qs)
+}
+
+func (d *Dashboard) apiQueue(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("queue")
+	q, err := d.queue(r.Context(), name)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	st, err := d.stats(r.Context(), name)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"counts": q, "stats": st, "throughput": d.sampler.throughput(name)})
+}
+
+// queueJobs reads a page of a queue's jobs in the state the request asks
+// for (?state=, waiting by default), and the queue's counts.
+func (d *Dashboard) queueJobs(r *http.Request) (string, pager, []Job, QueueCounts, error) {
+	state := r.URL.Query().Get("state")
+	if state == "" {
+		state = "waiting"
+	}
+	if !slices.Contains(states, state) {
+		return state, pager{}, nil, QueueCounts{}, badRequest{"state must be one of waiting, running, stalled, scheduled, depends, recurring; not " + quote(state)}
+	}
+	p, err := parsePage(r)
+	if err != nil {
+		return state, pager{}, nil, QueueCounts{}, err
+	}
+	queue := r.PathValue("queue")
+	q, err := d.queue(r.Context(), queue)
+	if err != nil {
+		return state, pager{}, nil, q, err
+	}
+	jids, err := d.stateJIDs(r.Context(), queue, state, p)
+	if err != nil {
+		return state, pager{}, nil, q, err
+	}
+	pg := pager{page: p, Total: q.Count(state), Shown: len(jids), Query: url.Values{"state": {state}}}
+	if state == "recurring" {
+		return state, pg, nil, q, nil
+	}
+	jobs, err := d.c.jobs(r.Context(), jids)
+	return state, pg, jobs, q, err
+}
+
+func (d *Dashboard) apiQueueJobs(w http.ResponseWriter, r *http.Request) {
+	state, pg, jobs, _, err := d.queueJobs(r)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	out := map[string]any{"state": state, "offset": pg.Offset, "limit": pg.Limit, "total": pg.Total}
+	if state == "recurring" {
+		jids, err := d.stateJIDs(r.Context(), r.PathValue("queue"), state, pg.page)
+		if err == nil {
+			out["jobs"], err = d.recurring(r.Context(), jids)
+		}
+		if err != nil {
+			d.failErr(w, r, err)
+			return
+		}
+	} else {
+		out["jobs"] = jobs
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (d *Dashboard) apiJob(w http.ResponseWriter, r *http.Request) {
+	jid := r.PathValue("jid")
+	j, ok, err := d.job(r.Context(), jid)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	if ok {
+		writeJSON(w, http.StatusOK, j)
+		return
+	}
+	rec, err := d.recurring(r.Context(), []string{jid})
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	if len(rec) == 1 {
+		writeJSON(w, http.StatusOK, rec[0])
+		return
+	}
+	d.fail(w, r, http.StatusNotFound, "no job "+quote(jid))
+}
+
+func (d *Dashboard) apiFailed(w http.ResponseWriter, r *http.Request) {
+	groups, total, err := d.failedGroups(r.Context())
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "groups": groups})
+}
+
+func (d *Dashboard) apiFailedGroup(w http.ResponseWriter, r *http.Request) {
+	p, err := parsePage(r)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	total, jobs, err := d.failedJobs(r.Context(), r.PathValue("group"), p)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "offset": p.Offset, "limit": p.Limit, "jobs": jobs})
+}
+
+func (d *Dashboard) apiWorkers(w http.ResponseWriter, r *http.Request) {
+	ws, err := d.workers(r.Context())
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ws)
+}
+
+func (d *Dashboard) apiWorker(w http.ResponseWriter, r *http.Request) {
+	jobs, stalled, err := d.workerJobs(r.Context(), r.PathValue("worker"))
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": jobs, "stalled": stalled})
+}
+
+func (d *Dashboard) apiTags(w http.ResponseWriter, r *http.Request) {
+	p, err := parsePage(r)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	tags, err := d.topTags(r.Context(), p)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, tags)
+}
+
+func (d *Dashboard) apiTag(w http.ResponseWriter, r *http.Request) {
+	p, err := parsePage(r)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	total, jobs, err := d.taggedJobs(r.Context(), r.PathValue("tag"), p)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "offset": p.Offset, "limit": p.Limit, "jobs": jobs})
+}
+
+func (d *Dashboard) apiTracked(w http.ResponseWriter, r *http.Request) {
+	jobs, expired, err := d.tracked(r.Context())
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": jobs, "expired": expired})
+}
+
+func (d *Dashboard) apiConfig(w http.ResponseWriter, r *http.Request) {
+	cfg, err := d.config(r.Context())
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	m := make(map[string]string, len(cfg))
+	for _, kv := range cfg {
+		m[kv[0]] = kv[1]
+	}
+	writeJSON(w, http.StatusOK, m)
+}

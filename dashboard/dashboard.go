@@ -1,0 +1,112 @@
+// Package dashboard is qlessd's web dashboard: HTML pages, a JSON API
+// under /api/ and a live event stream, as one http.Handler. It reads and
+// acts through QLESS calls to the server's own RESP address, so every
+// action takes the code path a qless client's call takes.
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Options configure a Dashboard.
+type Options struct {
+	// Addr is the server's RESP address (host:port) the dashboard calls.
+	Addr string
+	// Password returns the server's requirepass ("" for none). It is read
+	// each time a connection is made, so a CONFIG SET takes effect.
+	Password func() string
+	// Admin allows actions (retry, cancel, pause...); without it the
+	// dashboard is read-only and refuses every POST.
+	Admin bool
+	// BasicAuth asks browsers for HTTP Basic credentials whose password
+	// is Password() (any user name), while Password() is not "". Set it
+	// when the listener is reachable from beyond loopback.
+	BasicAuth bool
+	// SampleEvery is how often completed-job counts are read for the
+	// throughput chart (default 10s).
+	SampleEvery time.Duration
+	// CSRFKey derives the token every POST must carry (default: random
+	// per process, so tokens end with the process).
+	CSRFKey []byte
+}
+
+// Dashboard is the dashboard's http.Handler. Close stops its background
+// reads and closes its connections.
+type Dashboard struct {
+	opts    Options
+	c       *client
+	mux     *http.ServeMux
+	pages   *pages
+	sampler *sampler
+	hub     *hub
+	csrf    string
+	origin  *http.CrossOriginProtection
+	ctx     context.Context
+	stop    context.CancelFunc
+}
+
+// New returns a dashboard for the server at opts.Addr; it starts counting
+// completed jobs for the throughput chart at once.
+func New(opts Options) (*Dashboard, error) {
+	if opts.Addr == "" {
+		return nil, errors.New("dashboard: Options.Addr (the server's RESP address) is empty")
+	}
+	if opts.SampleEvery <= 0 {
+		opts.SampleEvery = 10 * time.Second
+	}
+	if len(opts.CSRFKey) == 0 {
+		opts.CSRFKey = make([]byte, 32)
+		rand.Read(opts.CSRFKey)
+	}
+	p, err := loadPages()
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
+	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.Password), pages: p,
+		csrf: csrfToken(opts.CSRFKey), origin: http.NewCrossOriginProtection()}
+	d.ctx, d.stop = context.WithCancel(context.Background())
+	d.sampler = newSampler(d.c, opts.SampleEvery)
+	d.hub = newHub(d)
+	d.mux = d.routes()
+	// The first sample is the baseline the chart counts from; taken here,
+	// whatever completes after New returns is counted.
+	first, cancel := context.WithTimeout(d.ctx, 2*time.Second)
+	d.sampler.sample(first)
+	cancel()
+	go d.sampler.run(d.ctx)
+	return d, nil
+}
+
+// Close stops the sampler and the live subscription and closes the
+// connections to the server.
+func (d *Dashboard) Close() error {
+	d.stop()
+	return d.c.close()
+}
+
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; "+
+		"img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	if !d.authorized(w, r) {
+		return
+	}
+	d.mux.ServeHTTP(w, r)
+}
+
+func (d *Dashboard) routes() *http.ServeMux {
+	m := http.NewServeMux()
+	m.Handle("GET /static/", staticHandler())
+	m.HandleFunc("GET /events", d.serveEvents)
+	d.pageRoutes(m)
+	d.apiRoutes(m)
+	d.actionRoutes(m)
+	return m
+}

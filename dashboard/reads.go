@@ -1,0 +1,220 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// states are the job states a queue page lists, in the order of its tabs.
+var states = []string{"waiting", "running", "stalled", "scheduled", "depends", "recurring"}
+
+func (d *Dashboard) queues(ctx context.Context) ([]QueueCounts, error) {
+	list := []QueueCounts{}
+	err := d.c.callJSON(ctx, &list, "queues")
+	return list, err
+}
+
+func (d *Dashboard) queue(ctx context.Context, name string) (QueueCounts, error) {
+	var q QueueCounts
+	err := d.c.callJSON(ctx, &q, "queues", name)
+	return q, err
+}
+
+// failedGroups lists the failure groups, largest first.
+func (d *Dashboard) failedGroups(ctx context.Context) ([]FailedGroup, int64, error) {
+	var m map[string]int64
+	s, err := d.c.call(ctx, "failed")
+	if err != nil {
+		return nil, 0, err
+	}
+	if s != "" && s != "{}" {
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			return nil, 0, fmt.Errorf("QLESS failed replied what the dashboard cannot read: %v", err)
+		}
+	}
+	groups := make([]FailedGroup, 0, len(m))
+	var total int64
+	for g, n := range m {
+		groups = append(groups, FailedGroup{g, n})
+		total += n
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		if groups[i].Count != groups[j].Count {
+			return groups[i].Count > groups[j].Count
+		}
+		return groups[i].Group < groups[j].Group
+	})
+	return groups, total, nil
+}
+
+// failedJobs reads one page of a failure group.
+func (d *Dashboard) failedJobs(ctx context.Context, group string, p page) (int64, []Job, error) {
+	var r struct {
+		Total int64   `json:"total"`
+		Jobs  strList `json:"jobs"`
+	}
+	if err := d.c.callJSON(ctx, &r, "failed", group, p.Offset, p.Limit); err != nil {
+		return 0, nil, err
+	}
+	jobs, err := d.c.jobs(ctx, r.Jobs)
+	return r.Total, jobs, err
+}
+
+// workers lists every worker with its job counts and when it was last
+// seen (its score in ql:workers, which QLESS workers does not reply).
+func (d *Dashboard) workers(ctx context.Context) ([]Worker, error) {
+	list := []Worker{}
+	err := d.c.callJSON(ctx, &list, "workers")
+	return list, err
+}
+
+// lastSeen fills in LastSeen for the workers given.
+func (d *Dashboard) lastSeen(ctx context.Context, ws []Worker) {
+	if len(ws) == 0 {
+		return
+	}
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.Name
+	}
+	scores, err := d.c.rdb.ZMScore(ctx, "ql:workers", names...).Result()
+	if err != nil {
+		return
+	}
+	for i := range ws {
+		if i < len(scores) {
+			ws[i].LastSeen = scores[i]
+		}
+	}
+}
+
+// workerJobs reads the jobs a worker holds, and those whose lock it lost.
+func (d *Dashboard) workerJobs(ctx context.Context, name string) ([]Job, []Job, error) {
+	var r struct {
+		Jobs    strList `json:"jobs"`
+		Stalled strList `json:"stalled"`
+	}
+	if err := d.c.callJSON(ctx, &r, "workers", name); err != nil {
+		return nil, nil, err
+	}
+	jobs, err := d.c.jobs(ctx, limitList(r.Jobs, maxLimit))
+	if err != nil {
+		return nil, nil, err
+	}
+	stalled, err := d.c.jobs(ctx, limitList(r.Stalled, maxLimit))
+	return jobs, stalled, err
+}
+
+func limitList(l []string, n int) []string {
+	if len(l) > n {
+		return l[:n]
+	}
+	return l
+}
+
+// stateJIDs reads one page of a queue's jobs in state. qless has no paged
+// read of a queue's waiting jobs (peek has no offset and moves due
+// scheduled jobs), so those are read from the queue's work set in the
+// order pop takes them.
+func (d *Dashboard) stateJIDs(ctx context.Context, queue, state string, p page) ([]string, error) {
+	if state == "waiting" {
+		return d.c.rdb.ZRevRange(ctx, "ql:q:"+queue+"-work", int64(p.Offset), int64(p.Offset+p.Limit-1)).Result()
+	}
+	var jids strList
+	err := d.c.callJSON(ctx, &jids, "jobs", state, queue, p.Offset, p.Limit)
+	return jids, err
+}
+
+// recurring reads recurring jobs by jid.
+func (d *Dashboard) recurring(ctx context.Context, jids []string) ([]Recurring, error) {
+	calls := make([][]any, len(jids))
+	for i, j := range jids {
+		calls[i] = qlessArgs("recur.get", j)
+	}
+	texts, errs := d.c.pipeline(ctx, calls)
+	out := make([]Recurring, 0, len(jids))
+	for i, s := range texts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		var r Recurring
+		if s != "" && json.Unmarshal([]byte(s), &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// job reads one job; ok is false when there is none.
+func (d *Dashboard) job(ctx context.Context, jid string) (Job, bool, error) {
+	var j Job
+	s, err := d.c.call(ctx, "get", jid)
+	if err != nil || s == "" {
+		return j, false, err
+	}
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return j, false, fmt.Errorf("QLESS get replied what the dashboard cannot read: %v", err)
+	}
+	return j, true, nil
+}
+
+// stats reads today's wait and run statistics of a queue.
+func (d *Dashboard) stats(ctx context.Context, queue string) (Stats, error) {
+	var s Stats
+	err := d.c.callJSON(ctx, &s, "stats", queue, strconv.FormatInt(time.Now().Unix(), 10))
+	return s, err
+}
+
+// tracked reads the tracked jobs and the tracked jids whose job is gone.
+func (d *Dashboard) tracked(ctx context.Context) ([]Job, []string, error) {
+	var r struct {
+		Jobs    jobList `json:"jobs"`
+		Expired strList `json:"expired"`
+	}
+	err := d.c.callJSON(ctx, &r, "track")
+	return r.Jobs, r.Expired, err
+}
+
+// config reads qless's configuration, keys sorted.
+func (d *Dashboard) config(ctx context.Context) ([][2]string, error) {
+	var m map[string]any
+	if err := d.c.callJSON(ctx, &m, "config.get"); err != nil {
+		return nil, err
+	}
+	out := make([][2]string, 0, len(m))
+	for k, v := range m {
+		b, _ := json.Marshal(v)
+		s := string(b)
+		if str, ok := v.(string); ok {
+			s = str
+		}
+		out = append(out, [2]string{k, s})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out, nil
+}
+
+// topTags reads a page of the tags most jobs carry (qless lists those on
+// two jobs or more).
+func (d *Dashboard) topTags(ctx context.Context, p page) ([]string, error) {
+	var tags strList
+	err := d.c.callJSON(ctx, &tags, "tag", "top", p.Offset, p.Limit)
+	return tags, err
+}
+
+// taggedJobs reads one page of the jobs carrying tag.
+func (d *Dashboard) taggedJobs(ctx context.Context, tag string, p page) (int64, []Job, error) {
+	var r struct {
+		Total int64   `json:"total"`
+		Jobs  strList `json:"jobs"`
+	}
+	if err := d.c.callJSON(ctx, &r, "tag", "get", tag, p.Offset, p.Limit); err != nil {
+		return 0, nil, err
+	}
+	jobs, err := d.c.jobs(ctx, r.Jobs)
+	return r.Total, jobs, err
+}

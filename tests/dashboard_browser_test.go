@@ -1,0 +1,188 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/qlessd/qlessd/dashboard"
+)
+
+// browser starts headless Chromium (Debian's chromium package; .ci/run
+// installs it) and returns a tab's context, ended with the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium): browser tests skipped")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
+		chromedp.NoSandbox, chromedp.WindowSize(1280, 900), chromedp.Flag("disable-gpu", true))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(alloc)
+	ctx, cancelTime := context.WithTimeout(ctx, 50*time.Second)
+	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	return ctx
+}
+
+// shotDir is where screenshots go: $DASHBOARD_SCREENSHOTS, else the
+// test's own temporary directory.
+func shotDir(t *testing.T) string {
+	if dir := os.Getenv("DASHBOARD_SCREENSHOTS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	return t.TempDir()
+}
+
+func screenshot(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// domCounts reads the overview's queue table as the browser shows it.
+const domCounts = `(() => {
+  const out = {};
+  document.querySelectorAll('#queues tr[data-queue]').forEach(tr => {
+    const row = {};
+    tr.querySelectorAll('[data-count]').forEach(a => { row[a.dataset.count] = Number(a.textContent.replace(/,/g, '')); });
+    row.paused = !!tr.querySelector('.s-paused');
+    out[tr.dataset.queue] = row;
+  });
+  return JSON.stringify(out);
+})()`
+
+func TestDashboardInBrowser(t *testing.T) {
+	ctx := browser(t)
+	d := startDash(t, dashboard.Options{Admin: true})
+	seedDash(d)
+	for i := 0; i < 12; i++ {
+		d.qless("put", "producer", "emails", fmt.Sprintf("more-%d", i), "SendEmail", `{"n":`+fmt.Sprint(i)+`}`, 0)
+	}
+	d.qless("pause", "reports")
+	dir := shotDir(t)
+	base := d.srv.URL
+
+	// The overview shows the counts QLESS queues replies.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible("#queues")); err != nil {
+		t.Fatal(err)
+	}
+	shown := browserCounts(t, ctx)
+	if want := qlessCounts(t, d); shown != want {
+		t.Fatalf("overview shows %s\nQLESS queues: %s", shown, want)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible("#live.on")); err != nil {
+		t.Fatal("the overview did not go live: ", err)
+	}
+	screenshot(t, ctx, dir, "overview")
+
+	// Another client's put shows without reloading: a new queue row and
+	// the event.
+	d.qless("put", "producer", "brand-new", "jid-live", "K", "{}", 0)
+	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(`#queues tr[data-queue="brand-new"]`),
+		chromedp.WaitVisible(`#events a[href="/jobs/jid-live"]`)); err != nil {
+		t.Fatal("the overview did not show the put live: ", err)
+	}
+	if shown, want := browserCounts(t, ctx), qlessCounts(t, d); shown != want {
+		t.Fatalf("after the put the overview shows %s\nQLESS queues: %s", shown, want)
+	}
+	screenshot(t, ctx, dir, "overview-live")
+
+	// A failed job's retry button puts it back, waiting.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/jobs/jid-failed"), chromedp.WaitVisible("#retry")); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, dir, "job-failed")
+	if err := chromedp.Do(ctx, chromedp.Click("#retry"), chromedp.WaitVisible(".flash.ok")); err != nil {
+		t.Fatal(err)
+	}
+	state, err := chromedp.Run(ctx, chromedp.Text("#job-state"))
+	if err != nil || state != "waiting" || d.state("jid-failed") != "waiting" {
+		t.Fatalf("after retry the page shows %q (%v), qless says %q", state, err, d.state("jid-failed"))
+	}
+	screenshot(t, ctx, dir, "job-retried")
+
+	d.failJob("invoices", "jid-failed-2", `{"invoice":42}`, "smtp-timeout", "server did not answer\nTraceback:\n  at send (mail.py:3)")
+	for _, p := range []struct{ name, path, ready string }{
+		{"queue", "/queues/emails", ".tabs"},
+		{"failed", "/failed", "#failed-groups"},
+		{"failed-group", "/failed/smtp-timeout", ".failed-job"},
+		{"workers", "/workers", "table"},
+		{"worker", "/workers/worker-7", "table"},
+		{"tags", "/tags", ".tag-cloud"},
+		{"tag", "/tags/vip", "table"},
+		{"tracked", "/tracked", "table"},
+		{"recurring", "/recurring", "table"},
+		{"config", "/config", "table"},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+p.path), chromedp.WaitVisible(p.ready)); err != nil {
+			t.Fatalf("%s: %v", p.path, err)
+		}
+		screenshot(t, ctx, dir, p.name)
+	}
+	t.Logf("screenshots in %s", dir)
+}
+
+func browserCounts(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](domCounts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]map[string]any
+	json.Unmarshal([]byte(s), &m)
+	return canonical(m)
+}
+
+func qlessCounts(t *testing.T, d *dash) string {
+	t.Helper()
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(d.qless("queues")), &list); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]map[string]any{}
+	for _, q := range list {
+		name := q["name"].(string)
+		delete(q, "name")
+		m[name] = q
+	}
+	return canonical(m)
+}
+
+// canonical prints queue -> field -> value with keys sorted and numbers
+// as JSON numbers.
+func canonical(m map[string]map[string]any) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := ""
+	for _, n := range names {
+		b, _ := json.Marshal(m[n])
+		out += n + "=" + string(b) + " "
+	}
+	return out
+}
