@@ -253,7 +253,12 @@ func TestCountersMatchAcknowledgedIncrements(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 		restore := failWrites(t, db)
+		// Writes fail for 20 ms, and on until one has failed: on a loaded
+		// machine the writers may not run at all in 20 ms.
 		time.Sleep(20 * time.Millisecond)
+		for end := time.Now().Add(5 * time.Second); failed.Load() == 0 && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
 		restore()
 		db.jr.lastProbe.Store(0)
 		time.Sleep(20 * time.Millisecond)
