@@ -46,6 +46,9 @@ var configParams = []configParam{
 	{name: "protected-mode", kind: cfgBool},
 	{name: "requirepass"},
 	{name: "save", kind: cfgSave},
+	{name: "slowlog-log-slower-than", kind: cfgInt, min: -1, max: math.MaxInt64},
+	{name: "slowlog-max-len", kind: cfgInt, min: 0, max: math.MaxInt64},
+	{name: "latency-monitor-threshold", kind: cfgInt, min: 0, max: math.MaxInt64},
 	{name: "timeout", kind: cfgInt, min: 0, max: math.MaxInt32},
 }
 

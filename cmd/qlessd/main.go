@@ -62,6 +62,11 @@ func run(argv []string) int {
 	eventLoops := fs.Int("event-loops", 1, "event loops sharing the connections")
 	nativeScripts := fs.String("native-client-scripts", "yes", "serve the qless.lua builds that qless client libraries send (qless-py, qless-js, the Ruby gem, qless-core master) with qlessd's native qless: yes or no")
 	ioUring := fs.String("io-uring", "yes", "event loops read and write a turn's sockets in one io_uring call where the kernel allows (yes) or one system call each (no)")
+	observed := [][2]*string{ // CONFIG parameters set once the server exists
+		{ptr("slowlog-log-slower-than"), fs.String("slowlog-log-slower-than", "10000", "SLOWLOG keeps commands that ran at least this many microseconds (-1 none, 0 all)")},
+		{ptr("slowlog-max-len"), fs.String("slowlog-max-len", "128", "SLOWLOG entries kept")},
+		{ptr("latency-monitor-threshold"), fs.String("latency-monitor-threshold", "0", "LATENCY samples events of at least this many milliseconds (0 off)")},
+	}
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(argv); err != nil {
 		return 2
@@ -149,6 +154,17 @@ func run(argv []string) int {
 	srv.SetLibraryCalls(engine.IsLibraryCall)
 	srv.SetScriptTimeLimit(engine.SetTimeLimit)
 	srv.SetScriptMemoryLimit(engine.SetMaxMemory)
+	for _, p := range observed {
+		v, err := commands.CheckConfig(*p[0], *p[1])
+		if err == nil {
+			err = srv.SetConfig(*p[0], v)
+		}
+		if err != nil {
+			logger.Error(err.Error())
+			srv.Close()
+			return 2
+		}
+	}
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		srv.Close()
@@ -173,6 +189,8 @@ func run(argv []string) int {
 	logger.Info("qlessd stopped; data synced")
 	return 0
 }
+
+func ptr(s string) *string { return &s }
 
 func logLevel(s string) slog.Level {
 	switch strings.ToLower(s) {
