@@ -107,7 +107,10 @@ func (t *Table) run(c *Ctx, cmd *Cmd, args [][]byte) {
 	cmd.Run(c, args)
 	d := time.Since(start)
 	if reads {
-		t.stats.CountLookups(c.Tx.CountLookups(cmd.Keys(args)))
+		if c.Tx.Lookups() > 0 {
+			t.stats.CountLookups(countKeys(c.Tx, cmd, args))
+		}
+		c.Tx.StopLookups()
 	}
 	c.W = inner
 	if c.Block != nil {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/qlessd/qlessd/store"
 )
 
 // CmdStats counts one command's calls, or one subcommand's (client|list),
@@ -154,6 +156,30 @@ func (s *Stats) percentiles(cs *CmdStats, ps ...float64) []float64 {
 		return nil
 	}
 	return h.Percentiles(ps...)
+}
+
+// countKeys counts cmd's key arguments that it looked up as hits or
+// misses, as Redis counts them for reading commands.
+func countKeys(tx *store.Tx, cmd *Cmd, args [][]byte) (hits, misses int64) {
+	if cmd.FirstKey <= 0 {
+		return 0, 0
+	}
+	last := cmd.LastKey
+	if last < 0 {
+		last += len(args)
+	}
+	step := max(cmd.Step, 1)
+	for i := cmd.FirstKey; i <= last && i < len(args); i += step {
+		looked, found := tx.LookedUp(args[i])
+		switch {
+		case !looked:
+		case found:
+			hits++
+		default:
+			misses++
+		}
+	}
+	return hits, misses
 }
 
 // Stats returns the table's counters.

@@ -227,3 +227,9 @@ func (s *Server) addObservers() {
 		&commands.Cmd{Name: "latency", Arity: -2, Flags: flags, Run: s.latencyCmd},
 	)
 }
+
+// CommandStats returns each command's counters since start or CONFIG
+// RESETSTAT (as INFO commandstats), with its durations as a Prometheus
+// histogram: Duration.Buckets[i] counts the calls of at most
+// commands.DurationBounds[i] seconds, cumulatively.
+func (s *Server) CommandStats() []commands.CommandStat { return s.table.Stats().Commands() }

@@ -7,52 +7,47 @@ type lookedUp struct {
 }
 
 // RecordLookups starts recording the keys looked up, for keyspace_hits and
-// keyspace_misses (CountLookups).
+// keyspace_misses: Redis counts each key argument a reading command looks
+// up (LookedUp), not the command's own extra lookups.
 func (tx *Tx) RecordLookups() {
 	tx.counting = true
-	clear(tx.looked)
-	tx.looked = tx.looked[:0]
+	tx.dropLookups()
 }
 
-// CountLookups stops recording and counts keys as Redis counts a reading
-// command's lookups: each of keys (repeats too) that the command looked
-// up is a hit when it was there, a miss when not; keys it did not look up
-// (it failed first) count nothing, and neither do its own extra lookups.
-func (tx *Tx) CountLookups(keys [][]byte) (hits, misses int64) {
-	tx.counting = false
-	if len(tx.looked) == 0 {
-		return 0, 0
-	}
-	var byKey map[string]bool
+// Lookups returns how many lookups were recorded.
+func (tx *Tx) Lookups() int { return len(tx.looked) }
+
+// LookedUp reports whether key was looked up since RecordLookups, and if
+// so whether it was there the first time.
+func (tx *Tx) LookedUp(key []byte) (looked, found bool) {
 	if len(tx.looked) > 16 {
-		byKey = make(map[string]bool, len(tx.looked))
-		for i := len(tx.looked) - 1; i >= 0; i-- {
-			byKey[tx.looked[i].key] = tx.looked[i].found
-		}
-	}
-	for _, k := range keys {
-		found, ok := false, false
-		if byKey != nil {
-			found, ok = byKey[string(k)]
-		} else {
-			for _, l := range tx.looked {
-				if l.key == string(k) {
-					found, ok = l.found, true
-					break
-				}
+		if tx.lookedMap == nil {
+			tx.lookedMap = make(map[string]bool, len(tx.looked))
+			for i := len(tx.looked) - 1; i >= 0; i-- {
+				tx.lookedMap[tx.looked[i].key] = tx.looked[i].found
 			}
 		}
-		switch {
-		case !ok:
-		case found:
-			hits++
-		default:
-			misses++
+		found, looked = tx.lookedMap[string(key)]
+		return looked, found
+	}
+	for _, l := range tx.looked {
+		if l.key == string(key) {
+			return true, l.found
 		}
 	}
+	return false, false
+}
+
+// StopLookups stops recording and forgets what was recorded.
+func (tx *Tx) StopLookups() {
+	tx.counting = false
+	tx.dropLookups()
+}
+
+func (tx *Tx) dropLookups() {
 	clear(tx.looked)
 	tx.looked = tx.looked[:0]
-	return hits, misses
+	tx.lookedMap = nil
 }
 
 func (tx *Tx) countLookup(key string, found bool) {

@@ -26,8 +26,9 @@ type Tx struct {
 	freeZSet *ZSet       // see ZSet.Release
 	freeList *list       // see releaseList
 
-	counting bool // see RecordLookups
-	looked   []lookedUp
+	counting  bool // see RecordLookups
+	looked    []lookedUp
+	lookedMap map[string]bool
 
 	// Backing arrays for the first entries of keyBuf and touched: a
 	// command's transaction then allocates nothing for them.
