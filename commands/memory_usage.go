@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"math"
 	"math/bits"
+	"strconv"
 
 	"github.com/qlessd/qlessd/store"
 )
@@ -44,8 +46,8 @@ func memoryUsage(c *Ctx, args [][]byte) {
 	c.W.WriteInt(size + keyOverhead(len(args[2])))
 }
 
-// keyOverhead is the hash table entry, object header and key string.
-func keyOverhead(keyLen int) int64 { return 24 + 16 + alloc(int64(keyLen)+3) }
+// keyOverhead is the hash table entry and the key string.
+func keyOverhead(keyLen int) int64 { return 24 + alloc(int64(keyLen)+3) }
 
 // alloc rounds n up to jemalloc's size class.
 func alloc(n int64) int64 {
@@ -122,7 +124,18 @@ func valueSize(tx *store.Tx, key string, samples int64) (int64, bool) {
 func setSize(tx *store.Tx, key string, s *sampled) int64 {
 	n, _ := tx.SCard(key)
 	if ints, _ := tx.SIntset(key); ints {
-		return 16 + alloc(8+n*8)
+		// An intset is as wide as its widest member needs.
+		width := int64(2)
+		tx.SIterate(key, "", func(m string) bool {
+			v, _ := strconv.ParseInt(m, 10, 64)
+			if v < math.MinInt32 || v > math.MaxInt32 {
+				width = 8
+			} else if (v < math.MinInt16 || v > math.MaxInt16) && width < 4 {
+				width = 4
+			}
+			return true
+		})
+		return 16 + alloc(8+n*width)
 	}
 	tx.SIterate(key, "", func(m string) bool { return s.add(alloc(int64(len(m)) + 3)) })
 	return 16 + 64 + n*8 + s.total(n) + n*24
