@@ -103,9 +103,9 @@ func (t *Table) run(c *Ctx, cmd *Cmd, args [][]byte) {
 	if t.Observe != nil {
 		t.Observe.Before(c, cmd, args)
 	}
-	start := time.Now()
+	start := sinceBase()
 	cmd.Run(c, args)
-	d := time.Since(start)
+	d := sinceBase() - start
 	if reads {
 		if c.Tx.Lookups() > 0 {
 			t.stats.CountLookups(countKeys(c.Tx, cmd, args))
@@ -120,7 +120,7 @@ func (t *Table) run(c *Ctx, cmd *Cmd, args [][]byte) {
 		cs.record(d, c.tap.errs > 0)
 	}
 	if t.Observe != nil {
-		t.Observe.Ran(c, cmd, args, start, d)
+		t.Observe.Ran(c, cmd, args, clockBase.Add(start), d)
 	}
 }
 
