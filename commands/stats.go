@@ -257,3 +257,59 @@ func (t *Table) addStats(cmd *Cmd) {
 	cmd.stats = &CmdStats{Name: cmd.Name}
 	t.stats.all = append(t.stats.all, cmd.stats)
 }
+
+// LatencyHistogram is LATENCY HISTOGRAM's figures for the named commands
+// in the order named (all called ones, by name, when none is; names of
+// commands not called are passed over): calls, and cumulative counts at
+// powers of two of 1024 ns (reported in µs, as Redis's), where a count
+// changes.
+func (s *Stats) LatencyHistogram(names []string) []LatencyBuckets {
+	list := s.all
+	if len(names) > 0 {
+		list = nil
+		for _, name := range names {
+			for _, cs := range s.all {
+				if strings.EqualFold(cs.Name, name) {
+					list = append(list, cs)
+				}
+			}
+		}
+	}
+	var out []LatencyBuckets
+	for _, cs := range list {
+		h := cs.hist.Load()
+		calls := cs.calls.Load()
+		if h == nil || calls == 0 {
+			continue
+		}
+		lb := LatencyBuckets{Name: cs.Name, Calls: calls}
+		counts, _ := h.snapshot()
+		var cum, last int64
+		bound := int64(1024)
+		for i, n := range counts {
+			for histUpper(i) > bound {
+				if cum > last {
+					lb.Buckets = append(lb.Buckets, [2]int64{bound / 1000, cum})
+					last = cum
+				}
+				bound *= 2
+			}
+			cum += n
+		}
+		if cum > last {
+			lb.Buckets = append(lb.Buckets, [2]int64{bound / 1000, cum})
+		}
+		out = append(out, lb)
+	}
+	if len(names) == 0 {
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	}
+	return out
+}
+
+// LatencyBuckets is one command's LATENCY HISTOGRAM entry.
+type LatencyBuckets struct {
+	Name    string
+	Calls   int64
+	Buckets [][2]int64 // µs bound, calls at most that long
+}

@@ -78,7 +78,7 @@ func (s *Server) FsyncStats() commands.HistogramSnapshot { return s.fsyncHist.Sn
 func (s *Server) latencyCmd(c *commands.Ctx, args [][]byte) {
 	m := &s.latency
 	sub := string(lowerASCII(args[1]))
-	arity := map[string]int{"latest": 2, "history": 3, "graph": 3, "doctor": 2, "help": 2, "reset": -2}
+	arity := map[string]int{"latest": 2, "history": 3, "graph": 3, "doctor": 2, "help": 2, "reset": -2, "histogram": -2}
 	n, ok := arity[sub]
 	switch {
 	case !ok:
@@ -86,6 +86,10 @@ func (s *Server) latencyCmd(c *commands.Ctx, args [][]byte) {
 		return
 	case n > 0 && len(args) != n:
 		c.Error(commands.WrongArgs("latency|" + sub))
+		return
+	}
+	if sub == "histogram" {
+		latencyHistogram(c, s.table.Stats(), args[2:])
 		return
 	}
 	m.mu.Lock()
@@ -128,6 +132,29 @@ func (s *Server) latencyCmd(c *commands.Ctx, args [][]byte) {
 		c.W.WriteBulkString(m.doctor(s.latencyThreshold.Load()))
 	default:
 		writeHelp(c.W, latencyHelp)
+	}
+}
+
+// latencyHistogram is LATENCY HISTOGRAM [command ...]: each command's
+// calls and their durations at powers of two, as Redis 7.0 gives them.
+func latencyHistogram(c *commands.Ctx, st *commands.Stats, args [][]byte) {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = string(a)
+	}
+	list := st.LatencyHistogram(names)
+	c.W.WriteArray(2 * len(list))
+	for _, lb := range list {
+		c.W.WriteBulkString(lb.Name)
+		c.W.WriteArray(4)
+		c.W.WriteBulkString("calls")
+		c.W.WriteInt(lb.Calls)
+		c.W.WriteBulkString("histogram_usec")
+		c.W.WriteArray(2 * len(lb.Buckets))
+		for _, b := range lb.Buckets {
+			c.W.WriteInt(b[0])
+			c.W.WriteInt(b[1])
+		}
 	}
 }
 

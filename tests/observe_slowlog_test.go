@@ -17,6 +17,7 @@ var (
 	slowEntryHead = regexp.MustCompile(`\*6\r\n:(\d+)\r\n:\d+\r\n:\d+\r\n`)
 	clientAddr    = regexp.MustCompile(`\$\d+\r\n127\.0\.0\.1:\d+\r\n`)
 	latencyTimes  = regexp.MustCompile(`:\d{10}\r\n(:\d+\r\n)+`)
+	histogramUsec = regexp.MustCompile(`histogram_usec\r\n\*\d+\r\n(:\d+\r\n)+`)
 )
 
 // sameShape sends a command to both servers and compares the replies with
@@ -26,6 +27,7 @@ func sameShape(t *testing.T, p *Pair, args ...string) string {
 	norm := func(s string) string {
 		s = slowEntryHead.ReplaceAllString(s, "*6\r\n:$1\r\n:T\r\n:D\r\n")
 		s = clientAddr.ReplaceAllString(s, "$A\r\n127.0.0.1:P\r\n")
+		s = histogramUsec.ReplaceAllString(s, "histogram_usec\r\nH\r\n")
 		return latencyTimes.ReplaceAllString(s, ":T\r\n:MS\r\n")
 	}
 	q, r := norm(p.Q.Do(t, args...)), norm(p.R.Do(t, args...))
@@ -81,5 +83,14 @@ func TestObserveLatencySameAsRedis(t *testing.T) {
 	})
 	sameShape(t, p, "LATENCY", "LATEST")
 	sameShape(t, p, "LATENCY", "HISTORY", "command")
-	sameAll(t, p, [][]string{{"LATENCY", "RESET", "nope", "command"}, {"LATENCY", "LATEST"}})
+	sameAll(t, p, [][]string{{"LATENCY", "RESET", "nope", "command"}, {"LATENCY", "LATEST"},
+		{"CONFIG", "RESETSTAT"}, {"SET", "a", "1"}, {"GET", "a"}, {"GET", "a"}, {"LATENCY", "HISTOGRAM", "client|id"}})
+	got := sameShape(t, p, "LATENCY", "HISTOGRAM", "set", "GET", "nosuch")
+	if !strings.Contains(got, "$3\r\nget\r\n*4\r\n$5\r\ncalls\r\n:2\r\n") {
+		t.Errorf("LATENCY HISTOGRAM: %q", got)
+	}
+	q := p.Q.Do(t, "LATENCY", "HISTOGRAM", "get")
+	if !regexp.MustCompile(`histogram_usec\r\n\*(2|4)\r\n(:\d+\r\n)*:2\r\n$`).MatchString(q) {
+		t.Errorf("LATENCY HISTOGRAM get: %q, want cumulative counts up to 2", q)
+	}
 }
