@@ -81,10 +81,14 @@ func TestObserveClientListMemory(t *testing.T) {
 		}
 	}
 	_, list, _ := strings.Cut(b.Do(t, "CLIENT", "LIST"), "\r\n")
-	lines := strings.Split(list, "\n")
-	other := clientFields(lines[0])
+	var other map[string]string
+	for _, l := range strings.Split(list, "\n") {
+		if f := clientFields(l); f["cmd"] == "multi" {
+			other = f
+		}
+	}
 	if other["multi"] != "1" || other["flags"] != "x" {
-		t.Fatalf("first client: %v", lines[0])
+		t.Fatalf("the client in MULTI: %v in\n%s", other, list)
 	}
 	if n, _ := strconv.Atoi(other["multi-mem"]); n < 100 {
 		t.Errorf("multi-mem=%s with a 100-byte command queued", other["multi-mem"])

@@ -30,7 +30,9 @@ func monitorLines(t *testing.T, rd *bufio.Reader, c net.Conn, last string) []str
 // TestObserveMonitor checks MONITOR's lines: Redis's format, arguments
 // quoted as Redis quotes them, passwords redacted, admin commands left
 // out, a script's commands after the script as "lua", and the monitor's
-// own commands refused when they touch keys.
+// own commands refused when they touch keys. A QLESS call served by Go
+// shows as itself; one served by qlessd's qless Lua shows its redis.call's
+// after it, as a script's.
 func TestObserveMonitor(t *testing.T) {
 	q := StartQlessd(t, "")
 	mc, err := net.Dial("tcp", q.Addr)
@@ -49,7 +51,8 @@ func TestObserveMonitor(t *testing.T) {
 		{"SET", "k", "a b\"\n\x01"}, {"CONFIG", "GET", "maxclients"}, {"AUTH", "secret"},
 		{"HELLO", "2", "AUTH", "default", "secret"}, {"SELECT", "3"},
 		{"EVAL", "redis.call('set', KEYS[1], '1'); return redis.call('get', KEYS[1])", "1", "x"},
-		{"CLIENT", "LIST"}, {"QLESS", "put", "now", "w", "q", "jid-1", "K", "{}", "0"}, {"PING", "done"},
+		{"CLIENT", "LIST"}, {"QLESS", "put", "now", "w", "q", "jid-1", "K", "{}", "0"},
+		{"QLESS", "config.get", "now"}, {"PING", "done"},
 	} {
 		c.Do(t, cmd...)
 	}
@@ -62,7 +65,9 @@ func TestObserveMonitor(t *testing.T) {
 		`[3 127.0.0.1:PORT] "EVAL" "redis.call('set', KEYS[1], '1'); return redis.call('get', KEYS[1])" "1" "x"`,
 		`[3 lua] "set" "x" "1"`,
 		`[3 lua] "get" "x"`,
-		`[3 127.0.0.1:PORT] "QLESS" "put" "now" "w" "q" "jid-1" "K" "{}" "0"`,
+		`[3 127.0.0.1:PORT] "QLESS" "put" "now" "w" "q" "jid-1" "K" "{}" "0"`, // served in Go
+		`[3 127.0.0.1:PORT] "QLESS" "config.get" "now"`,                       // served by qlessd's qless Lua
+		`[3 lua] "hgetall" "ql:config"`,
 		`[3 127.0.0.1:PORT] "PING" "done"`,
 	}
 	stamp := regexp.MustCompile(`^\+\d{10}\.\d{6} `)
