@@ -356,6 +356,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		sess.multi.cmds = append(sess.multi.cmds, queued{cmd, args})
 		sess.multiLen.Add(1)
 		sess.bufs.multi.Add(requestSize(args))
+		sess.setCmd(cmd, args) // CLIENT LIST shows the last command queued, as Redis
 		w.WriteStatus("QUEUED")
 		return false
 	}
