@@ -104,3 +104,47 @@ func TestObserveMonitorSameAsRedis(t *testing.T) {
 	p := StartPair(t)
 	sameAll(t, p, [][]string{{"MULTI"}, {"MONITOR"}, {"EXEC"}, {"MONITOR", "x"}})
 }
+
+// TestObserveStalledMonitor: a monitor that reads nothing does not hold
+// the commands up; once its unsent lines pass the output limit it is
+// disconnected, and the server goes on.
+func TestObserveStalledMonitor(t *testing.T) {
+	q := StartQlessd(t, "")
+	mc, err := net.Dial("tcp", q.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	mc.Write([]byte("MONITOR\r\n"))
+	mc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if l, _ := bufio.NewReader(mc).ReadString('\n'); l != "+OK\r\n" {
+		t.Fatalf("MONITOR replied %q", l)
+	}
+	// 40000 commands of 1 KB: 40 MB of lines, past the 32 MB hard limit.
+	c := DialRaw(t, q.Addr)
+	value := strings.Repeat("v", 1000)
+	for range 40 {
+		for range 1000 {
+			c.Send(t, "SET", "k", value)
+		}
+		for range 1000 {
+			if r := c.Read(t); r != "+OK\r\n" {
+				t.Fatalf("SET: %q", r)
+			}
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		list := c.Do(t, "CLIENT", "LIST")
+		if !strings.Contains(list, "flags=O") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stalled monitor is still connected:\n%s", list)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := c.Do(t, "GET", "k"); r != "$1000\r\n"+value+"\r\n" {
+		t.Errorf("GET after: %.40q", r)
+	}
+}
