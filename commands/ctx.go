@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strings"
 	"time"
 
 	"github.com/qlessd/qlessd/resp"
@@ -54,6 +55,7 @@ type Ctx struct {
 	Waited time.Duration
 
 	published []Message
+	tap       errTap // see Dispatch
 }
 
 // CanBlock reports whether a blocking command may wait instead of replying
@@ -87,11 +89,86 @@ func (c *Ctx) OK() { c.W.WriteStatus("OK") }
 // command up and opened a suitable transaction.
 func (t *Table) Dispatch(c *Ctx, cmd *Cmd, args [][]byte) {
 	if !cmd.ArityOK(len(args)) {
-		c.W.WriteError(WrongArgs(cmd.Name))
+		msg := WrongArgs(cmd.Name)
+		c.W.WriteError(msg)
+		t.Rejected(cmd, args, msg)
 		return
 	}
 	c.Name = cmd.Name
+	t.run(c, cmd, args)
+}
+
+// run runs cmd and counts the call: its time and whether it replied an
+// error (INFO commandstats, errorstats), the keys it looked up if it reads
+// (keyspace_hits, _misses), and tells the observer. A call that goes to
+// wait (a blocking command) is counted when it is run again.
+func (t *Table) run(c *Ctx, cmd *Cmd, args [][]byte) {
+	inner := c.W
+	c.tap = errTap{w: inner, stats: t.stats}
+	c.W = &c.tap
+	reads := c.Tx != nil && cmd.Flags&ReadOnly != 0
+	if reads {
+		c.Tx.RecordLookups()
+	}
+	if t.Observe != nil {
+		t.Observe.Before(c, cmd, args)
+	}
+	start := sinceBase()
 	cmd.Run(c, args)
+	d := sinceBase() - start
+	if reads {
+		if c.Tx.Lookups() > 0 {
+			t.stats.CountLookups(countKeys(c.Tx, cmd, args))
+		}
+		c.Tx.StopLookups()
+	}
+	c.W = inner
+	if c.Block != nil {
+		return
+	}
+	if cs := t.statsFor(cmd, args); cs != nil {
+		cs.record(d, c.tap.errs > 0)
+	}
+	if t.Observe != nil {
+		t.Observe.Ran(c, cmd, args, clockBase.Add(start), d)
+	}
+}
+
+// errTap passes a command's reply on and counts its error replies.
+type errTap struct {
+	w     resp.Writer
+	stats *Stats
+	errs  int
+	last  string // the last error counted
+	// passing is the error a script's redis.call got, counted then, which
+	// the script may pass on as its own: Redis counts it once.
+	passing string
+}
+
+func (t *errTap) WriteError(msg string) {
+	t.errs++
+	if t.passing != "" && strings.HasPrefix(msg, t.passing) {
+		t.passing = ""
+	} else {
+		t.stats.CountError(msg)
+		t.last = msg
+	}
+	t.w.WriteError(msg)
+}
+func (t *errTap) WriteStatus(s string)     { t.w.WriteStatus(s) }
+func (t *errTap) WriteBulk(b []byte)       { t.w.WriteBulk(b) }
+func (t *errTap) WriteBulkString(s string) { t.w.WriteBulkString(s) }
+func (t *errTap) WriteInt(n int64)         { t.w.WriteInt(n) }
+func (t *errTap) WriteNull()               { t.w.WriteNull() }
+func (t *errTap) WriteNullArray()          { t.w.WriteNullArray() }
+func (t *errTap) WriteArray(n int)         { t.w.WriteArray(n) }
+
+// WriteRaw passes already encoded replies (EXEC's) on to writers that
+// take them.
+func (t *errTap) WriteRaw(b []byte) {
+	if rw, ok := t.w.(interface{ WriteRaw([]byte) }); ok {
+		rw.WriteRaw(b)
+	}
 }
 
 // IntReply writes n, or the reply for err when the store refused.

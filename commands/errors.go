@@ -190,3 +190,13 @@ const (
 	ErrScriptDebugMode  = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
 	ErrScriptNoDebugger = "ERR SCRIPT DEBUG YES/SYNC is not supported: qlessd has no Lua debugger"
 )
+
+// Error texts of the observability commands (MONITOR, SLOWLOG, LATENCY,
+// MEMORY).
+const (
+	ErrSubSyntax           = "ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP."
+	ErrSlowlogCount        = "ERR count should be greater than or equal to -1"
+	ErrNoLatencySample     = "ERR No samples available for event '%s'"
+	ErrMonitorDenyBlocking = "ERR MONITOR isn't allowed for DENY BLOCKING client"
+	ErrMonitorKeyspace     = "ERR Replica can't interact with the keyspace"
+)

@@ -19,6 +19,10 @@ type infoSection struct {
 	write func(c *Ctx, b *infoBuilder)
 }
 
+// extraSections are shown by INFO all or by name only: Redis 7.0 leaves
+// them out of its default.
+var extraSections = map[string]bool{"commandstats": true, "latencystats": true}
+
 var infoSections = []infoSection{
 	{"server", infoServer},
 	{"clients", infoClients},
@@ -27,6 +31,9 @@ var infoSections = []infoSection{
 	{"stats", infoStats},
 	{"replication", infoReplication},
 	{"cpu", infoCPU},
+	{"commandstats", infoCommandStats},
+	{"errorstats", infoErrorStats},
+	{"latencystats", infoLatencyStats},
 	{"keyspace", infoKeyspace},
 }
 
@@ -53,10 +60,10 @@ func cmdInfo(c *Ctx, args [][]byte) {
 	for _, a := range args[1:] {
 		want[strings.ToLower(string(a))] = true
 	}
-	all := want["default"] || want["all"] || want["everything"]
+	all := want["all"] || want["everything"]
 	var out strings.Builder
 	for _, s := range append(infoSections[:len(infoSections):len(infoSections)], c.Table.info...) {
-		if !all && !want[s.name] {
+		if !all && !want[s.name] && (extraSections[s.name] || !want["default"]) {
 			continue
 		}
 		if out.Len() > 0 {
@@ -64,8 +71,11 @@ func cmdInfo(c *Ctx, args [][]byte) {
 		}
 		var b infoBuilder
 		title := strings.ToUpper(s.name[:1]) + s.name[1:]
-		if s.name == "cpu" {
+		switch s.name {
+		case "cpu":
 			title = "CPU"
+		case "commandstats", "errorstats", "latencystats":
+			title = strings.ToUpper(s.name[:1]) + s.name[1:len(s.name)-5] + "stats"
 		}
 		b.WriteString("# " + title + "\r\n")
 		s.write(c, &b)
@@ -194,8 +204,10 @@ func infoStats(c *Ctx, b *infoBuilder) {
 	b.field("rejected_connections", 0)
 	b.field("expired_keys", 0)
 	b.field("evicted_keys", 0)
-	b.field("keyspace_hits", 0)
-	b.field("keyspace_misses", 0)
+	hits, misses := c.Table.Stats().Keyspace()
+	b.field("keyspace_hits", hits)
+	b.field("keyspace_misses", misses)
+	b.field("total_error_replies", c.Table.Stats().ErrorReplies())
 }
 
 func infoReplication(c *Ctx, b *infoBuilder) {

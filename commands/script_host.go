@@ -96,7 +96,10 @@ func (h *scriptHost) Call(args [][]byte, w resp.Writer) {
 	// script's commands run one after another.
 	sub := &h.sub
 	*sub = Ctx{Tx: h.c.Tx, W: w, Sess: &h.sess, Env: h.c.Env, Table: h.c.Table, Name: cmd.Name, InScript: true}
-	cmd.Run(sub, args)
+	h.c.Table.run(sub, cmd, args)
+	if sub.tap.last != "" {
+		h.c.tap.passing = sub.tap.last
+	}
 	h.c.published = append(h.c.published, sub.TakePublished()...)
 	*sub = Ctx{}
 }

@@ -1,6 +1,9 @@
 package commands
 
-import "sort"
+import (
+	"sort"
+	"time"
+)
 
 // Flags describe a command to the dispatcher and to COMMAND INFO.
 type Flags uint32
@@ -62,6 +65,9 @@ type Cmd struct {
 	// Blocking as a whole may wait (QLESS bpop), so it is served as
 	// blocking commands are.
 	Blocks func(args [][]byte) bool
+
+	stats *CmdStats            // see stats.go
+	subs  map[string]*CmdStats // a container command's subcommands'
 }
 
 // Table maps command names to commands.
@@ -70,14 +76,27 @@ type Table struct {
 	// info holds INFO sections added by other packages (AddInfoSection),
 	// shown after Redis's own.
 	info []infoSection
+
+	stats *Stats
+	// Observe, when set, sees each command run: MONITOR, SLOWLOG and
+	// LATENCY (the server). Set before serving.
+	Observe Observer
+}
+
+// Observer sees the commands run: Before before each call (MONITOR shows
+// a script before the commands it runs), Ran after it, with its duration.
+type Observer interface {
+	Before(c *Ctx, cmd *Cmd, args [][]byte)
+	Ran(c *Ctx, cmd *Cmd, args [][]byte, start time.Time, d time.Duration)
 }
 
 // NewTable returns an empty table.
-func NewTable() *Table { return &Table{cmds: map[string]*Cmd{}} }
+func NewTable() *Table { return &Table{cmds: map[string]*Cmd{}, stats: newStats()} }
 
 // Add registers commands, replacing any of the same name.
 func (t *Table) Add(cmds ...*Cmd) {
 	for _, c := range cmds {
+		t.addStats(c)
 		t.cmds[c.Name] = c
 	}
 }

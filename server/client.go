@@ -25,7 +25,7 @@ func init() {
 		"id":       {2, func(s *session, c *commands.Ctx, _ [][]byte) { c.W.WriteInt(s.id) }},
 		"getname":  {2, clientGetName},
 		"setname":  {3, clientSetName},
-		"info":     {2, func(s *session, c *commands.Ctx, _ [][]byte) { c.W.WriteBulkString(s.srv.clientLine(s)) }},
+		"info":     {2, func(s *session, c *commands.Ctx, args [][]byte) { c.W.WriteBulkString(s.srv.clientLine(s, args)) }},
 		"list":     {-2, clientList},
 		"kill":     {-3, clientKill},
 		"reply":    {3, clientReply},
@@ -188,14 +188,20 @@ func clientList(s *session, c *commands.Ctx, args [][]byte) {
 	}
 	var b strings.Builder
 	for _, sess := range list {
-		b.WriteString(srv.clientLine(sess))
+		var own [][]byte
+		if sess == s {
+			own = args
+		}
+		b.WriteString(srv.clientLine(sess, own))
 	}
 	c.W.WriteBulkString(b.String())
 }
 
-// clientLine is one CLIENT LIST line, with Redis 7.0's fields; memory
-// figures qlessd does not track are reported as 0.
-func (s *Server) clientLine(sess *session) string {
+// clientLine is one CLIENT LIST line, with Redis 7.0's fields. args is
+// the running command's when sess is the caller (its query buffer and
+// argv-mem then count it, as Redis's do); the buffers' figures are as
+// the client's connection last left them (client_bufs.go).
+func (s *Server) clientLine(sess *session, args [][]byte) string {
 	now := time.Now()
 	sess.mu.Lock()
 	name, cmd := sess.name, sess.cmdName
@@ -207,12 +213,16 @@ func (s *Server) clientLine(sess *session) string {
 	sub, psub, ssub := len(sess.channels), len(sess.patterns), len(sess.shards)
 	out := sess.out
 	s.pubsub.mu.RUnlock()
-	omem := 0
+	m := sess.memory(args)
 	if out != nil {
-		omem = out.pending()
+		m.omem += int64(out.pending())
+		m.tot += int64(out.pending())
 	}
 	flags := ""
 	multi := sess.multiLen.Load()
+	if sess.monitoring.Load() {
+		flags += "O"
+	}
 	if sub+psub+ssub > 0 {
 		flags += "P"
 	}
@@ -224,9 +234,14 @@ func (s *Server) clientLine(sess *session) string {
 	}
 	age := int64(now.Sub(sess.created) / time.Second)
 	idle := (now.UnixMilli() - sess.lastCmd.Load()) / 1000
+	events := "r"
+	if m.omem > 0 {
+		events = "rw"
+	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d "+
-		"qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=%d tot-mem=0 events=r cmd=%s user=default redir=-1 resp=2\n",
-		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, multi, omem, cmd)
+		"qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=%d oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=default redir=-1 resp=2\n",
+		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, multi,
+		m.qbuf, m.qbufFree, m.argv, m.multi, m.qbufCap, m.qbufPeak, m.obl, m.omem, m.tot, events, cmd)
 }
 
 // connFD returns the socket's file descriptor, -1 when unknown.

@@ -65,6 +65,7 @@ func (s *Server) drop(sess *session) {
 		delete(s.sessions, sess.id)
 		s.mu.Unlock()
 		s.unsubscribeAll(sess)
+		s.stopMonitoring(sess)
 		sess.unwatchAll()
 		sess.setMulti(nil)
 		s.hookMu.Lock()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
@@ -57,6 +58,7 @@ func (s *Server) ServerStats() commands.ServerStats {
 func (s *Server) ResetStats() {
 	s.statConns.Store(0)
 	s.statCommands.Store(0)
+	s.table.Stats().Reset()
 }
 
 // ConfigValues implements commands.ServerEnv.
@@ -100,6 +102,9 @@ func (s *Server) ConfigValues() map[string]string {
 		"protected-mode":              yesNo(s.cfg.ProtectedMode),
 		"requirepass":                 s.cfg.RequirePass,
 		"save":                        s.cfg.Save,
+		"slowlog-log-slower-than":     strconv.FormatInt(s.slowlogSlower.Load(), 10),
+		"slowlog-max-len":             strconv.FormatInt(s.slowlogMax.Load(), 10),
+		"latency-monitor-threshold":   strconv.FormatInt(s.latencyThreshold.Load(), 10),
 		"timeout":                     strconv.FormatInt(int64(s.cfg.Timeout/time.Second), 10),
 	} {
 		out[k] = v
@@ -135,6 +140,11 @@ func (s *Server) SetConfig(name, value string) error {
 	case "client-query-buffer-limit":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.maxQuery.Store(n)
+		return nil
+	case "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		map[string]*atomic.Int64{"slowlog-log-slower-than": &s.slowlogSlower, "slowlog-max-len": &s.slowlogMax,
+			"latency-monitor-threshold": &s.latencyThreshold}[name].Store(n)
 		return nil
 	}
 	s.mu.Lock()

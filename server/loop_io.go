@@ -75,6 +75,7 @@ func (lc *loopConn) endTurn() {
 	if rest == 0 && cap(lc.in) > 4*minRead {
 		lc.in = nil
 	}
+	lc.sess.bufs.publish(len(lc.in), cap(lc.in), len(lc.out.b)-lc.sent, cap(lc.out.b))
 	clear(lc.argBuf)
 	lc.argBuf = lc.argBuf[:0]
 	clear(lc.cmds)

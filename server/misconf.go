@@ -14,10 +14,10 @@ import (
 // as a read whose first write stops it (runRefusingWrites).
 
 // refuseWrite answers cmd with MISCONF when writes are refused and Redis
-// would refuse it; it reports whether it did.
-func (s *Server) refuseWrite(sess *session, cmd *commands.Cmd, w replyWriter) bool {
+// would refuse it; it returns the error it replied, "" when it let cmd run.
+func (s *Server) refuseWrite(sess *session, cmd *commands.Cmd, w replyWriter) string {
 	if !refusedWhenWritesFail(sess, cmd) {
-		return false
+		return ""
 	}
 	var err error
 	if sess.batch != nil {
@@ -28,18 +28,19 @@ func (s *Server) refuseWrite(sess *session, cmd *commands.Cmd, w replyWriter) bo
 		err = s.db.WritesRefused()
 	}
 	if err == nil {
-		return false
+		return ""
 	}
 	msg := commands.Misconf(err)
 	if cmd.Name == "exec" {
 		sess.setMulti(nil)
 		sess.unwatchAll()
-		w.WriteError(commands.Errorf(commands.ErrExecAbortOf, msg))
-		return true
+		msg = commands.Errorf(commands.ErrExecAbortOf, msg)
+		w.WriteError(msg)
+		return msg
 	}
 	w.WriteError(msg)
 	sess.flagMulti()
-	return true
+	return msg
 }
 
 func refusedWhenWritesFail(sess *session, cmd *commands.Cmd) bool {

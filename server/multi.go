@@ -24,6 +24,7 @@ var multiControl = map[string]bool{"exec": true, "discard": true, "multi": true,
 // for CLIENT LIST from other goroutines: -1 outside MULTI.
 func (s *session) setMulti(m *multiState) {
 	s.multi = m
+	s.bufs.multi.Store(0)
 	if m == nil {
 		s.multiLen.Store(-1)
 	} else {
@@ -156,6 +157,7 @@ func (s *session) Exec(c *commands.Ctx) {
 	// CLIENT LIST inside EXEC still shows the transaction, as in Redis.
 	s.multi = nil
 	defer s.multiLen.Store(-1)
+	defer s.bufs.multi.Store(0)
 	if m.failed {
 		s.unwatchAll()
 		c.Error(commands.ErrExecAbort)

@@ -114,6 +114,7 @@ func (oc *ownConn) ReadCommand() ([][]byte, error) {
 		if !oc.flush() {
 			return nil, net.ErrClosed
 		}
+		sess.bufs.publish(len(oc.in)-oc.from, cap(oc.in), len(oc.out.b), cap(oc.out.b))
 		if err := oc.fill(); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ func (s *session) Reset(c *commands.Ctx) {
 	s.setMulti(nil)
 	s.unwatchAll()
 	s.srv.unsubscribeAll(s)
+	s.srv.stopMonitoring(s)
 	s.SetDB(0)
 	s.setName("")
 	s.replyOff, s.replySkip = false, false

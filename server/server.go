@@ -75,6 +75,17 @@ type Server struct {
 	statConns    atomic.Int64
 	statCommands atomic.Int64
 	started      time.Time
+
+	// MONITOR, SLOWLOG, LATENCY (observe.go, slowlog.go, latency.go).
+	monitorMu        sync.RWMutex
+	monitors         []*session
+	monitorCount     atomic.Int32
+	slowlog          slowLog
+	slowlogSlower    atomic.Int64 // µs; -1: none
+	slowlogMax       atomic.Int64
+	latency          latencyMonitor
+	latencyThreshold atomic.Int64 // ms; 0: off
+	fsyncHist        commands.Histogram
 }
 
 // New opens the store and builds the server; Start begins serving.
@@ -116,6 +127,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	s.luaMaxMemory.Store(cfg.LuaMaxMemory)
 	db.OnCommit(s.committed)
 	s.addDebug()
+	s.addObservers()
 	return s, nil
 }
 
@@ -308,26 +320,27 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	}
 	cmd := s.table.Lookup(args[0])
 	if cmd == nil {
-		w.WriteError(commands.UnknownCommand(string(args[0]), args[1:]))
-		sess.flagMulti()
+		s.reject(sess, nil, args, w, commands.UnknownCommand(string(args[0]), args[1:]))
 		return false
 	}
 	if !cmd.ArityOK(len(args)) {
-		w.WriteError(commands.WrongArgs(cmd.Name))
-		sess.flagMulti()
+		s.reject(sess, cmd, args, w, commands.WrongArgs(cmd.Name))
 		return false
 	}
 	if s.authRequired(sess) && cmd.Flags&commands.NoAuth == 0 {
-		w.WriteError(commands.ErrNoAuth)
-		sess.flagMulti()
+		s.reject(sess, cmd, args, w, commands.ErrNoAuth)
 		return false
 	}
-	if s.refuseWrite(sess, cmd, w) {
+	if msg := s.refuseWrite(sess, cmd, w); msg != "" {
+		s.table.Rejected(cmd, args, msg)
+		return false
+	}
+	if sess.monitoring.Load() && cmd.Flags&(commands.Write|commands.ReadOnly|commands.MayReplicate) != 0 {
+		s.reject(sess, cmd, args, w, commands.ErrMonitorKeyspace)
 		return false
 	}
 	if sess.subscriptions() > 0 && !allowedSubscribed[cmd.Name] {
-		w.WriteError(commands.Errorf(commands.ErrPubSubContext, cmd.Name))
-		sess.flagMulti()
+		s.reject(sess, cmd, args, w, commands.Errorf(commands.ErrPubSubContext, cmd.Name))
 		return false
 	}
 	var pass gatePass // see scriptgate.go
@@ -335,12 +348,15 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	// A command in the event loop's batch holds the store lock already:
 	// no script can be running.
 	if sess.batch == nil && s.refuseBusy(cmd, args, w, &pass) {
+		s.table.Rejected(cmd, args, commands.ErrBusy)
 		sess.flagMulti()
 		return false
 	}
 	if sess.multi != nil && !multiControl[cmd.Name] {
 		sess.multi.cmds = append(sess.multi.cmds, queued{cmd, args})
 		sess.multiLen.Add(1)
+		sess.bufs.multi.Add(requestSize(args))
+		sess.setCmd(cmd, args) // CLIENT LIST shows the last command queued, as Redis
 		w.WriteStatus("QUEUED")
 		return false
 	}
@@ -357,6 +373,14 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	}
 	s.execute(sess, cmd, args, w, &pass)
 	return false
+}
+
+// reject refuses a command before it runs, with msg, and counts the
+// refusal (INFO commandstats' rejected_calls, errorstats).
+func (s *Server) reject(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter, msg string) {
+	w.WriteError(msg)
+	s.table.Rejected(cmd, args, msg)
+	sess.flagMulti()
 }
 
 // pingSubscribed answers PING from a RESP2 client in subscribe mode, which
@@ -460,7 +484,9 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 		if wt != nil && !s.waiters.leave(wt) {
 			<-wt.done // served by its own failed transaction: the error is sent below
 		}
-		w.WriteError(commands.Misconf(err))
+		msg := commands.Misconf(err)
+		w.WriteError(msg)
+		s.table.Stats().CountError(msg)
 		ctx.Block = nil
 		return nil
 	}

@@ -40,6 +40,10 @@ type session struct {
 	dc       commandReader
 	detached bool
 
+	monitoring atomic.Bool // MONITOR: in the server's monitors
+
+	bufs connBufs // for CLIENT LIST (client_bufs.go)
+
 	// Set for connections the event loop serves (loop.go): lc is the
 	// connection, batch the loop's open transaction while one of this
 	// connection's commands runs in it.

@@ -74,6 +74,7 @@ type DB struct {
 	dirty     int64 // writes since the last save, for INFO
 	startTime time.Time
 	jr        *journal     // the data file; nil for ":memory:"
+	latency   latencyHook  // see OnLatency
 	syncer    *syncer      // nil for ":memory:"
 	policy    atomic.Int32 // a Sync: appendfsync, changed by CONFIG SET
 	zidx      zindexes     // in-memory order of sorted sets kept as items
@@ -129,6 +130,7 @@ func Open(opts Options) (*DB, error) {
 			return nil, err
 		}
 		db.jr.takeBack = db.takeBack
+		db.jr.latency = &db.latency
 	}
 	db.policy.Store(int32(opts.Sync))
 	db.bdb = bdb
@@ -147,6 +149,7 @@ func Open(opts Options) (*DB, error) {
 	if path != ":memory:" {
 		db.syncer = newSyncer(path, db.log)
 		db.syncer.written = db.jr.written.Load
+		db.syncer.latency = &db.latency
 		if opts.Sync == SyncAlways {
 			// The file may have just been created: make it and its
 			// directory entry durable before the first reply.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Group commit for appendfsync always.
@@ -58,6 +59,7 @@ type syncer struct {
 	covered    uint64
 	released   bool                 // the store is closed: close f after each sync
 	fsync      func(*os.File) error // (*os.File).Sync, replaced by tests
+	latency    *latencyHook
 
 	// written reports the journal sequence whose records are in the file;
 	// synced is the highest one a completed fsync covered, so a read
@@ -144,7 +146,10 @@ func (s *syncer) syncLocked() error {
 		// size it had when its last fsync started holds nothing unsynced.
 		if size := st.Size(); size != s.syncedSize {
 			s.syncs++
-			if err := s.fsync(s.f); err != nil {
+			start := time.Now()
+			err := s.fsync(s.f)
+			s.latency.since("fsync", start)
+			if err != nil {
 				return fmt.Errorf("fsync data file: %w", err)
 			}
 			s.syncedSize = size

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The journal is the append-only data file. buntdb keeps the items in
@@ -38,8 +39,9 @@ import (
 // AOF write error. Nothing whose client heard an error is applied, then
 // or later.
 type journal struct {
-	path string
-	log  *slog.Logger
+	path    string
+	log     *slog.Logger
+	latency *latencyHook
 
 	// open holds the records of the running write transaction, records
 	// counts them, undoOpen says how to take them back. Only the holder
@@ -280,7 +282,9 @@ func (j *journal) writeLocked(takeBack bool) error {
 	}
 	if err == nil && len(buf) > 0 {
 		var n int
+		start := time.Now()
 		n, err = j.f.Write(buf)
+		j.latency.since("aof-write", start)
 		if err != nil && n > 0 {
 			j.cut = true
 			j.cutTail()

@@ -169,7 +169,10 @@ func (db *DB) rewriteWanted(busy bool) bool {
 
 // rewrite rewrites the data file and reports whether it did.
 func (db *DB) rewrite() bool {
-	if err := db.Save(); err != nil {
+	start := time.Now()
+	err := db.Save()
+	db.latency.since("aof-rewrite", start)
+	if err != nil {
 		if !errors.Is(err, buntdb.ErrDatabaseClosed) && !errors.Is(err, errJournalClosed) {
 			db.log.Error("automatic rewrite of the data file failed", "path", db.path, "err", err)
 		}

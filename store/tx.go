@@ -26,6 +26,10 @@ type Tx struct {
 	freeZSet *ZSet       // see ZSet.Release
 	freeList *list       // see releaseList
 
+	counting  bool // see RecordLookups
+	looked    []lookedUp
+	lookedMap map[string]bool
+
 	// Backing arrays for the first entries of keyBuf and touched: a
 	// command's transaction then allocates nothing for them.
 	keyArr     [64]byte
@@ -56,10 +60,12 @@ func newTx(db *DB, btx *buntdb.Tx, writable bool) *Tx {
 func (tx *Tx) release() {
 	clear(tx.touched)
 	clear(tx.metas)
+	clear(tx.looked)
 	*tx = Tx{
 		keyBuf:   tx.keyBuf[:0],
 		touched:  tx.touched[:0],
 		metas:    tx.metas[:0],
+		looked:   tx.looked[:0],
 		freeHash: tx.freeHash,
 		freeZSet: tx.freeZSet,
 		freeList: tx.freeList,
@@ -106,6 +112,14 @@ func (tx *Tx) Touch(key string) { tx.touch(key) }
 // lookup returns key's metadata, treating an expired key as absent (and
 // deleting it in a write transaction).
 func (tx *Tx) lookup(key string) (Meta, bool) {
+	m, ok := tx.lookupMeta(key)
+	if tx.counting {
+		tx.countLookup(key, ok)
+	}
+	return m, ok
+}
+
+func (tx *Tx) lookupMeta(key string) (Meta, bool) {
 	var m Meta
 	if e := tx.cachedMeta(key); e != nil {
 		if !e.ok {
