@@ -61,7 +61,7 @@ local function job_release(now, jid, worker, delay)
     error('Release(): Arg "delay" not a number, 0 or more: ' .. tostring(delay), 0)
   end
   local key = 'ql:j:' .. jid
-  local j = call('hmget', key, 'queue', 'state', 'worker', 'priority')
+  local j = call('hmget', key, 'queue', 'state', 'worker', 'priority', 'throttles')
   local qname, state, owner, priority = j[1], j[2], j[3], j[4]
   if not state then
     error('Release(): Job ' .. jid .. ' does not exist', 0)
@@ -73,6 +73,7 @@ local function job_release(now, jid, worker, delay)
   local keys = qkeys(qname)
   call('zrem', keys[2], jid)
   call('zrem', wkey(worker), jid)
+  throttles_release(jid, qname, j[5])
   call('hdel', key, 'grace')
   local newstate = 'waiting'
   if d > 0 then
