@@ -11,7 +11,8 @@ import (
 
 // throttleStep is one call of a throttle sequence and what its reply must
 // be: want is "=" and the exact text, "jids=" and the jids a pop or peek
-// returns in order (comma separated), or else text the reply contains (an
+// returns in order (comma separated), "!" and text the reply must not
+// contain, or else text the reply contains (an
 // error's without "ERR "; an array's elements are joined by commas).
 type throttleStep struct {
 	fn   string
@@ -57,6 +58,10 @@ func checkThrottleReply(t *testing.T, s throttleStep, got string) {
 		}
 		if strings.Join(jids, ",") != s.want[len("jids="):] {
 			t.Fatalf("%s %v popped %v, want %s", s.fn, s.args, jids, s.want)
+		}
+	case strings.HasPrefix(s.want, "!"):
+		if strings.Contains(got, s.want[1:]) {
+			t.Fatalf("%s %v = %q, want no %q in it", s.fn, s.args, got, s.want[1:])
 		}
 	case strings.HasPrefix(s.want, "="):
 		if got != s.want[1:] {
@@ -129,6 +134,9 @@ func TestQlessThrottleFunctions(t *testing.T) {
 		{"jobs", []string{"throttled", "q"}, "=j2,j3", ""},
 		{"queues", []string{"q"}, `"throttled":2`, "1700000005"},
 		{"get", []string{"j2"}, `"state":"throttled"`, ""},
+		{"get", []string{"j2"}, `"throttles":["tid"]`, ""},
+		{"get", []string{"j4"}, `!throttles`, ""},
+		{"multiget", []string{"j1", "j2", "j3"}, `"throttles":["tid"]`, ""},
 		{"peek", []string{"q", "10"}, "jids=", "1700000005"},
 		{"complete", []string{"j1", "w", "q", "{}"}, "=complete", "1700000006"},
 		{"throttle.locks", []string{"tid"}, "=", ""},
@@ -145,13 +153,16 @@ func TestQlessThrottleFunctions(t *testing.T) {
 		{"throttle.pending", []string{"tid"}, "=", ""},
 		{"jobs", []string{"throttled", "q"}, "=", ""},
 		{"queues", []string{"q"}, `"running":2`, "1700000010"},
+		{"queues", []string{"q"}, `!throttled`, "1700000010"},
 		{"fail", []string{"j3", "w", "grp", "msg", "{}"}, "=j3", "1700000011"},
 		{"throttle.locks", []string{"tid"}, "=", ""},
 		{"throttle.delete", []string{"tid"}, "=(nil)", ""},
 		{"throttle.get", []string{"tid"}, `={"id":"tid","maximum":0}`, ""},
 		// A throttle never set has no limit, but its locks are kept.
 		{"put", []string{"w", "q", "u1", "K", "{}", "0", "throttles", `["free","tid"]`}, "=u1", "1700000012"},
-		{"pop", []string{"q", "w", "1"}, "jids=u1", "1700000013"},
+		{"pop", []string{"q", "w", "1"}, `"throttles":["free","tid"]`, "1700000013"},
+		{"track", []string{"track", "u1"}, "=1", "1700000013"},
+		{"track", nil, `"throttles":["free","tid"]`, "1700000013"},
 		{"throttle.locks", []string{"free"}, "=u1", ""},
 		{"get", []string{"u1"}, `"state":"running"`, ""},
 		{"complete", []string{"u1", "w", "q", "{}", "next", "q2"}, "=waiting", "1700000014"},

@@ -513,7 +513,7 @@ local function track(now, command, jid)
       if texts then
         texts[nj] = job_json(job)
       else
-        jobs[nj] = job_object(job)
+        jobs[nj] = job_object_throttled(job)
       end
     else
       ne = ne + 1
