@@ -204,6 +204,13 @@ func TestQlessThrottleRelease(t *testing.T) {
 		{"get", []string{"r3"}, `"queue":"other"`, ""},
 		{"pop", []string{"rq", "w", "5"}, "jids=r2", "1700000013"},
 		{"throttle.locks", []string{"tr"}, "=r2", ""},
+		// A job waiting for a throttle past its TTL is removed, its place too.
+		{"put", []string{"w", "rq", "r4", "K", "{}", "0", "ttl", "5", "throttles", `["tr"]`}, "=r4", "1700000014"},
+		{"throttle.pending", []string{"tr"}, "=r4", ""},
+		{"peek", []string{"rq", "5"}, "jids=", "1700000020"},
+		{"get", []string{"r4"}, "=(nil)", ""},
+		{"throttle.pending", []string{"tr"}, "=", ""},
+		{"jobs", []string{"throttled", "rq"}, "=", ""},
 	})
 }
 
