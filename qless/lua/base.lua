@@ -334,10 +334,11 @@ end
 local JOB_SHAPE = {17, 'jid', 'klass', 'state', 'queue', 'worker', 'tracked',
   'priority', 'expires', 'retries', 'remaining', 'data', 'tags', 'history',
   'failure', 'spawned_from_jid', 'dependents', 'dependencies'}
--- The other objects qless replies with, each as qless builds it.
+-- A job put with throttles: the same table with throttles set after.
 local JOB_THROTTLES_SHAPE = {17, 'jid', 'klass', 'state', 'queue', 'worker', 'tracked',
   'priority', 'expires', 'retries', 'remaining', 'data', 'tags', 'history',
   'failure', 'spawned_from_jid', 'dependents', 'dependencies', 'throttles'}
+-- The other objects qless replies with, each as qless builds it.
 local TOTAL_JOBS_SHAPE = {2, 'total', 'jobs'}
 local TRACKED_SHAPE = {2, 'jobs', 'expired'}
 local WORKER_JOBS_SHAPE = {2, 'jobs', 'stalled'}
