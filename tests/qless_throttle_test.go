@@ -211,6 +211,14 @@ func TestQlessThrottleRelease(t *testing.T) {
 		{"get", []string{"r4"}, "=(nil)", ""},
 		{"throttle.pending", []string{"tr"}, "=", ""},
 		{"jobs", []string{"throttled", "rq"}, "=", ""},
+		// A new priority moves a waiting job up the line.
+		{"put", []string{"w", "rq", "r5", "K", "{}", "0", "throttles", `["tr"]`}, "=r5", "1700000021"},
+		{"put", []string{"w", "rq", "r6", "K", "{}", "0", "throttles", `["tr"]`}, "=r6", "1700000022"},
+		{"throttle.pending", []string{"tr"}, "=r5,r6", ""},
+		{"priority", []string{"r6", "5"}, "=5", ""},
+		{"throttle.pending", []string{"tr"}, "=r6,r5", ""},
+		{"complete", []string{"r2", "w", "rq", "{}"}, "=complete", "1700000023"},
+		{"pop", []string{"rq", "w", "5"}, "jids=r6", "1700000024"},
 	})
 }
 

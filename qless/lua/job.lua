@@ -384,6 +384,8 @@ local function job_priority(jid, priority)
   end
   if qname ~= '' and call('zscore', 'ql:q:' .. qname .. '-work', jid) then
     work_add(qname, 0, p, jid)
+  elseif qname ~= '' then
+    throttled_priority(jid, qname, p)
   end
   call('hset', key, 'priority', p)
   return p

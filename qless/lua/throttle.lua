@@ -161,6 +161,21 @@ local function throttles_release(jid, qname, raw)
   call('zrem', 'ql:q:' .. qname .. '-throttled', jid)
 end
 
+-- A job waiting for a throttle takes the place in line its new priority
+-- gives it, as it would in the work set (there priority sets the score).
+local function throttled_priority(jid, qname, score)
+  if stock then
+    return
+  end
+  local v = call('hmget', 'ql:j:' .. jid, 'state', 'throttles')
+  if v[1] ~= 'throttled' then
+    return
+  end
+  for _, tid in ipairs(throttle_ids(v[2], 'ql:q:' .. qname)) do
+    call('zadd', TH .. tid .. '-pending', 'XX', score, jid)
+  end
+end
+
 -- The put option throttles: a JSON array of throttle ids, or an error
 -- naming it. Returns the text to store, nil for none given (or []).
 local function throttles_option(v)
