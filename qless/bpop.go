@@ -147,8 +147,9 @@ func writeJobs(w resp.Writer, jobs []json.RawMessage) {
 // bpopKeys are the keys whose writes may give one of queues work: a put,
 // retry, move or dependency completing adds to its work set; a delayed put
 // or recurring job changes when the clock must look again; an unpause
-// changes the paused set; and under a concurrency limit a finished job
-// (its lock gone) frees a slot.
+// changes the paused set; and under a concurrency limit or the queue's
+// own throttle a finished job (its lock gone) frees a slot. A job waiting
+// for another throttle comes back through the work set.
 func bpopKeys(tx *store.Tx, queues [][]byte) []string {
 	keys := []string{pausedQueuesKey}
 	for _, q := range queues {
@@ -156,6 +157,11 @@ func bpopKeys(tx *store.Tx, queues [][]byte) []string {
 		keys = append(keys, queueKey(name, "work"), queueKey(name, "scheduled"), queueKey(name, "recur"))
 		if limit, ok, _ := tx.HGet(configKey, name+"-max-concurrency"); ok && limit != "" && limit != "0" {
 			keys = append(keys, queueKey(name, "locks"))
+		}
+		if tx.Exists(queueThrottleKey(name)) {
+			// While the queue's throttle is full its work waits in the
+			// work set: a lock let go frees a slot.
+			keys = append(keys, queueThrottleKey(name)+"-locks")
 		}
 	}
 	return keys

@@ -8,7 +8,7 @@ import (
 
 var (
 	fieldsCompleteJob = [][]byte{[]byte("worker"), []byte("state"), []byte("priority"),
-		[]byte("retries"), []byte("queue"), []byte("time")}
+		[]byte("retries"), []byte("queue"), []byte("time"), []byte("throttles")}
 	fieldsCompleteConfig = [][]byte{[]byte("max-job-history"), []byte("jobs-history-count"), []byte("jobs-history")}
 	fieldsTags           = [][]byte{[]byte("tags")}
 )
@@ -49,13 +49,16 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	key := "ql:j:" + jid
 	hkey, dkey := key+"-history", key+"-dependents"
 	f.tx.PrefetchMetas(key, dkey, hkey)
-	var j [6]string
-	var has [6]bool
+	var j [7]string
+	var has [7]bool
 	if !f.hmget(key, fieldsCompleteJob, j[:], has[:]) {
 		return false
 	}
 	if !has[0] || j[0] != worker || j[1] != "running" || !has[4] || j[4] != qname || !has[3] {
 		return false
+	}
+	if has[6] || queueThrottleHeld(f, qname) {
+		return false // throttles to let go: throttle.lua does
 	}
 	retries, ok := plainString(j[3])
 	if !ok {

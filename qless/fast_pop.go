@@ -14,7 +14,7 @@ var (
 	fieldsJobRead                = [][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
 		[]byte("worker"), []byte("priority"), []byte("expires"), []byte("retries"),
 		[]byte("remaining"), []byte("data"), []byte("tags"), []byte("failure"),
-		[]byte("spawned_from_jid"), []byte("time")}
+		[]byte("spawned_from_jid"), []byte("time"), []byte("throttles")}
 )
 
 // popJob is one job as pop read it, before its writes.
@@ -81,7 +81,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		}
 	}
 	paused, err := f.tx.SIsMember("ql:paused_queues", qname)
-	if err != nil || paused {
+	if err != nil || paused || queueThrottled(f, qname) {
 		return false
 	}
 	if !f.holds("ql:workers", store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
@@ -297,10 +297,10 @@ func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 	j.hkey = hkey
 	depsKey, dependentsKey := key+"-dependencies", key+"-dependents"
 	f.tx.PrefetchMetas(key, depsKey, dependentsKey, hkey)
-	var v [14]string
-	var has [14]bool
-	if !f.hmget(key, fieldsJobRead, v[:], has[:]) {
-		return false
+	var v [15]string
+	var has [15]bool
+	if !f.hmget(key, fieldsJobRead, v[:], has[:]) || has[14] {
+		return false // throttles to take: throttle.lua does
 	}
 	if !has[0] || !has[1] || !has[3] || !has[5] || !has[7] || !has[8] || !has[9] ||
 		!has[10] || (has[11] && v[11] != "{}") {

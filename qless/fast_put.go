@@ -5,7 +5,8 @@ import (
 )
 
 var fieldsPutJob = [][]byte{[]byte("priority"), []byte("tags"), []byte("queue"),
-	[]byte("state"), []byte("failure"), []byte("retries"), []byte("worker"), []byte("ttl")}
+	[]byte("state"), []byte("failure"), []byte("retries"), []byte("worker"), []byte("ttl"),
+	[]byte("throttles")}
 
 // putOptions are put's recognised options; the last of a repeated one wins.
 type putOptions struct {
@@ -26,7 +27,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	delay, ok := plainNumber(args[5])
-	if !ok || capacityLimited(f, qname) {
+	if !ok || capacityLimited(f, qname) || queueThrottled(f, qname) {
 		return false
 	}
 	var o putOptions
@@ -43,6 +44,11 @@ func fastPut(f *fastCall, args [][]byte) bool {
 			o.depends, o.hasDepends = v, true
 		case "ttl":
 			return false // beyond.lua sets it
+		case "throttles":
+			// throttle.lua; bindings send [] for none
+			if v := string(args[i+1]); v != "[]" && v != "{}" {
+				return false
+			}
 		}
 	}
 	var tags, depends []string
@@ -60,10 +66,10 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	key := "ql:j:" + jid
 	hkey, depsKey := key+"-history", key+"-dependencies"
 	f.tx.PrefetchMetas(key, depsKey, hkey)
-	var old [8]string
-	var has [8]bool
-	if !f.hmget(key, fieldsPutJob, old[:], has[:]) || has[7] {
-		return false // a TTL to clear: beyond.lua does
+	var old [9]string
+	var has [9]bool
+	if !f.hmget(key, fieldsPutJob, old[:], has[:]) || has[7] || has[8] {
+		return false // a TTL to clear (beyond.lua) or throttles to let go (throttle.lua)
 	}
 	oldTags, oldQueue, state, oldWorker := old[1], old[2], old[3], old[6]
 	if has[1] && oldTags != "{}" || state == "failed" && has[3] {
@@ -82,6 +88,9 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	var oldKeys [4]string
+	if has[2] && queueThrottleHeld(f, oldQueue) {
+		return false
+	}
 	if has[2] {
 		prefix := "ql:q:" + oldQueue
 		oldKeys = [4]string{prefix + "-work", prefix + "-locks", prefix + "-depends", prefix + "-scheduled"}

@@ -43,15 +43,26 @@ API['config.unset'] = function(now, option)
   call('hdel', 'ql:config', option)
 end
 
+-- A queue's counts carry throttled only when it has throttled jobs.
+local function counts_json(t)
+  return shaped_json(t.throttled and COUNTS_THROTTLED_SHAPE or COUNTS_SHAPE, t)
+end
+
 API['queues'] = function(now, qname)
   if qname then
-    return shaped_json(COUNTS_SHAPE, queue_counts(now, qname))
+    return counts_json(queue_counts(now, qname))
   end
   local response = {}
   for i, name in ipairs(call('zrange', 'ql:queues', 0, -1)) do
     response[i] = queue_counts(now, name)
   end
-  return shaped_list_json(COUNTS_SHAPE, response)
+  if not native then
+    return encode(response)
+  end
+  for i = 1, #response do
+    response[i] = counts_json(response[i])
+  end
+  return texts_json(response)
 end
 
 API['complete'] = function(now, jid, ...)
@@ -120,6 +131,8 @@ API['jobs'] = function(now, state, ...)
     return call('zrange', prefix .. '-depends', offset, offset + count - 1)
   elseif state == 'recurring' then
     return call('zrangebyscore', prefix .. '-recur', 0, '+inf', 'LIMIT', offset, count)
+  elseif state == 'throttled' and not stock then
+    return call('zrange', prefix .. '-throttled', offset, offset + count - 1)
   end
   error('Jobs(): Unknown type "' .. state .. '"', 0)
 end
@@ -304,6 +317,63 @@ API['worker.timeout'] = function(now, worker)
     end
   end
   return n
+end
+
+-- Throttles (throttle.lua), as qless-core's throttle branch has them.
+API['throttle.set'] = function(now, tid, max, expiration)
+  stock_unless(false)
+  throttle_set('throttle.set', tid, max, expiration)
+end
+
+API['throttle.get'] = function(now, tid)
+  stock_unless(false)
+  return throttle_get_json(tid)
+end
+
+API['throttle.delete'] = function(now, tid)
+  stock_unless(false)
+  throttle_delete(tid)
+end
+
+API['throttle.locks'] = function(now, tid)
+  stock_unless(false)
+  need_tid(tid)
+  return call('zrange', TH .. tid .. '-locks', 0, -1)
+end
+
+-- First in line first.
+API['throttle.pending'] = function(now, tid)
+  stock_unless(false)
+  need_tid(tid)
+  return call('zrevrange', TH .. tid .. '-pending', 0, -1)
+end
+
+API['throttle.ttl'] = function(now, tid)
+  stock_unless(false)
+  need_tid(tid)
+  return call('ttl', TH .. tid)
+end
+
+-- Takes the jids' locks (or places in line) on tid away, as if they had
+-- finished with it.
+API['throttle.release'] = function(now, tid, ...)
+  stock_unless(false)
+  need_tid(tid)
+  for i = 1, select('#', ...) do
+    throttle_release_one(tid, (select(i, ...)), true)
+  end
+end
+
+API['queue.throttle.get'] = function(now, qname)
+  stock_unless(false)
+  need(qname, 'queue.throttle.get(): Arg "queue" missing')
+  return throttle_get_json('ql:q:' .. qname)
+end
+
+API['queue.throttle.set'] = function(now, qname, max)
+  stock_unless(false)
+  need(qname, 'queue.throttle.set(): Arg "queue" missing')
+  throttle_set('queue.throttle.set', 'ql:q:' .. qname, max, 0)
 end
 
 local function dispatch(fn, now, ...)

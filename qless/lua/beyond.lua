@@ -61,7 +61,7 @@ local function job_release(now, jid, worker, delay)
     error('Release(): Arg "delay" not a number, 0 or more: ' .. tostring(delay), 0)
   end
   local key = 'ql:j:' .. jid
-  local j = call('hmget', key, 'queue', 'state', 'worker', 'priority')
+  local j = call('hmget', key, 'queue', 'state', 'worker', 'priority', 'throttles')
   local qname, state, owner, priority = j[1], j[2], j[3], j[4]
   if not state then
     error('Release(): Job ' .. jid .. ' does not exist', 0)
@@ -73,6 +73,7 @@ local function job_release(now, jid, worker, delay)
   local keys = qkeys(qname)
   call('zrem', keys[2], jid)
   call('zrem', wkey(worker), jid)
+  throttles_release(jid, qname, j[5])
   call('hdel', key, 'grace')
   local newstate = 'waiting'
   if d > 0 then
@@ -89,9 +90,9 @@ local function job_release(now, jid, worker, delay)
 end
 
 -- Job TTL: a put with the option ttl <seconds> sets when a job still
--- waiting or scheduled is removed. The jid waits in ql:q:<queue>-ttl,
--- scored by that time, and the job hash keeps the time in 'ttl'. Expired
--- jobs are removed when their queue is next popped (or peeked), before any
+-- waiting (for a throttle too) or scheduled is removed. The jid waits in
+-- ql:q:<queue>-ttl, scored by that time, and the job hash keeps the time
+-- in 'ttl'. Expired jobs are removed when their queue is next popped (or peeked), before any
 -- work is taken, so no expired job is handed out.
 local STATS_EXPIRED_SHAPE = {5, 'retries', 'failed', 'failures', 'wait', 'run', 'expired'}
 
@@ -125,13 +126,16 @@ local function expire_due(now, qname)
   for _, jid in ipairs(call('zrangebyscore', tkey, '-inf', now)) do
     call('zrem', tkey, jid)
     local key = 'ql:j:' .. jid
-    local j = call('hmget', key, 'state', 'tags')
-    local waiting = j[1] == 'waiting' or j[1] == 'scheduled'
+    local j = call('hmget', key, 'state', 'tags', 'throttles')
+    -- A job waiting for a throttle (throttle.lua) is waiting too.
+    local waiting = j[1] == 'waiting' or j[1] == 'scheduled' or
+      (j[1] == 'throttled' and not stock)
     if not waiting or call('scard', key .. '-dependents') > 0 then
       call('hdel', key, 'ttl')
     else
       call('zrem', keys[1], jid)
       call('zrem', keys[3], jid)
+      throttles_release(jid, qname, j[3])
       tags_remove(jid, decode(j[2] or '{}'))
       call('del', key, key .. '-history', key .. '-dependencies')
       call('hincrby', 'ql:s:stats:' .. day_bin(now) .. ':' .. qname, 'expired', 1)

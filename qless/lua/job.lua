@@ -80,7 +80,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
   end
 
   local key = 'ql:j:' .. jid
-  local j = call('hmget', key, 'worker', 'state', 'priority', 'retries', 'queue', 'time')
+  local j = call('hmget', key, 'worker', 'state', 'priority', 'retries', 'queue', 'time', 'throttles')
   local lastworker, state, priority, retries, current_queue = j[1], j[2], j[3], j[4], j[5]
   if lastworker == false then
     error('Complete(): Job ' .. jid .. ' does not exist', 0)
@@ -99,6 +99,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
   history_limit = tonumber(cfg[1] or 100)
   history_add(now, jid, 'done', nil, ',"done"]')
   unqueue(qname, jid)
+  throttles_release(jid, qname, j[7])
   local time = tonumber(j[6] or now)
   stat(stat_key(now, qname, 'run'), now - time)
   local stamp = format('%.20f', now)
@@ -180,7 +181,7 @@ local function job_fail(now, jid, worker, group, message, data)
     data = decode(data)
   end
   local key = 'ql:j:' .. jid
-  local j = call('hmget', key, 'queue', 'state', 'worker')
+  local j = call('hmget', key, 'queue', 'state', 'worker', 'throttles')
   local qname, state, oldworker = j[1], j[2], j[3]
   if not state then
     error('Fail(): Job ' .. jid .. 'does not exist', 0)
@@ -203,6 +204,7 @@ local function job_fail(now, jid, worker, group, message, data)
   call('hincrby', skey, 'failures', 1)
   call('hincrby', skey, 'failed', 1)
   unqueue(qname, jid)
+  throttles_release(jid, qname, j[4])
   -- history_add has refused a time cjson cannot encode.
   local failure = '{"group":' .. qgroup .. ',"message":' .. qmessage ..
     ',"when":' .. floor(now) .. ',"worker":' .. qworker .. '}'
@@ -227,7 +229,7 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
   end
   delay = d
   local key = 'ql:j:' .. jid
-  local j = call('hmget', key, 'queue', 'state', 'worker', 'priority')
+  local j = call('hmget', key, 'queue', 'state', 'worker', 'priority', 'throttles')
   local oldqueue, state, oldworker, priority = j[1], j[2], j[3], j[4]
   if oldworker == false then
     error('Retry(): Job ' .. jid .. ' does not exist', 0)
@@ -240,6 +242,7 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
   call('hdel', key, 'grace')
   call('zrem', qkeys(oldqueue)[2], jid)
   call('zrem', wkey(worker), jid)
+  throttles_release(jid, oldqueue, j[5])
 
   if remaining < 0 then
     group = group or 'failed-retries-' .. qname
@@ -381,6 +384,8 @@ local function job_priority(jid, priority)
   end
   if qname ~= '' and call('zscore', 'ql:q:' .. qname .. '-work', jid) then
     work_add(qname, 0, p, jid)
+  elseif qname ~= '' then
+    throttled_priority(jid, qname, p)
   end
   call('hset', key, 'priority', p)
   return p
@@ -388,7 +393,7 @@ end
 
 local function job_timeout(now, jid)
   local key = 'ql:j:' .. jid
-  local j = call('hmget', key, 'queue', 'state', 'worker')
+  local j = call('hmget', key, 'queue', 'state', 'worker', 'throttles')
   local qname, state, worker = j[1], j[2], j[3]
   if qname == nil or qname == false then
     error('Timeout(): Job ' .. jid .. ' does not exist', 0)
@@ -397,6 +402,7 @@ local function job_timeout(now, jid)
   end
   history_add(now, jid, 'timed-out')
   call('zrem', 'ql:q:' .. qname .. '-locks', jid)
+  throttles_release(jid, qname, j[4])
   work_add(qname, now, '+inf', jid)
   call('hset', key, 'state', 'stalled', 'expires', 0)
   local encoded = lock_lost_json(jid, worker)
@@ -406,7 +412,7 @@ end
 
 local function cancel_one(jid)
   local key = 'ql:j:' .. jid
-  local j = call('hmget', key, 'state', 'queue', 'failure', 'worker', 'tags')
+  local j = call('hmget', key, 'state', 'queue', 'failure', 'worker', 'tags', 'throttles')
   local state, qname, failure, worker = j[1], j[2], j[3], j[4]
   if state == 'complete' then
     return
@@ -424,6 +430,7 @@ local function cancel_one(jid)
     call('zrem', prefix .. '-locks', jid)
     call('zrem', prefix .. '-scheduled', jid)
     call('zrem', prefix .. '-depends', jid)
+    throttles_release(jid, qname, j[6])
   end
   for _, dep in ipairs(call('smembers', key .. '-dependencies')) do
     call('srem', 'ql:j:' .. dep .. '-dependents', jid)
@@ -508,7 +515,7 @@ local function track(now, command, jid)
       if texts then
         texts[nj] = job_json(job)
       else
-        jobs[nj] = job_object(job)
+        jobs[nj] = job_object_throttled(job)
       end
     else
       ne = ne + 1

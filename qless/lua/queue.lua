@@ -195,6 +195,7 @@ end
 -- Fails a job whose retries ran out through lock expiry.
 local function exhaust_by_stall(now, qname, jid, worker)
   unqueue(qname, jid)
+  throttles_release(jid, qname, call('hget', 'ql:j:' .. jid, 'throttles'))
   -- qless reads the whole job for its queue name.
   local job = job_table(jid)
   if not job then
@@ -399,6 +400,9 @@ local function queue_pop(now, qname, worker, count)
   end
   take_work(qname, jids, count - #jids)
   local n = #jids
+  if not stock and n > relocked then
+    n = throttled_take(now, qname, jids, relocked, count)
+  end
   if n == 0 then
     return '{}'
   end
@@ -486,7 +490,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   if nargs % 2 == 1 then
     error('Odd number of additional args: ' .. tostring({...}), 0)
   end
-  local o_retries, o_tags, o_priority, o_depends, o_ttl
+  local o_retries, o_tags, o_priority, o_depends, o_ttl, o_throttles
   for i = 1, nargs, 2 do
     local k, v = select(i, ...)
     if k == 'retries' then o_retries = v
@@ -494,8 +498,10 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     elseif k == 'priority' then o_priority = v
     elseif k == 'depends' then o_depends = v
     elseif k == 'ttl' and not stock then o_ttl = v
+    elseif k == 'throttles' and not stock then o_throttles = v
     end
   end
+  local throttles = throttles_option(o_throttles)
   if o_ttl then
     local t = tonumber(o_ttl)
     if not t or t <= 0 or t ~= t or t == HUGE then
@@ -506,7 +512,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
 
   local key = 'ql:j:' .. jid
   local old = call('hmget', key, 'priority', 'tags', 'queue', 'state',
-    'failure', 'retries', 'worker', 'ttl')
+    'failure', 'retries', 'worker', 'ttl', 'throttles')
   local priority, tags, oldqueue, state, failure, retries, oldworker =
     old[1], old[2], old[3], old[4], old[5], old[6], old[7]
   capacity_check(qname, oldqueue)
@@ -581,6 +587,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     call('zrem', keys[2], jid)
     call('zrem', keys[5], jid)
     call('zrem', keys[3], jid)
+    throttles_release(jid, oldqueue, old[9])
   end
 
   if oldworker and oldworker ~= '' then
@@ -612,6 +619,11 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     'tags', tags_json or encode(tags), 'state', ((delay > 0) and 'scheduled') or 'waiting',
     'worker', '', 'expires', 0, 'queue', qname, 'retries', retries,
     'remaining', retries, 'time', format('%.20f', now))
+  if throttles then
+    call('hset', key, 'throttles', throttles)
+  elseif old[9] and not stock then
+    call('hdel', key, 'throttles')
+  end
 
   if dtype ~= 'table' then
     late_error('put-depends-ipairs-again', "bad argument #1 to 'ipairs' (table expected, got " .. dtype .. ")")
@@ -635,7 +647,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   elseif waits then
     call('zadd', qkeys(qname)[5], now, jid)
     call('hset', key, 'state', 'depends')
-  else
+  elseif not throttled_put(now, qname, jid, throttles, priority) then
     work_add(qname, now, priority, jid)
   end
 
@@ -728,7 +740,7 @@ local function queue_counts(now, qname)
   local prefix = 'ql:q:' .. qname
   local stalled = call('zcount', prefix .. '-locks', 0, now)
   check_scheduled(now, qname, nil)
-  return {
+  local t = {
     name      = qname,
     waiting   = call('zcard', prefix .. '-work'),
     stalled   = stalled,
@@ -738,6 +750,12 @@ local function queue_counts(now, qname)
     recurring = call('zcard', prefix .. '-recur'),
     paused    = queue_paused(qname),
   }
+  -- Jobs waiting for a throttle, when there are some (throttle.lua).
+  local throttled = not stock and call('zcard', prefix .. '-throttled') or 0
+  if throttled > 0 then
+    t.throttled = throttled
+  end
+  return t
 end
 
 local function queue_length(qname)
