@@ -7,6 +7,7 @@ import (
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/scripts"
+	"github.com/qlessd/qlessd/store"
 )
 
 // libName is the library our scripts are registered under in the engine.
@@ -39,7 +40,10 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 			native = append(native, nativeScript{p, p.SHA, e.AliasStock(p.SHA, libName, p.switches, aliasFast(p.switches), phraseLate)})
 		}
 	}
-	t.AddInfoSection("qless", func(field func(string, any)) { infoNative(field, e, opts, native) })
+	t.AddInfoSectionTx("qless", func(tx *store.Tx, field func(string, any)) {
+		infoQueues(field, tx)
+		infoNative(field, e, opts, native)
+	})
 	t.Add(&commands.Cmd{
 		Name:  "qless",
 		Arity: -2,
