@@ -51,6 +51,10 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 		Flags: commands.Write | commands.MayWrite | commands.DenyOOM | commands.NoScript,
 		Run: func(c *commands.Ctx, args [][]byte) {
 			call := args[1:]
+			if isHelp(call) {
+				writeHelp(c.W)
+				return
+			}
 			if len(call) >= 2 && commands.EqualFold(call[1], "now") {
 				call = append([][]byte{call[0], clockNow()}, call[2:]...)
 			}
