@@ -37,6 +37,7 @@ var configParams = []configParam{
 	{name: "client-query-buffer-limit", kind: cfgMemory, min: 1 << 20, max: math.MaxInt64},
 	{name: "databases", kind: cfgInt, immutable: true},
 	{name: "dir", immutable: true},
+	{name: "http-addr", immutable: true},
 	{name: "lua-time-limit", kind: cfgInt, min: 0, max: math.MaxInt64},
 	{name: "lua-max-memory", kind: cfgMemory, min: 0, max: math.MaxInt64},
 	{name: "loglevel", kind: cfgEnum, enum: []string{"debug", "verbose", "notice", "warning"}},

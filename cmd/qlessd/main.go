@@ -57,6 +57,7 @@ func run(argv []string) int {
 	luaMaxMemory := fs.String("lua-max-memory", "256mb", "memory one script call may take (its strings, tables and reply); past it the script fails with \"not enough memory\" (0: no ceiling)")
 	luaReadonly := fs.Bool("lua-readonly-tables", false, "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)")
 	gcMinHeap := fs.String("gc-min-heap", "16mb", "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)")
+	httpAddr := fs.String("http-addr", "127.0.0.1:7480", "serve Prometheus metrics at /metrics over HTTP on this address (off when empty)")
 	debugAddr := fs.String("debug-addr", "", "serve Go's pprof profiles over HTTP on this address (off when empty)")
 	eventLoop := fs.String("event-loop", "yes", "serve connections from one event loop (yes) or one goroutine each (no)")
 	eventLoops := fs.Int("event-loops", 1, "event loops sharing the connections")
@@ -132,6 +133,7 @@ func run(argv []string) int {
 		EventLoop:              *eventLoop == "yes",
 		EventLoops:             *eventLoops,
 		IOUring:                *ioUring == "yes",
+		HTTPAddr:               *httpAddr,
 	}
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger, ReadonlyTables: *luaReadonly, MaxMemory: cfg.LuaMaxMemory})
 	table := commands.Default()
@@ -149,11 +151,19 @@ func run(argv []string) int {
 	srv.SetLibraryCalls(engine.IsLibraryCall)
 	srv.SetScriptTimeLimit(engine.SetTimeLimit)
 	srv.SetScriptMemoryLimit(engine.SetMaxMemory)
-	if err := srv.Start(); err != nil {
-		logger.Error("cannot listen", "err", err)
+	web, err := listenHTTP(*httpAddr, srv, logger)
+	if err != nil {
+		logger.Error("cannot listen (http-addr)", "err", err)
 		srv.Close()
 		return 1
 	}
+	if err := srv.Start(); err != nil {
+		logger.Error("cannot listen", "err", err)
+		web.Close()
+		srv.Close()
+		return 1
+	}
+	serveHTTP(web, logger)
 	if *debugAddr != "" {
 		serveDebug(*debugAddr, logger)
 	}
@@ -166,6 +176,7 @@ func run(argv []string) int {
 	case <-srv.Done():
 		logger.Info("shutdown requested")
 	}
+	web.Close()
 	if err := srv.Close(); err != nil {
 		logger.Error("shutdown", "err", err)
 		return 1
