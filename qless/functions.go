@@ -8,11 +8,14 @@ import (
 // function is one function of the qless API as QLESS serves it: its
 // arguments after now and what it does, for QLESS help, and the Go path
 // that serves its ordinary calls (nil: the Lua library serves them all).
-// The Lua library's API table (lua/api.lua) has the same names, which
-// TestFunctionsMatchLibrary checks.
+// The Lua library's API table (lua/api.lua) has the same names, but for
+// those marked goOnly, which TestFunctionsMatchLibrary checks.
 type function struct {
 	name, args, doc string
 	fast            fastPath
+	// goOnly: Go serves every call and the library has no such function
+	// (one that waits in the server, say).
+	goOnly bool
 }
 
 // functions is the API in QLESS help's order; set in init, as the fast
