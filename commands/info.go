@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/qlessd/qlessd/store"
 )
 
 // RedisVersion is the Redis version qlessd reports to clients.
@@ -47,6 +49,13 @@ func (b *infoBuilder) field(name string, value any) {
 // show after Redis's own. write gets one call of field per line.
 func (t *Table) AddInfoSection(name string, write func(field func(name string, value any))) {
 	t.info = append(t.info, infoSection{name: name, write: func(c *Ctx, b *infoBuilder) { write(b.field) }})
+}
+
+// AddInfoSectionTx is AddInfoSection for a section that reads the store:
+// write gets the transaction INFO runs in, selected on the client's
+// database.
+func (t *Table) AddInfoSectionTx(name string, write func(tx *store.Tx, field func(name string, value any))) {
+	t.info = append(t.info, infoSection{name: name, write: func(c *Ctx, b *infoBuilder) { write(c.Tx, b.field) }})
 }
 
 // cmdInfo is INFO [section ...] with Redis 7.0's section words: "default"

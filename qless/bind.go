@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/scripts"
 	"github.com/qlessd/qlessd/store"
 )
 
@@ -75,7 +76,7 @@ func StartBindings(srv Server) error {
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // runBind serves worker.bind: call is (worker.bind now worker grace).
-func runBind(c *commands.Ctx, call [][]byte) {
+func runBind(c *commands.Ctx, call [][]byte, _ *scripts.Engine) {
 	if len(call) < 3 || len(call[2]) == 0 {
 		c.Error(`ERR worker.bind(): Arg "worker" missing`)
 		return

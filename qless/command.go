@@ -2,11 +2,13 @@ package qless
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/scripts"
+	"github.com/qlessd/qlessd/store"
 )
 
 // libName is the library our scripts are registered under in the engine.
@@ -39,7 +41,10 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 			native = append(native, nativeScript{p, p.SHA, e.AliasStock(p.SHA, libName, p.switches, aliasFast(p.switches), phraseLate)})
 		}
 	}
-	t.AddInfoSection("qless", func(field func(string, any)) { infoNative(field, e, opts, native) })
+	t.AddInfoSectionTx("qless", func(tx *store.Tx, field func(string, any)) {
+		infoQueues(field, tx)
+		infoNative(field, e, opts, native)
+	})
 	t.Add(&commands.Cmd{
 		Name:  "qless",
 		Arity: -2,
@@ -47,15 +52,15 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 		Flags: commands.Write | commands.MayWrite | commands.DenyOOM | commands.NoScript,
 		Run: func(c *commands.Ctx, args [][]byte) {
 			call := args[1:]
+			if isHelp(call) {
+				writeHelp(c.W)
+				return
+			}
 			if len(call) >= 2 && commands.EqualFold(call[1], "now") {
 				call = append([][]byte{call[0], clockNow()}, call[2:]...)
 			}
-			if len(call) > 0 && commands.EqualFold(call[0], "worker.bind") {
-				runBind(c, call)
-				return
-			}
-			if bpopBlocks(args) {
-				runBPop(c, call, e)
+			if serve := goServed[strings.ToLower(string(call[0]))]; serve != nil {
+				serve(c, call, e)
 				return
 			}
 			if runFast(c, c.W, call, switchesAll) {

@@ -27,8 +27,8 @@ import (
 // the store or the reply, when the Lua must run the call instead.
 type fastPath func(f *fastCall, args [][]byte) bool
 
-// fastPaths maps API function names to their Go paths; set in init so the
-// paths may refer to this table's users without an initialization cycle.
+// fastPaths maps API function names to their Go paths, as the functions
+// table (functions.go) gives them.
 var fastPaths map[string]fastPath
 
 // fastOff turns the fast paths off, for tests that compare them with Lua.
@@ -186,13 +186,4 @@ func luaNumber(v float64) string { return scripts.FormatNumber(v) }
 // dayBin is day_bin(t) written as a key part: t - t % 86400.
 func dayBin(t float64) string {
 	return luaNumber(t - (t - math.Floor(t/86400)*86400))
-}
-
-func init() {
-	fastPaths = map[string]fastPath{
-		"heartbeat": fastHeartbeat,
-		"put":       fastPut,
-		"complete":  fastComplete,
-		"pop":       fastPop,
-	}
 }

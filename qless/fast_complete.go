@@ -127,6 +127,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		f.zrem("ql:completed", jids...)
 	}
 	f.applyRelease(jid, dkey, released)
+	jobCounts.add(qname, EventCompleted, 1)
 	f.reply("complete")
 	return true
 }
@@ -295,6 +296,8 @@ func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, p
 	f.historyAppend(c.hkey, "["+f.historyWhen()+`,"put",{"q":`+qnext+"}]")
 	f.zaddNX("ql:queues", f.now, nextq)
 	f.storeCompletion(c, "waiting", nextq)
+	jobCounts.add(c.qname, EventCompleted, 1)
+	jobCounts.add(nextq, EventPut, 1)
 	if delay > 0 {
 		f.zadd(target, f.now+delay, c.jid)
 		f.reply("scheduled")

@@ -172,8 +172,13 @@ func (r *diffRun) call(args ...string) {
 	if r.fastVia != nil {
 		via = append(append([]string{}, r.fastVia...), args...)
 	}
+	before := JobCounts()
 	got, gotPub := r.fast.do(r.t, via...)
+	mid := JobCounts()
 	want, wantPub := r.slow.do(r.t, full...)
+	if a, b := countsDelta(before, mid), countsDelta(mid, JobCounts()); !reflect.DeepEqual(a, b) {
+		r.t.Fatalf("step %d %q: jobs counted\nfast: %v\nlua:  %v", r.steps, args, a, b)
+	}
 	if r.fastVia != nil && got.Kind == resp.Error && want.Kind == resp.Error &&
 		strings.HasPrefix(got.Str, want.Str+" script: ") {
 		// A script's error names the script and line; QLESS's does not.
@@ -194,6 +199,27 @@ func (r *diffRun) call(args ...string) {
 			r.running[j.Jid] = [2]string{j.Worker, j.Queue}
 		}
 	}
+}
+
+// countsDelta is what was counted between two JobCounts, by queue and
+// event, the zeros left out.
+func countsDelta(before, after []QueueJobCounts) map[string]uint64 {
+	was := map[string]uint64{}
+	for _, q := range before {
+		for e, n := range q.Counts {
+			was[q.Queue+" "+JobEvent(e).String()] = n
+		}
+	}
+	out := map[string]uint64{}
+	for _, q := range after {
+		for e, n := range q.Counts {
+			k := q.Queue + " " + JobEvent(e).String()
+			if d := n - was[k]; d != 0 {
+				out[k] = d
+			}
+		}
+	}
+	return out
 }
 
 // runningJob picks a job some pop handed out, with its worker and queue.

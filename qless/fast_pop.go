@@ -185,6 +185,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		f.applyStat(&stat)
 	}
 	f.zrem(work, jids...)
+	jobCounts.add(qname, EventPopped, uint64(len(jids)))
 
 	// {worker} with when and what set in it, in Lua's order for that table.
 	extra := `{"when":` + when + `,"what":"popped","worker":` + qworker + `}`

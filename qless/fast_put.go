@@ -208,6 +208,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	if isTracked {
 		f.publish("ql:put", jid)
 	}
+	jobCounts.add(qname, EventPut, 1)
 	f.reply(jid)
 	return true
 }

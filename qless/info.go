@@ -2,8 +2,10 @@ package qless
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/qlessd/qlessd/scripts"
+	"github.com/qlessd/qlessd/store"
 )
 
 // nativeScript is a script qlessd serves with its own qless: a client's
@@ -12,6 +14,36 @@ type nativeScript struct {
 	Profile
 	sha   string
 	stats *scripts.AliasStats
+}
+
+// infoQueues writes the start of INFO's qless section: what the qless
+// keyspace holds now (ReadOverview), totals over queues, and the jobs
+// counted since the start (JobCounts), the numbers /metrics has by queue.
+func infoQueues(field func(string, any), tx *store.Tx) {
+	if tx == nil {
+		return
+	}
+	ov := ReadOverview(tx, float64(time.Now().UnixMicro())/1e6)
+	var states [NumJobStates]int64
+	for _, q := range ov.Queues {
+		for s, n := range q.Jobs {
+			states[s] += n
+		}
+	}
+	var failed int64
+	for _, g := range ov.Failed {
+		failed += g.Jobs
+	}
+	field("queues", len(ov.Queues))
+	for s, n := range states {
+		field("jobs_"+JobState(s).String(), n)
+	}
+	field("failed_groups", len(ov.Failed))
+	field("failed_jobs", failed)
+	field("workers", ov.Workers)
+	for e, n := range JobTotals() {
+		field("total_jobs_"+JobEvent(e).String(), n)
+	}
 }
 
 // infoNative writes INFO's qless section: whether client scripts are served

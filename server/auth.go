@@ -19,6 +19,14 @@ func (s *Server) checkPassword(user, pass []byte) bool {
 	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
 }
 
+// RequirePass returns requirepass as it is now (CONFIG SET changes it),
+// for listeners other than RESP's that ask for the same password.
+func (s *Server) RequirePass() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.RequirePass
+}
+
 // Auth implements AUTH <password> and AUTH <username> <password>.
 func (s *session) Auth(c *commands.Ctx, args [][]byte) {
 	if len(args) > 3 {

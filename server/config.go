@@ -60,4 +60,7 @@ type Config struct {
 	// IOUring lets each loop do a turn's socket reads, and its writes, in
 	// one io_uring call where the kernel allows it.
 	IOUring bool
+	// HTTPAddr is the HTTP listener's address, for CONFIG GET http-addr
+	// (the listener itself is httpd's).
+	HTTPAddr string
 }

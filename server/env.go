@@ -93,6 +93,7 @@ func (s *Server) ConfigValues() map[string]string {
 		"client-query-buffer-limit":   strconv.FormatInt(s.maxQuery.Load(), 10),
 		"databases":                   strconv.Itoa(s.cfg.Databases),
 		"dir":                         dir,
+		"http-addr":                   s.cfg.HTTPAddr,
 		"lua-time-limit":              strconv.FormatInt(time.Duration(s.luaLimit.Load()).Milliseconds(), 10),
 		"lua-max-memory":              strconv.FormatInt(s.luaMaxMemory.Load(), 10),
 		"loglevel":                    loglevel,

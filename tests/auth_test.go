@@ -173,7 +173,7 @@ func TestGoRedisAuth(t *testing.T) {
 
 func TestProtectedMode(t *testing.T) {
 	port := strconv.Itoa(freePort(t))
-	cmd := exec.Command(binary(t), "--port", port, "--bind", "0.0.0.0", "--dir", t.TempDir())
+	cmd := exec.Command(binary(t), "--port", port, "--bind", "0.0.0.0", "--dir", t.TempDir(), "--http-addr", "")
 	done := make(chan struct{})
 	var out []byte
 	var err error

@@ -122,7 +122,7 @@ func TestDamageInsideDataFileStopsStartup(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary(t), "--port", fmt.Sprint(freePort(t)), "--dir", dir)
+	cmd := exec.Command(binary(t), "--port", fmt.Sprint(freePort(t)), "--dir", dir, "--http-addr", "")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("qlessd started on a damaged file:\n%s", out)

@@ -63,7 +63,7 @@ func fill(t *testing.T, addr string, n int) (conns []net.Conn, refusal string) {
 // past the limit either.
 func TestMaxClientsFitFileLimit(t *testing.T) {
 	port := strconv.Itoa(freePort(t))
-	q := startLimited(t, 64, binary(t), append([]string{"--port", port, "--dir", t.TempDir(), "--maxclients", "1000"}, modeArgs()...)...)
+	q := startLimited(t, 64, binary(t), append([]string{"--port", port, "--dir", t.TempDir(), "--maxclients", "1000", "--http-addr", ""}, modeArgs()...)...)
 	rport := strconv.Itoa(freePort(t))
 	r := startLimited(t, 64, redisServerPath(t), "--port", rport, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--maxclients", "1000")
 	for _, p := range []*Proc{q, r} {
@@ -97,7 +97,7 @@ func TestFileLimitTooLowToStart(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, prlimit, "--nofile=20:20", binary(t), "--port", strconv.Itoa(freePort(t)), "--dir", t.TempDir()).CombinedOutput()
+	out, err := exec.CommandContext(ctx, prlimit, "--nofile=20:20", binary(t), "--port", strconv.Itoa(freePort(t)), "--dir", t.TempDir(), "--http-addr", "").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "is not enough for the server to start") {
 		t.Fatalf("want a refusal to start, got %v:\n%s", err, out)
 	}

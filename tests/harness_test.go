@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,17 +135,31 @@ func startProc(t testing.TB, dir string, name string, args ...string) *Proc {
 }
 
 // StartQlessd starts qlessd on a free port with its data in dir ("" for a
-// fresh temporary directory). It is stopped when the test ends.
+// fresh temporary directory). It is stopped when the test ends. Its HTTP
+// listener is off, as tests run side by side and its default port would be
+// taken, unless extra gives --http-addr (StartQlessdHTTP).
 func StartQlessd(t testing.TB, dir string, extra ...string) *Proc {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	args := append([]string{"--port", strconv.Itoa(freePort(t)), "--dir", dir, "--loglevel", "warning"}, modeArgs()...)
+	if !slices.Contains(extra, "--http-addr") {
+		args = append(args, "--http-addr", "")
+	}
 	args = append(args, extra...)
 	p := startProc(t, dir, binary(t), args...)
 	t.Cleanup(func() { p.Stop() })
 	return p
+}
+
+// StartQlessdHTTP is StartQlessd with the HTTP listener on a free port of
+// host (say 127.0.0.1), whose base URL it returns.
+func StartQlessdHTTP(t testing.TB, dir, host string, extra ...string) (*Proc, string) {
+	t.Helper()
+	addr := net.JoinHostPort(host, strconv.Itoa(freePort(t)))
+	p := StartQlessd(t, dir, append([]string{"--http-addr", addr}, extra...)...)
+	return p, "http://" + addr
 }
 
 // redisServerPath finds redis-server, failing (never skipping) with advice

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/dashboard"
+	"github.com/qlessd/qlessd/httpd"
 	"github.com/qlessd/qlessd/qless"
 	"github.com/qlessd/qlessd/scripts"
 	"github.com/qlessd/qlessd/server"
@@ -91,20 +93,35 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	if err := qless.StartBindings(srv); err != nil {
 		logger.Error("cannot read the bound workers", "err", err)
 		srv.Close()
-		return 1
+		return exitFailed
 	}
-	if err := srv.Start(); err != nil {
-		logger.Error("cannot listen", "err", err)
+	web, err := listenHTTP(s.str("http-addr"), srv, logger)
+	if err != nil {
+		logger.Error("cannot listen (http-addr)", "err", err)
 		srv.Close()
 		return exitFailed
 	}
+	if err := srv.Start(); err != nil {
+		logger.Error("cannot listen", "err", err)
+		web.Close()
+		srv.Close()
+		return exitFailed
+	}
+	dash, err := mountDashboard(web, srv, s)
+	if err != nil {
+		logger.Error("cannot start the dashboard", "err", err)
+		web.Close()
+		srv.Close()
+		return exitFailed
+	}
+	serveHTTP(web, logger)
 	if addr := s.str("debug-addr"); addr != "" {
 		serveDebug(addr, logger)
 		logger.Info("serving pprof", "debug_addr", addr)
 	}
 	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "appendfsync", cfg.AppendFsync.String(),
 		"gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "io_uring", srv.IOUring())
-	return waitForStop(srv, logger)
+	return waitForStop(srv, web, dash, logger)
 }
 
 // serverConfig is the server's part of the settings.
@@ -125,6 +142,7 @@ func serverConfig(s settings, file string, logger *slog.Logger, levels *slog.Lev
 		Timeout:                time.Duration(s.int("timeout")) * time.Second,
 		LuaTimeLimit:           time.Duration(s.int("lua-time-limit")) * time.Millisecond,
 		LuaMaxMemory:           s.int("lua-max-memory"),
+		HTTPAddr:               s.str("http-addr"),
 		Logger:                 logger,
 		Version:                buildVersion(),
 		PubSubLimit: &server.OutputLimit{Hard: clampInt(pubsub.Hard), Soft: clampInt(pubsub.Soft),
@@ -150,7 +168,7 @@ func clampInt(n uint64) int {
 	return int(n)
 }
 
-func waitForStop(srv *server.Server, logger *slog.Logger) int {
+func waitForStop(srv *server.Server, web *httpd.Server, dash *dashboard.Dashboard, logger *slog.Logger) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
@@ -159,6 +177,10 @@ func waitForStop(srv *server.Server, logger *slog.Logger) int {
 	case <-srv.Done():
 		logger.Info("shutdown requested")
 	}
+	if dash != nil {
+		dash.Close() // ends its live streams, which Shutdown would wait for
+	}
+	web.Close()
 	if err := srv.Close(); err != nil {
 		logger.Error("shutdown", "err", err)
 		return exitFailed

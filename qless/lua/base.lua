@@ -16,6 +16,12 @@ local floor, ceil, sqrt, max, min = math.floor, math.ceil, math.sqrt, math.max, 
 local HUGE = math.huge
 local format, lower, sub = string.format, string.lower, string.sub
 local concat = table.concat
+-- Counts jobs by queue and event (put, popped, completed, failed, retried)
+-- for INFO and the metrics; run as the printed script on Redis, nothing.
+local count_jobs = function() end
+if native then
+  count_jobs = native.count
+end
 
 -- What the qless.lua build being served does where builds differ (see
 -- qless/profiles.go; QLESS and the printed script do all of it): heartbeat

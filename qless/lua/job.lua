@@ -104,6 +104,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
   stat(stat_key(now, qname, 'run'), now - time)
   local stamp = format('%.20f', now)
   call('zrem', wkey(worker), jid)
+  count_jobs(qname, 'completed', 1)
   if is_tracked(jid) then
     publish('ql:completed', jid)
   end
@@ -114,6 +115,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
       ',"event":"advanced","queue":' .. qstr(qname) .. '}')
     history_add(now, jid, 'put', nil, ',"put",{"q":' .. qnext .. '}]')
     remember_queue(now, nextq)
+    count_jobs(nextq, 'put', 1)
     call('hset', key, 'data', raw_data, 'time', stamp, 'state', 'waiting',
       'worker', '', 'failure', '{}', 'queue', nextq, 'expires', 0,
       'remaining', tonumber(retries))
@@ -205,6 +207,7 @@ local function job_fail(now, jid, worker, group, message, data)
   call('hincrby', skey, 'failed', 1)
   unqueue(qname, jid)
   throttles_release(jid, qname, j[4])
+  count_jobs(qname, 'failed', 1)
   -- history_add has refused a time cjson cannot encode.
   local failure = '{"group":' .. qgroup .. ',"message":' .. qmessage ..
     ',"when":' .. floor(now) .. ',"worker":' .. qworker .. '}'
@@ -268,6 +271,7 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
       publish('ql:failed', jid)
     end
     add_failure(now, qname, jid, group)
+    count_jobs(qname, 'failed', 1)
   else
     local newstate
     if delay > 0 then
@@ -288,6 +292,7 @@ local function job_retry(now, jid, qname, worker, delay, group, message)
     else
       call('hset', key, 'state', newstate)
     end
+    count_jobs(qname, 'retried', 1)
   end
   return floor(remaining)
 end
@@ -405,6 +410,7 @@ local function job_timeout(now, jid)
   throttles_release(jid, qname, j[4])
   work_add(qname, now, '+inf', jid)
   call('hset', key, 'state', 'stalled', 'expires', 0)
+  count_jobs(qname, 'retried', 1)
   local encoded = lock_lost_json(jid, worker)
   publish('ql:w:' .. worker, encoded)
   publish('ql:log', encoded)

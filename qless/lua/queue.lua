@@ -190,6 +190,7 @@ local function check_recurring(now, qname, count)
       call('zadd', rkey, score, jid)
     end
   end
+  count_jobs(qname, 'put', moved)
 end
 
 -- Fails a job whose retries ran out through lock expiry.
@@ -216,6 +217,7 @@ local function exhaust_by_stall(now, qname, jid, worker)
   local skey = 'ql:s:stats:' .. day_bin(now) .. ':' .. qname
   call('hincrby', skey, 'failures', 1)
   call('hincrby', skey, 'failed', 1)
+  count_jobs(qname, 'failed', 1)
 end
 
 -- Handles expired locks: the first expiry warns the worker and grants a
@@ -269,6 +271,7 @@ local function invalidate_locks(now, qname, count)
       else
         n = n + 1
         jids[n] = jid
+        count_jobs(qname, 'retried', 1)
       end
     end
   end
@@ -433,6 +436,7 @@ local function queue_pop(now, qname, worker, count)
     pop_jobs(now, jids, n, jobs, worker, expires, tail, stamp, skey, wjobs, lkey)
   end
   call('zrem', keys[1], unpack(jids))
+  count_jobs(qname, 'popped', n)
   -- A jid handed out twice (a lost lock also waiting as work) is replied
   -- in its final state in both places, from its last read.
   local last
@@ -655,6 +659,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     ttl_set(now, qname, jid, o_ttl)
   end
   remember_queue(now, qname)
+  count_jobs(qname, 'put', 1)
   if is_tracked(jid) then
     publish('ql:put', jid)
   end

@@ -103,7 +103,7 @@ func startOnce(cfg *config, kind, fsync string) (*server, error) {
 			"--daemonize", "no", "--loglevel", "warning"}
 	} else {
 		args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-			"--appendfsync", fsync, "--loglevel", "warning"}
+			"--appendfsync", fsync, "--loglevel", "warning", "--http-addr", ""}
 	}
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Dir = dir

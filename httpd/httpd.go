@@ -1,0 +1,117 @@
+// Package httpd is qlessd's HTTP listener (--http-addr): the Prometheus
+// metrics, and whatever else is mounted on it, such as the dashboard.
+package httpd
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Options configure the listener.
+type Options struct {
+	// Addr is host:port to listen on.
+	Addr string
+	// Password returns the password requests must give (requirepass),
+	// read at each request so that CONFIG SET requirepass applies at
+	// once; "" (or a nil Password) asks for none. It is asked for only
+	// when the listener is beyond loopback.
+	Password func() string
+	Logger   *slog.Logger
+}
+
+// Server is a bound listener; handlers are mounted with Mount, before or
+// after Serve.
+type Server struct {
+	ln      net.Listener
+	mux     *http.ServeMux
+	srv     *http.Server
+	opts    Options
+	guarded bool // beyond loopback: requests give the password
+}
+
+// Listen binds opts.Addr. It does not serve yet: see Serve.
+func Listen(opts Options) (*Server, error) {
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Server{ln: ln, mux: http.NewServeMux(), opts: opts}
+	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+		s.guarded = true
+	}
+	s.srv = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
+	return s, nil
+}
+
+// Mount serves h for pattern, in net/http's ServeMux syntax ("/metrics",
+// "GET /queues/{name}", "/" for everything else).
+func (s *Server) Mount(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// Serve serves requests in the background until Close.
+func (s *Server) Serve() {
+	go func() {
+		if err := s.srv.Serve(s.ln); err != nil && err != http.ErrServerClosed {
+			s.opts.Logger.Error("http listener stopped", "err", err)
+		}
+	}()
+}
+
+// Addr is the address the listener is bound to.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Guarded reports whether requests must give the password (when one is
+// set): the listener is beyond loopback.
+func (s *Server) Guarded() bool { return s.guarded }
+
+// Close stops listening and waits a little for requests in progress. A
+// nil Server (no listener configured) has nothing to close.
+func (s *Server) Close() error {
+	if s == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	defer s.ln.Close() // Shutdown closes it only when Serve ran
+	if err := s.srv.Shutdown(ctx); err != nil {
+		return s.srv.Close()
+	}
+	return nil
+}
+
+// ServeHTTP asks for the password with HTTP Basic (any user name) when the
+// listener is beyond loopback and requirepass is set, then serves the
+// mounted handlers.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.guarded && s.opts.Password != nil {
+		if want := s.opts.Password(); want != "" && !passwordOK(r, want) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="qlessd", charset="UTF-8"`)
+			http.Error(w, "401 Unauthorized: give requirepass's password with HTTP Basic authentication", http.StatusUnauthorized)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// passwordOK compares in constant time, lengths included: both sides are
+// hashed to the same length first.
+func passwordOK(r *http.Request, want string) bool {
+	_, got, ok := r.BasicAuth()
+	if !ok {
+		return false
+	}
+	g, w := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(g[:], w[:]) == 1
+}
