@@ -21,11 +21,24 @@ import (
 // boundKey holds the bindings across restarts.
 const boundKey = "ql:bound"
 
-// Server is what bindings need of the running server.
+// Server is what the functions that work in the background (bindings,
+// TTL expiry) need of the running server.
 type Server interface {
 	OnDisconnect(fn func(sessionID int64))
 	RunInternal(args ...[]byte) ([]byte, error)
 	Store() *store.DB
+	Done() <-chan struct{} // closed as the server stops
+}
+
+// Start connects the qless functions that need the running server: worker
+// bindings (from now on, and those the data file holds) and TTL expiry.
+// Without it worker.bind is refused and TTLs pass only at pops and peeks.
+func Start(srv Server) error {
+	if err := startBindings(srv); err != nil {
+		return err
+	}
+	go expireLoop(srv, srv.Done())
+	return nil
 }
 
 type binding struct {
@@ -44,10 +57,10 @@ type binder struct {
 
 var bindings = &binder{byWorker: map[string]*binding{}, bySession: map[int64][]string{}}
 
-// StartBindings connects worker.bind to the running server: disconnects
+// startBindings connects worker.bind to the running server: disconnects
 // start grace periods, and the bindings the data file holds start theirs
-// now. Without it worker.bind is refused.
-func StartBindings(srv Server) error {
+// now.
+func startBindings(srv Server) error {
 	b := bindings
 	b.mu.Lock()
 	b.srv = srv

@@ -65,6 +65,7 @@ func init() {
 		{name: "worker.deregister", args: "<worker> [<worker> ...]", doc: "Forget workers."},
 		{name: "worker.bind", args: "<worker> <grace-seconds>", goOnly: true, serve: runBind,
 			doc: "Bind a worker to this connection: its jobs go back once no connection holds it for grace seconds."},
+		{name: "expire", args: "<queue> [<queue> ...]", doc: "Remove the queues' jobs whose TTL has passed (qlessd runs it every second)."},
 		{name: "worker.timeout", args: "<worker>", doc: "Take every running job from a worker, as its locks expiring would."},
 		{name: "stats", args: "<queue> <date>", doc: "A queue's wait and run statistics for the day of date."},
 		{name: "pause", args: "<queue> [<queue> ...]", doc: "Stop pops from queues."},

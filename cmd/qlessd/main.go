@@ -90,7 +90,7 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	srv.SetLibraryCalls(engine.IsLibraryCall)
 	srv.SetScriptTimeLimit(engine.SetTimeLimit)
 	srv.SetScriptMemoryLimit(engine.SetMaxMemory)
-	if err := qless.StartBindings(srv); err != nil {
+	if err := qless.Start(srv); err != nil {
 		logger.Error("cannot read the bound workers", "err", err)
 		srv.Close()
 		return exitFailed

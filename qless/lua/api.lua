@@ -303,6 +303,15 @@ API['queue.capacity.get'] = function(now, qname)
   return capacity_of(qname)
 end
 
+-- Removes the queues' jobs whose TTL has passed: what qlessd runs each
+-- second for queues with a TTL due; pop and peek do it for their queue.
+API['expire'] = function(now, ...)
+  stock_unless(false)
+  for _, qname in ipairs({...}) do
+    expire_due(now, qname)
+  end
+end
+
 -- Hands back every job worker holds, as its locks expiring would (qless's
 -- timeout): what qlessd does when a bound worker's connections are gone.
 API['worker.timeout'] = function(now, worker)
