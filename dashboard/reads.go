@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // states are the job states a queue page lists, in the order of its tabs.
@@ -122,7 +124,8 @@ func limitList(l []string, n int) []string {
 // order pop takes them.
 func (d *Dashboard) stateJIDs(ctx context.Context, queue, state string, p page) ([]string, error) {
 	if state == "waiting" {
-		return d.c.rdb.ZRevRange(ctx, "ql:q:"+queue+"-work", int64(p.Offset), int64(p.Offset+p.Limit-1)).Result()
+		return d.c.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "ql:q:" + queue + "-work", Start: p.Offset,
+			Stop: p.Offset + p.Limit - 1, Rev: true}).Result()
 	}
 	var jids strList
 	err := d.c.callJSON(ctx, &jids, "jobs", state, queue, p.Offset, p.Limit)
