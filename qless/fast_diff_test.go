@@ -355,10 +355,23 @@ func (r *diffRun) step() {
 // one store and through the Lua library alone on another: every reply, every
 // published event and, after each run, the whole keyspace must be the same.
 func TestFastPathsMatchLua(t *testing.T) {
-	runs, steps := 30, 400
+	runs := 30
 	if testing.Short() {
 		runs = 5
 	}
+	taken := diffRuns(t, runs, 400, (*diffRun).step, nil)
+	t.Logf("fast-path calls taken: %v", taken)
+	for fn := range fastPaths {
+		if taken[fn] == 0 {
+			t.Errorf("no %s call took its fast path", fn)
+		}
+	}
+}
+
+// diffRuns runs seeds 1 to runs of steps calls each (step picks a call),
+// fails at the first run whose keyspaces differ, hands each run's keyspace
+// to seen (when given), and returns the fast paths taken.
+func diffRuns(t *testing.T, runs, steps int, step func(*diffRun), seen func(keyspace string)) map[string]int {
 	taken := map[string]int{}
 	fastTaken = func(fn string) { taken[fn]++ }
 	defer func() { fastTaken = nil }()
@@ -367,18 +380,17 @@ func TestFastPathsMatchLua(t *testing.T) {
 			fast: newDiffSide(t, true), slow: newDiffSide(t, false), now: 1763790000,
 			running: map[string][2]string{}}
 		for i := 0; i < steps; i++ {
-			r.step()
+			step(r)
 		}
-		if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
+		a, b := r.fast.dump(t), r.slow.dump(t)
+		if a != b {
 			t.Fatalf("seed %d: keyspaces differ\nfast:\n%s\nlua:\n%s", seed, a, b)
 		}
-	}
-	t.Logf("fast-path calls taken: %v", taken)
-	for fn := range fastPaths {
-		if taken[fn] == 0 {
-			t.Errorf("no %s call took its fast path", fn)
+		if seen != nil {
+			seen(a)
 		}
 	}
+	return taken
 }
 
 // directedRun is a diffRun for a scripted sequence: calls at times it

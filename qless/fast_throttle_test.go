@@ -1,7 +1,6 @@
 package qless
 
 import (
-	"math/rand"
 	"strings"
 	"testing"
 )
@@ -32,26 +31,16 @@ func (r *diffRun) throttleStep() {
 // TestFastPathsMatchLuaThrottled is TestFastPathsMatchLua with throttles
 // in play: replies, events and keyspaces must still be the same.
 func TestFastPathsMatchLuaThrottled(t *testing.T) {
-	runs, steps := 15, 400
+	runs := 15
 	if testing.Short() {
 		runs = 3
 	}
-	taken, held := map[string]int{}, 0
-	fastTaken = func(fn string) { taken[fn]++ }
-	defer func() { fastTaken = nil }()
-	for seed := 1; seed <= runs; seed++ {
-		r := &diffRun{t: t, rng: rand.New(rand.NewSource(int64(seed))),
-			fast: newDiffSide(t, true), slow: newDiffSide(t, false), now: 1763790000,
-			running: map[string][2]string{}}
-		for i := 0; i < steps; i++ {
-			r.throttleStep()
-		}
-		if a, b := r.fast.dump(t), r.slow.dump(t); a != b {
-			t.Fatalf("seed %d: keyspaces differ\nfast:\n%s\nlua:\n%s", seed, a, b)
-		} else if strings.Contains(a, "-throttled") && strings.Contains(a, "-pending") {
+	held := 0
+	taken := diffRuns(t, runs, 400, (*diffRun).throttleStep, func(keyspace string) {
+		if strings.Contains(keyspace, "-throttled") && strings.Contains(keyspace, "-pending") {
 			held++
 		}
-	}
+	})
 	if held == 0 {
 		t.Error("no run ended with jobs waiting for a throttle")
 	}
