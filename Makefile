@@ -19,14 +19,19 @@ run: build
 # loops read and write one system call at a time (--io-uring no), as where
 # io_uring is missing or forbidden. Last, each fuzzer runs briefly (make fuzz).
 TWO_LOOP_TESTS := TestScripting|TestEventLoop|TestQless|TestMulti|TestBlocking|TestPubSub
-test:
+test: $(STATICCHECK)
 	./tests/ensure-redis.sh
+	./tests/ensure-tools.sh
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	$(GO) test -count=1 -timeout 20m ./...
 	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
 	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
 	$(MAKE) fuzz
+
+# staticcheck, when missing, from the Go module proxy.
+$(STATICCHECK):
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 # Each fuzz test for FUZZTIME (go test fuzzes one target at a time), with one
 # worker, the machine being shared; the seed corpora in testdata/fuzz run with
