@@ -25,10 +25,11 @@ type BlockRequest struct {
 	// without ending the wait: something it waits for falls due by the
 	// clock (a scheduled job, an expiring lock), not by a write.
 	Recheck time.Duration
-	// AnyChange offers every write to Keys to the command, even one that
-	// leaves the key missing (a list pop waits for a key that exists;
-	// a queue pop also for an unpause that empties a set).
-	AnyChange bool
+	// AnyChange are keys (of Keys) whose every write is offered to the
+	// command, even one that leaves the key missing; the others only
+	// while they exist, as a list pop waits for a list that exists (a
+	// queue pop also waits for an unpause, which may empty the paused set).
+	AnyChange []string
 }
 
 // Ctx carries one command execution.

@@ -106,8 +106,9 @@ func runBPop(c *commands.Ctx, call [][]byte, e *scripts.Engine) {
 		writeJobs(c.W, jobs)
 		return
 	}
+	keys, anyChange := bpopKeys(c.Tx, b.queues)
 	c.Block = &commands.BlockRequest{
-		DB: c.Tx.Selected(), Keys: bpopKeys(c.Tx, b.queues), Timeout: b.timeout, AnyChange: true,
+		DB: c.Tx.Selected(), Keys: keys, Timeout: b.timeout, AnyChange: anyChange,
 		Recheck: nextDue(c.Tx, b.queues, now),
 	}
 }
@@ -149,22 +150,26 @@ func writeJobs(w resp.Writer, jobs []json.RawMessage) {
 // or recurring job changes when the clock must look again; an unpause
 // changes the paused set; and under a concurrency limit or the queue's
 // own throttle a finished job (its lock gone) frees a slot. A job waiting
-// for another throttle comes back through the work set.
-func bpopKeys(tx *store.Tx, queues [][]byte) []string {
-	keys := []string{pausedQueuesKey}
+// for another throttle comes back through the work set. The work, scheduled
+// and recurring sets matter while they exist; the others' writes matter
+// even when they leave them empty (anyChange): the last unpause, the last
+// lock let go. Offering a work set that a pop emptied would run every
+// waiter again for nothing, each put served to one of fifty.
+func bpopKeys(tx *store.Tx, queues [][]byte) (keys, anyChange []string) {
+	anyChange = []string{pausedQueuesKey}
 	for _, q := range queues {
 		name := string(q)
 		keys = append(keys, queueKey(name, "work"), queueKey(name, "scheduled"), queueKey(name, "recur"))
 		if limit, ok, _ := tx.HGet(configKey, name+"-max-concurrency"); ok && limit != "" && limit != "0" {
-			keys = append(keys, queueKey(name, "locks"))
+			anyChange = append(anyChange, queueKey(name, "locks"))
 		}
 		if tx.Exists(queueThrottleKey(name)) {
 			// While the queue's throttle is full its work waits in the
 			// work set: a lock let go frees a slot.
-			keys = append(keys, queueThrottleKey(name)+"-locks")
+			anyChange = append(anyChange, queueThrottleKey(name)+"-locks")
 		}
 	}
-	return keys
+	return append(keys, anyChange...), anyChange
 }
 
 // nextDue is how long until the first scheduled job, recurring job or lock

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +41,7 @@ type waiter struct {
 	state waitState      // guarded by waiters.mu
 
 	since     time.Time // when the command first asked to wait
-	anyChange bool      // BlockRequest.AnyChange
+	anyChange []string  // BlockRequest.AnyChange
 	// recheckAt is when to run the command again while it waits (unix
 	// nanoseconds, 0: never); a run that moves it earlier signals nudge.
 	recheckAt atomic.Int64
@@ -145,7 +146,8 @@ func (ws *waiters) hasWaiters(k store.KeyRef) bool {
 }
 
 // serveKey offers k to its waiters in arrival order. ready reports whether
-// k may still serve a waiter that needs it to exist (all but AnyChange); run re-runs a waiter's command and
+// k may still serve a waiter that needs it to exist (unless it is one of the
+// waiter's AnyChange keys); run re-runs a waiter's command and
 // returns its reply, or ok false when it must keep waiting. Served waiters
 // are appended to *out. Holding mu
 // through the runs keeps a waiter from leaving half way: its goroutine's
@@ -158,7 +160,7 @@ func (ws *waiters) serveKey(k store.KeyRef, ready func() bool, run func(w *waite
 		if w.state != waiting {
 			continue
 		}
-		if !w.anyChange && !ready() {
+		if !slices.Contains(w.anyChange, k.Key) && !ready() {
 			continue
 		}
 		reply, ok := run(w)
