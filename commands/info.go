@@ -210,7 +210,7 @@ func infoStats(c *Ctx, b *infoBuilder) {
 	b.field("total_connections_received", st.TotalConnections)
 	b.field("total_commands_processed", st.TotalCommands)
 	b.field("instantaneous_ops_per_sec", 0)
-	b.field("rejected_connections", 0)
+	b.field("rejected_connections", st.RejectedConns)
 	b.field("expired_keys", 0)
 	b.field("evicted_keys", 0)
 	hits, misses := c.Table.Stats().Keyspace()

@@ -33,5 +33,6 @@ type ServerStats struct {
 	BlockedClients   int
 	MaxClients       int
 	TotalConnections int64
+	RejectedConns    int64 // refused for maxclients
 	TotalCommands    int64
 }

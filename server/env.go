@@ -50,6 +50,7 @@ func (s *Server) ServerStats() commands.ServerStats {
 		BlockedClients:   blocked,
 		MaxClients:       maxClients,
 		TotalConnections: s.statConns.Load(),
+		RejectedConns:    s.statRejected.Load(),
 		TotalCommands:    s.statCommands.Load(),
 	}
 }
@@ -57,6 +58,7 @@ func (s *Server) ServerStats() commands.ServerStats {
 // ResetStats implements commands.ServerEnv.
 func (s *Server) ResetStats() {
 	s.statConns.Store(0)
+	s.statRejected.Store(0)
 	s.statCommands.Store(0)
 	s.table.Stats().Reset()
 }

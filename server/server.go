@@ -73,6 +73,7 @@ type Server struct {
 	}
 
 	statConns    atomic.Int64
+	statRejected atomic.Int64 // clients refused for maxclients (INFO rejected_connections)
 	statCommands atomic.Int64
 	started      time.Time
 
@@ -287,6 +288,9 @@ func (s *Server) admit(sess *session, nc net.Conn) bool {
 	}
 	if refuse != "" {
 		s.mu.Unlock()
+		if refuse == commands.ErrMaxClients {
+			s.statRejected.Add(1)
+		}
 		nc.Write([]byte("-" + refuse + "\r\n"))
 		return false
 	}

@@ -156,9 +156,14 @@ func expectClosed(t *testing.T, r *Raw) {
 
 func TestMaxClients(t *testing.T) {
 	q, r := StartQlessd(t, "", "--maxclients", "3"), StartRedis(t, "--maxclients", "3")
+	var first []*Raw
 	for _, addr := range []string{q.Addr, r.Addr} {
 		for i := 0; i < 3; i++ {
-			DialRaw(t, addr).Do(t, "PING")
+			c := DialRaw(t, addr)
+			c.Do(t, "PING")
+			if i == 0 {
+				first = append(first, c)
+			}
 		}
 	}
 	qc, rc := DialRaw(t, q.Addr), DialRaw(t, r.Addr)
@@ -167,6 +172,16 @@ func TestMaxClients(t *testing.T) {
 		t.Fatalf("4th client: qlessd %q, redis %q", qr, rr)
 	}
 	expectClosed(t, qc)
+	// Both count the refusal, and CONFIG RESETSTAT forgets it.
+	for i, c := range first {
+		if info := c.Do(t, "INFO", "stats"); !strings.Contains(info, "rejected_connections:1\r\n") {
+			t.Errorf("server %d after one refusal:\n%s", i, info)
+		}
+		c.Do(t, "CONFIG", "RESETSTAT")
+		if info := c.Do(t, "INFO", "stats"); !strings.Contains(info, "rejected_connections:0\r\n") {
+			t.Errorf("server %d after CONFIG RESETSTAT:\n%s", i, info)
+		}
+	}
 }
 
 func TestIdleTimeout(t *testing.T) {
