@@ -92,7 +92,6 @@ func (s *Server) ConfigValues() map[string]string {
 		"auto-aof-rewrite-min-size":   strconv.FormatInt(minSize, 10),
 		"auto-aof-rewrite-percentage": strconv.FormatInt(pct, 10),
 		"bind":                        s.cfg.Bind,
-		"client-query-buffer-limit":   strconv.FormatInt(s.maxQuery.Load(), 10),
 		"databases":                   strconv.Itoa(s.cfg.Databases),
 		"dir":                         dir,
 		"http-addr":                   s.cfg.HTTPAddr,
@@ -101,18 +100,28 @@ func (s *Server) ConfigValues() map[string]string {
 		"loglevel":                    loglevel,
 		"maxclients":                  strconv.Itoa(s.cfg.MaxClients),
 		"port":                        strconv.Itoa(s.cfg.Port),
-		"proto-max-bulk-len":          strconv.FormatInt(s.maxBulk.Load(), 10),
 		"protected-mode":              yesNo(s.cfg.ProtectedMode),
 		"requirepass":                 s.cfg.RequirePass,
 		"save":                        s.cfg.Save,
-		"slowlog-log-slower-than":     strconv.FormatInt(s.slowlogSlower.Load(), 10),
-		"slowlog-max-len":             strconv.FormatInt(s.slowlogMax.Load(), 10),
-		"latency-monitor-threshold":   strconv.FormatInt(s.latencyThreshold.Load(), 10),
 		"timeout":                     strconv.FormatInt(int64(s.cfg.Timeout/time.Second), 10),
 	} {
 		out[k] = v
 	}
+	for k, v := range s.atomicParams() {
+		out[k] = strconv.FormatInt(v.Load(), 10)
+	}
 	return out
+}
+
+// atomicParams are the integer parameters read on every command (or
+// request) without the server lock, by name: CONFIG GET reads them and
+// CONFIG SET stores them here, and the configured values start here.
+func (s *Server) atomicParams() map[string]*atomic.Int64 {
+	return map[string]*atomic.Int64{
+		"proto-max-bulk-len": &s.maxBulk, "client-query-buffer-limit": &s.maxQuery,
+		"slowlog-log-slower-than": &s.slowlogSlower, "slowlog-max-len": &s.slowlogMax,
+		"latency-monitor-threshold": &s.latencyThreshold,
+	}
 }
 
 // ConfigFile implements commands.ServerEnv.
@@ -136,18 +145,10 @@ func (s *Server) SetConfig(name, value string) error {
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.db.SetRewriteMinSize(n)
 		return nil
-	case "proto-max-bulk-len":
+	}
+	if v := s.atomicParams()[name]; v != nil {
 		n, _ := strconv.ParseInt(value, 10, 64)
-		s.maxBulk.Store(n)
-		return nil
-	case "client-query-buffer-limit":
-		n, _ := strconv.ParseInt(value, 10, 64)
-		s.maxQuery.Store(n)
-		return nil
-	case "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold":
-		n, _ := strconv.ParseInt(value, 10, 64)
-		map[string]*atomic.Int64{"slowlog-log-slower-than": &s.slowlogSlower, "slowlog-max-len": &s.slowlogMax,
-			"latency-monitor-threshold": &s.latencyThreshold}[name].Store(n)
+		v.Store(n)
 		return nil
 	}
 	s.mu.Lock()

@@ -2,7 +2,6 @@ package server
 
 import (
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
@@ -214,16 +213,8 @@ func (s *Server) stopMonitoring(sess *session) {
 }
 
 // addObservers installs MONITOR, SLOWLOG and LATENCY and the observer
-// behind them, with the configured settings (Redis's defaults without).
+// behind them.
 func (s *Server) addObservers() {
-	s.slowlogSlower.Store(10000)
-	s.slowlogMax.Store(128)
-	for name, v := range map[string]*atomic.Int64{"slowlog-log-slower-than": &s.slowlogSlower,
-		"slowlog-max-len": &s.slowlogMax, "latency-monitor-threshold": &s.latencyThreshold} {
-		if n, err := strconv.ParseInt(s.cfg.Settings[name], 10, 64); err == nil {
-			v.Store(n)
-		}
-	}
 	s.slowlog.max = s.slowlogMax.Load
 	s.table.Observe = observer{s}
 	s.db.OnLatency(s.storeLatency)

@@ -124,6 +124,13 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	}
 	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
 	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
+	s.slowlogSlower.Store(10000) // Redis's defaults, when no setting says otherwise
+	s.slowlogMax.Store(128)
+	for name, v := range s.atomicParams() {
+		if n, err := strconv.ParseInt(s.cfg.Settings[name], 10, 64); err == nil {
+			v.Store(n)
+		}
+	}
 	s.needPass.Store(cfg.RequirePass != "")
 	s.luaMaxMemory.Store(cfg.LuaMaxMemory)
 	db.OnCommit(s.committed)
