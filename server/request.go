@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"slices"
+
+	"github.com/qlessd/qlessd/resp"
 )
 
 // Commands are read from a connection's input as Redis 7.0 reads them
@@ -166,7 +168,7 @@ func (p *reqParser) inline(b []byte, args [][]byte) (int, [][]byte, error) {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
-	args, ok := splitArgs(line, args)
+	args, ok := resp.SplitArgs(line, args)
 	if !ok {
 		return 0, args, protoError("unbalanced quotes in request")
 	}

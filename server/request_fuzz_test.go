@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/qlessd/qlessd/resp"
 )
 
 // FuzzRequest reads arbitrary input as a connection's: it never panics,
@@ -102,7 +104,7 @@ func FuzzInline(f *testing.F) {
 	f.Add([]byte(`set "a b" 'c\'d' "\x41\n" e"f g"`))
 	f.Add([]byte("\v a\fb \t"))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		args, ok := splitArgs(line, nil)
+		args, ok := resp.SplitArgs(line, nil)
 		total := 0
 		for _, a := range args {
 			total += len(a)
@@ -127,7 +129,7 @@ func FuzzInline(f *testing.F) {
 			}
 			quoted = append(quoted, '"', ' ')
 		}
-		again, ok := splitArgs(quoted, nil)
+		again, ok := resp.SplitArgs(quoted, nil)
 		if !ok || fmt.Sprintf("%q", again) != fmt.Sprintf("%q", args) {
 			t.Fatalf("%q: %q, written back as %q: %q %v", line, args, quoted, again, ok)
 		}

@@ -1,12 +1,12 @@
-package server
+package resp
 
-// splitArgs splits an inline command line into arguments as Redis's
-// sdssplitargs does: blanks separate them; "double quotes" take \n, \r,
+// SplitArgs splits a line into arguments as Redis's sdssplitargs does, for
+// inline commands and configuration-file lines alike: blanks separate them; "double quotes" take \n, \r,
 // \t, \b, \a, \xHH and \<any> escapes; 'single quotes' take \' only; a
 // closing quote must be followed by a blank or the end; a quote opened
 // inside an argument joins it. It reports false for unbalanced quotes. The
 // arguments share one new buffer, never the line.
-func splitArgs(line []byte, args [][]byte) ([][]byte, bool) {
+func SplitArgs(line []byte, args [][]byte) ([][]byte, bool) {
 	buf := make([]byte, 0, len(line)) // arguments are never longer than the line
 	i := 0
 	for {
