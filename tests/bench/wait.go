@@ -26,9 +26,7 @@ func (s *session) wait(conc int) *result {
 		if id == conc {
 			for i := int64(1); i <= n && !stopping() && time.Now().Before(deadline); i++ {
 				nextPut.Store(i)
-				if _, err := c.do(s.w.call("put", nowArg(), "w", queue, jidOf(prefix, i), "bench.Job", jobData(), "0")...); err != nil {
-					r.errs++
-					r.err = err
+				if _, err := r.untimed(c, s.w.call("put", nowArg(), "w", queue, jidOf(prefix, i), "bench.Job", jobData(), "0")); err != nil {
 					return
 				}
 				time.Sleep(5 * time.Millisecond)
@@ -41,16 +39,13 @@ func (s *session) wait(conc int) *result {
 			if blocking {
 				call = s.w.call("bpop", nowArg(), worker, "1", "0.5", queue)
 			}
-			rep, err := c.do(call...)
+			rep, err := r.untimed(c, call)
 			if err != nil {
-				r.errs++
-				r.err = err
 				return
 			}
 			jobs, err := parsePop(rep)
 			if err != nil {
-				r.errs++
-				r.err = err
+				r.failed(err)
 				return
 			}
 			at := time.Now()
@@ -58,9 +53,7 @@ func (s *session) wait(conc int) *result {
 				if t, ok := dataTime(j.data()); ok {
 					r.lat = append(r.lat, at.Sub(t))
 				}
-				if _, err := c.do(s.w.call("complete", nowArg(), j.Jid, worker, queue, jobData())...); err != nil {
-					r.errs++
-					r.err = err
+				if _, err := r.untimed(c, s.w.call("complete", nowArg(), j.Jid, worker, queue, jobData())); err != nil {
 					return
 				}
 				r.jobs++

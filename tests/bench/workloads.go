@@ -186,8 +186,7 @@ func (s *session) pop(conc, batch int) *result {
 			}
 			jobs, err := parsePop(rep)
 			if err != nil {
-				r.errs++
-				r.err = err
+				r.failed(err)
 				return
 			}
 			if len(jobs) == 0 {
@@ -285,8 +284,7 @@ func (s *session) mixed(conc int) (*result, *result) {
 		}
 		jobs, err := parsePop(rep)
 		if err != nil {
-			r.errs++
-			r.err = err
+			r.failed(err)
 			return false
 		}
 		at := time.Now()
