@@ -25,7 +25,7 @@ const boundKey = "ql:bound"
 // TTL expiry) need of the running server.
 type Server interface {
 	OnDisconnect(fn func(sessionID int64))
-	RunInternal(args ...[]byte) ([]byte, error)
+	RunInternal(db int, args ...[]byte) ([]byte, error)
 	Store() *store.DB
 	Done() <-chan struct{} // closed as the server stops
 }
@@ -107,6 +107,11 @@ func runBind(c *commands.Ctx, call [][]byte, _ *scripts.Engine) {
 		c.Error("ERR worker.bind(): binds a client connection; not inside MULTI")
 		return
 	}
+	if c.Tx.Selected() != 0 {
+		// The hand-back runs as the server's own client, in database 0.
+		c.Error("ERR worker.bind(): workers are bound in database 0 only")
+		return
+	}
 	worker := string(call[2])
 	if _, err := c.Tx.HSet(boundKey, worker, strconv.FormatFloat(grace, 'f', -1, 64)); err != nil {
 		c.StoreErr(err)
@@ -179,6 +184,6 @@ func (b *binder) expire(worker string, bd *binding) {
 	b.mu.Unlock()
 	// HDEL first: should the server stop in between, the jobs are still
 	// held and their locks expire as qless's do.
-	srv.RunInternal([]byte("hdel"), []byte(boundKey), []byte(worker))
-	srv.RunInternal([]byte("qless"), []byte("worker.timeout"), clockNow(), []byte(worker))
+	srv.RunInternal(0, []byte("hdel"), []byte(boundKey), []byte(worker))
+	srv.RunInternal(0, []byte("qless"), []byte("worker.timeout"), clockNow(), []byte(worker))
 }

@@ -36,12 +36,7 @@ type bpopCall struct {
 // returns the error qless's style gives.
 func parseBPop(call [][]byte) (bpopCall, string) {
 	var b bpopCall
-	arg := func(i int) []byte {
-		if i < len(call) {
-			return call[i]
-		}
-		return nil
-	}
+	arg := func(i int) []byte { return argAt(call, i) }
 	now, err := strconv.ParseFloat(string(arg(1)), 64)
 	if err != nil || math.IsNaN(now) || math.IsInf(now, 0) {
 		return b, `Arg "now" missing or not a number: ` + luaShown(arg(1))
@@ -72,8 +67,8 @@ func parseBPop(call [][]byte) (bpopCall, string) {
 	return b, ""
 }
 
-// luaShown is how qless's messages show an argument: tostring of what
-// tonumber made of it, nil when it was missing or not a number.
+// luaShown is how qless's messages show an argument: as given, nil when
+// it is missing.
 func luaShown(b []byte) string {
 	if b == nil {
 		return "nil"

@@ -23,36 +23,42 @@ func expireLoop(srv Server, done <-chan struct{}) {
 			return
 		case <-t.C:
 		}
-		if due := queuesWithTTLDue(srv.Store(), float64(time.Now().UnixMicro())/1e6); len(due) > 0 {
-			args := append([][]byte{[]byte("qless"), []byte("expire"), clockNow()}, due...)
-			srv.RunInternal(args...)
+		for db, due := range queuesWithTTLDue(srv.Store(), float64(time.Now().UnixMicro())/1e6) {
+			srv.RunInternal(db, append([][]byte{[]byte("qless"), []byte("expire"), clockNow()}, due...)...)
 		}
 	}
 }
 
-// queuesWithTTLDue lists the queues (of ql:queues) holding a job whose
-// TTL is past now.
-func queuesWithTTLDue(db *store.DB, now float64) [][]byte {
-	var due [][]byte
+// queuesWithTTLDue lists, by database, the queues (of ql:queues) holding a
+// job whose TTL is past now.
+func queuesWithTTLDue(db *store.DB, now float64) map[int][][]byte {
+	due := map[int][][]byte{}
 	db.View(func(tx *store.Tx) error {
-		queues, err := tx.OpenZSet("ql:queues")
-		if err != nil {
-			return nil
-		}
-		defer queues.Release()
-		queues.Ascend(func(q store.Entry) bool {
-			ttl, err := tx.OpenZSet(queueKey(q.Member, "ttl"))
-			if err != nil {
-				return true
+		for d := 0; d < tx.Databases(); d++ {
+			tx.Select(d)
+			for _, q := range zsetMembers(tx, "ql:queues") {
+				if ttlDue(tx, queueKey(q, "ttl"), now) {
+					due[d] = append(due[d], []byte(q))
+				}
 			}
-			ttl.RangeByScore(store.ScoreBound{Value: math.Inf(-1)}, store.ScoreBound{Value: now}, false, func(store.Entry) bool {
-				due = append(due, []byte(q.Member))
-				return false
-			})
-			ttl.Release()
-			return true
-		})
+		}
 		return nil
+	})
+	return due
+}
+
+// ttlDue reports whether the sorted set at key has a member scored at or
+// before now.
+func ttlDue(tx *store.Tx, key string, now float64) bool {
+	z, err := tx.OpenZSet(key)
+	if err != nil {
+		return false
+	}
+	defer z.Release()
+	due := false
+	z.RangeByScore(store.ScoreBound{Value: math.Inf(-1)}, store.ScoreBound{Value: now}, false, func(store.Entry) bool {
+		due = true
+		return false
 	})
 	return due
 }

@@ -93,12 +93,19 @@ func countQueue(tx *store.Tx, qname string, now float64, jobs *[NumJobStates]int
 	jobs[StateRunning] += all - due
 	all, due = zcount(tx, prefix+"-scheduled", now)
 	jobs[StateScheduled] += all - due
-	work, _ := zcount(tx, prefix+"-work", now)
-	jobs[StateWaiting] += work + due
-	n, _ := zcount(tx, prefix+"-depends", now)
-	jobs[StateDepends] += n
-	n, _ = zcount(tx, prefix+"-recur", now)
-	jobs[StateRecurring] += n
+	jobs[StateWaiting] += zlen(tx, prefix+"-work") + due
+	jobs[StateDepends] += zlen(tx, prefix+"-depends")
+	jobs[StateRecurring] += zlen(tx, prefix+"-recur")
+}
+
+// zlen is ZCARD key (0 for a key of another type): no member is visited.
+func zlen(tx *store.Tx, key string) int64 {
+	z, err := tx.OpenZSet(key)
+	if err != nil {
+		return 0
+	}
+	defer z.Release()
+	return z.Len()
 }
 
 // countWorkers is how many workers QLESS workers lists: those seen within

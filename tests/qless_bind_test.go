@@ -101,6 +101,11 @@ func TestQlessWorkerBind(t *testing.T) {
 			t.Errorf("%v: %v", tc.args, err)
 		}
 	}
+	db1 := redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2, DB: 1})
+	defer db1.Close()
+	if err := db1.Do(ctx, "QLESS", "worker.bind", "now", "w", "1").Err(); err == nil || err.Error() != "ERR worker.bind(): workers are bound in database 0 only" {
+		t.Errorf("worker.bind in database 1: %v", err)
+	}
 	pipe := rdb.TxPipeline()
 	inMulti := pipe.Do(ctx, "QLESS", "worker.bind", "now", "w", "1")
 	pipe.Exec(ctx)

@@ -39,4 +39,14 @@ func TestQlessTTLExpiresUnpopped(t *testing.T) {
 	if counts := rdb.Do(ctx, "QLESS", "queues", "now", "idle").Val().(string); !strings.Contains(counts, `"waiting":1`) {
 		t.Fatalf("queue counts after the expiry: %s", counts)
 	}
+	// In another database too.
+	db1 := redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2, DB: 1})
+	defer db1.Close()
+	db1.Do(ctx, "QLESS", "put", "now", "p", "idle", "short1", "K", "{}", "0", "ttl", "1")
+	for end := time.Now().Add(10 * time.Second); db1.Do(ctx, "QLESS", "get", "now", "short1").Err() != redis.Nil; {
+		if time.Now().After(end) {
+			t.Fatal("a job in database 1 outlived its TTL by 9 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
