@@ -156,17 +156,26 @@ func (ws *waiters) serveKey(k store.KeyRef, ready func() bool, run func(w *waite
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	queue := append([]*waiter(nil), ws.byKey[k]...)
+	// Whether k exists is looked up again only after a served run, the
+	// only kind that may have changed it.
+	known, exists := false, false
 	for _, w := range queue {
 		if w.state != waiting {
 			continue
 		}
-		if !slices.Contains(w.anyChange, k.Key) && !ready() {
-			continue
+		if !slices.Contains(w.anyChange, k.Key) {
+			if !known {
+				known, exists = true, ready()
+			}
+			if !exists {
+				continue
+			}
 		}
 		reply, ok := run(w)
 		if !ok {
 			continue
 		}
+		known = false
 		ws.unlinkLocked(w)
 		w.state = served
 		*out = append(*out, handoff{w, reply})

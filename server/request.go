@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/resp"
 )
 
@@ -101,7 +102,7 @@ func (p *reqParser) multibulk(b []byte, lim reqLimits, args [][]byte) (int, [][]
 		if err != nil {
 			return 0, args, err
 		}
-		n, ok := redisInt(b[p.pos+1 : end])
+		n, ok := commands.ParseInt(b[p.pos+1 : end])
 		switch {
 		case !ok || n > maxMultibulk:
 			return 0, args, protoError("invalid multibulk length")
@@ -148,7 +149,7 @@ func (p *reqParser) bulkLine(b []byte, lim reqLimits) error {
 		}
 		return protoError("expected '$', got '" + string([]byte{c}) + "'")
 	}
-	n, ok := redisInt(b[p.pos+1 : end])
+	n, ok := commands.ParseInt(b[p.pos+1 : end])
 	switch {
 	case !ok || n < 0 || n > lim.maxBulk:
 		return protoError("invalid bulk length")
@@ -234,36 +235,3 @@ func (p *reqParser) need() int {
 
 // held is what the command read so far costs besides its bytes.
 func (p *reqParser) held() int { return len(p.spans) / 2 * argBookkeeping }
-
-// redisInt reads a count as Redis's string2ll does: an optional minus
-// sign, then digits without a leading zero (a lone 0 aside), at most 20
-// characters, within 64 bits.
-func redisInt(s []byte) (int64, bool) {
-	if len(s) == 0 || len(s) > 20 {
-		return 0, false
-	}
-	if len(s) == 1 && s[0] == '0' {
-		return 0, true
-	}
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	if len(s) == 0 || s[0] < '1' || s[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range s {
-		if c < '0' || c > '9' || v > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	switch {
-	case neg && v <= 1<<63:
-		return int64(-v), true
-	case !neg && v <= math.MaxInt64:
-		return int64(v), true
-	}
-	return 0, false
-}
