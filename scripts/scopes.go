@@ -1,7 +1,6 @@
 package scripts
 
 import (
-	"reflect"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
@@ -170,26 +169,8 @@ func (m *scopeMarker) exprs(es ...ast.Expr) {
 		case *ast.FuncCallExpr:
 			m.exprs(x.Func, x.Receiver)
 			m.exprs(x.Args...)
-		case *ast.LogicalOpExpr:
-			m.exprs(x.Lhs, x.Rhs)
-		case *ast.RelationalOpExpr:
-			m.exprs(x.Lhs, x.Rhs)
-		case *ast.StringConcatOpExpr:
-			m.exprs(x.Lhs, x.Rhs)
-		case *ast.ArithmeticOpExpr:
-			m.exprs(x.Lhs, x.Rhs)
-		case *ast.UnaryMinusOpExpr:
-			m.exprs(x.Expr)
-		case *ast.UnaryNotOpExpr:
-			m.exprs(x.Expr)
-		case *ast.UnaryLenOpExpr:
-			m.exprs(x.Expr)
 		default:
-			walkAST(reflect.ValueOf(e), func(n any) {
-				if fe, ok := n.(*ast.FunctionExpr); ok {
-					m.set(&fe.Stmts, m.list(fe.Stmts, false))
-				}
-			})
+			m.exprs(operands(e)...)
 		}
 	}
 }
