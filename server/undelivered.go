@@ -15,8 +15,8 @@ import "net"
 //
 // Only a connection served by a goroutine of its own sends such replies:
 // QLESS bpop takes a connection out of the event loop before it runs. A
-// subscriber's replies (RESP3) leave through its outbox, which owes
-// nothing.
+// connection that has subscribed before sends its replies through its
+// outbox, which owes nothing.
 
 // owe records fn, the hand-back of the reply just written to w.
 func owe(w replyWriter, fn func()) {

@@ -32,16 +32,16 @@ func dialSmallWindow(t *testing.T, addr string) net.Conn {
 // TestQlessBPopUndeliveredHandedBack has a worker die after bpop served it
 // a job and before the reply reached it: the job goes back to waiting at
 // once, as release gives it back (no retry spent, a released event), and
-// the next worker gets it. The worker pipelines a GET of a value larger
-// than the socket buffers after its bpop and reads nothing, so the reply
-// is still in the server when the worker closes: either the server finds
-// the connection closed before writing, or its write fails.
+// the next worker gets it. The worker pipelines GETs of more than the
+// socket buffers hold after its bpop and reads nothing, so the reply is
+// still in the server when the worker closes: either the server finds the
+// connection closed before writing, or its write fails.
 func TestQlessBPopUndeliveredHandedBack(t *testing.T) {
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()
 	ctx := context.Background()
-	if err := rdb.Set(ctx, "big", strings.Repeat("x", 32<<20), 0).Err(); err != nil {
+	if err := rdb.Set(ctx, "big", strings.Repeat("x", 16<<20), 0).Err(); err != nil {
 		t.Fatal(err)
 	}
 	events := rdb.Subscribe(ctx, "ql:log")
@@ -51,7 +51,8 @@ func TestQlessBPopUndeliveredHandedBack(t *testing.T) {
 	}
 
 	gone := dialSmallWindow(t, q.Addr)
-	gone.Write([]byte("QLESS bpop now gone 1 0 undelivered\r\nGET big\r\n"))
+	// 64 MB of replies: more than the socket buffers on the way hold.
+	gone.Write([]byte("QLESS bpop now gone 1 0 undelivered\r\n" + strings.Repeat("GET big\r\n", 4)))
 	blockedClients(t, rdb, 1)
 	rdb.Do(ctx, "QLESS", "put", "now", "p", "undelivered", "u1", "K", "{}", "0")
 	var job struct {
