@@ -54,6 +54,12 @@ type Ctx struct {
 	Retrying bool
 	// Waited is how long a blocked command has waited when run again.
 	Waited time.Duration
+	// Undelivered, when a command sets it, hands back what its reply hands
+	// over (QLESS bpop's popped jobs) should that reply never leave for
+	// the client: its connection was found closed, or writing failed. The
+	// server runs it once the command's transaction has committed, outside
+	// any transaction, and only for a reply it sends to a connection.
+	Undelivered func()
 
 	published []Message
 	tap       errTap // see Dispatch

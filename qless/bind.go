@@ -100,9 +100,7 @@ func runBind(c *commands.Ctx, call [][]byte, _ *scripts.Engine) {
 		return
 	}
 	b := bindings
-	b.mu.Lock()
-	srv := b.srv
-	b.mu.Unlock()
+	srv := b.server()
 	if srv == nil || c.Sess == nil || c.Sess.ID() == 0 || c.InMulti {
 		c.Error("ERR worker.bind(): binds a client connection; not inside MULTI")
 		return
@@ -126,6 +124,13 @@ func argAt(call [][]byte, i int) []byte {
 		return call[i]
 	}
 	return nil
+}
+
+// server is the running server; nil until Start.
+func (b *binder) server() Server {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.srv
 }
 
 func (b *binder) bind(worker string, session int64, grace time.Duration) {

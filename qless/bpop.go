@@ -98,6 +98,9 @@ func runBPop(c *commands.Ctx, call [][]byte, e *scripts.Engine) {
 		}
 	}
 	if len(jobs) > 0 || !c.CanBlock() {
+		if len(jobs) > 0 {
+			c.Undelivered = handBackJobs(c.Tx.Selected(), b.worker, now, jobs)
+		}
 		writeJobs(c.W, jobs)
 		return
 	}

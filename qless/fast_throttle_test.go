@@ -6,9 +6,9 @@ import (
 )
 
 // throttleStep is diffRun.step with throttles in play now and then: the
-// queues' own throttles and named ones set, raised and deleted, puts with
-// the throttles option, and throttle.release, so the fast paths must hand
-// every call that touches a throttle to the library.
+// queues' own throttles and named ones set, raised and deleted, puts and
+// recurring jobs with the throttles option, and throttle.release, so the
+// fast paths must hand every call that touches a throttle to the library.
 func (r *diffRun) throttleStep() {
 	q, w := r.pick(diffQueues...), r.pick(diffWorkers...)
 	switch n := r.rng.Intn(100); {
@@ -23,6 +23,12 @@ func (r *diffRun) throttleStep() {
 	case n < 22:
 		r.call("put", r.nowArg(), w, q, r.jid(), "K", "{}", r.pick("0", "0", "5"),
 			"throttles", r.pick(`["t1"]`, `["t2"]`, `["t1","t2"]`, `[]`))
+	case n < 24:
+		// One queue only, so pops of the others keep their fast path.
+		r.call("recur", r.nowArg(), diffQueues[0], r.pick("r1", "r2"), "K", "{}", "interval", r.pick("2", "30"), "0",
+			"throttles", r.pick(`["t1"]`, `["t2"]`, `[]`))
+	case n < 25:
+		r.call("unrecur", r.nowArg(), r.pick("r1", "r2"))
 	default:
 		r.step()
 	}

@@ -39,6 +39,9 @@ type waiter struct {
 	keys  []store.KeyRef // distinct
 	done  chan []byte    // buffered 1: the reply of the run that served it
 	state waitState      // guarded by waiters.mu
+	// undelivered is the serving run's commands.Ctx.Undelivered, set
+	// before its reply is sent on done.
+	undelivered func()
 
 	since     time.Time // when the command first asked to wait
 	anyChange []string  // BlockRequest.AnyChange
@@ -187,6 +190,7 @@ func (ws *waiters) serveKey(k store.KeyRef, ready func() bool, run func(w *waite
 func deliver(hs []handoff, failed []byte) {
 	for _, h := range hs {
 		if failed != nil {
+			h.w.undelivered = nil // nothing was handed over
 			h.w.done <- failed
 		} else {
 			h.w.done <- h.reply

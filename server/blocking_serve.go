@@ -75,6 +75,7 @@ func (s *Server) runWaiter(tx *store.Tx, w *waiter, k store.KeyRef) (reply []byt
 		w.setRecheck(ctx.Block.Recheck)
 		return nil, nil, false
 	}
+	w.undelivered = ctx.Undelivered
 	return buf.b, ctx.TakePublished(), true
 }
 

@@ -7,7 +7,11 @@ import (
 )
 
 // bufWriter collects a reply as RESP bytes to be sent later.
-type bufWriter struct{ b []byte }
+type bufWriter struct {
+	b []byte
+	// owed are the hand-backs of replies in b (see undelivered.go).
+	owed []func()
+}
 
 // replyBufs recycles the buffers write commands reply into until their
 // transaction commits: a popped job's reply is about a kilobyte, allocated
@@ -19,7 +23,7 @@ func (w *bufWriter) release() {
 	if cap(w.b) > 64<<10 {
 		return
 	}
-	w.b = w.b[:0]
+	w.b, w.owed = w.b[:0], nil
 	replyBufs.Put(w)
 }
 

@@ -71,6 +71,8 @@ func (s *Server) serveOwn(sess *session, oc *ownConn) {
 			break
 		}
 	}
+	handBack(oc.out.owed) // replies the loop stopped before sending
+	oc.out.owed = nil
 	sess.netConn.Close()
 	s.drop(sess)
 }
@@ -81,7 +83,7 @@ func (oc *ownConn) flush() bool {
 	if len(oc.out.b) == 0 {
 		return true
 	}
-	_, err := oc.nc.Write(oc.out.b)
+	err := oc.send()
 	if cap(oc.out.b) > 64<<10 {
 		oc.out.b = nil
 	} else {

@@ -440,6 +440,7 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w repl
 		switch res {
 		case waitServed:
 			w.WriteRaw(reply)
+			owe(w, wt.undelivered)
 		case waitRecheck:
 			// Something it waits for fell due by the clock: it runs
 			// again, and waits on (to the same deadline) if it still
@@ -498,10 +499,12 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 		msg := commands.Misconf(err)
 		w.WriteError(msg)
 		s.table.Stats().CountError(msg)
-		ctx.Block = nil
+		ctx.Block, ctx.Undelivered = nil, nil
 		return nil
 	}
 	w.WriteRaw(buf.b)
+	owe(w, ctx.Undelivered)
+	ctx.Undelivered = nil
 	return wt
 }
 
@@ -543,6 +546,7 @@ func (s *Server) writeBody(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, 
 	return func(tx *store.Tx) []commands.Message {
 		tx.Select(sess.DB())
 		ctx.Tx = tx
+		ctx.Undelivered = nil // from a run of the body that was taken back
 		s.table.Dispatch(ctx, cmd, args)
 		if ctx.Block != nil {
 			*wt = newWaiter(sess, cmd, args, ctx.Block, ctx.Waited)

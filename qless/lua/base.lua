@@ -355,6 +355,9 @@ local STATS_SHAPE = {5, 'retries', 'failed', 'failures', 'wait', 'run'}
 local STAT_SHAPE = {0, 'count', 'mean', 'histogram', 'std'}
 local RECUR_SHAPE = {11, 'jid', 'klass', 'state', 'queue', 'priority',
   'interval', 'retries', 'count', 'data', 'tags', 'backlog'}
+-- A recurring job with throttles: the same table with throttles set after.
+local RECUR_THROTTLES_SHAPE = {11, 'jid', 'klass', 'state', 'queue', 'priority',
+  'interval', 'retries', 'count', 'data', 'tags', 'backlog', 'throttles'}
 -- Events and a failure, each built as qless builds it.
 local CANCELED_SHAPE = {4, 'jid', 'worker', 'event', 'queue'}
 local CONFIG_SET_SHAPE = {3, 'event', 'option', 'value'}

@@ -150,6 +150,8 @@ local function check_scheduled(now, qname, count)
 end
 
 -- Spawns the jobs that recurring jobs of this queue owe, at most count.
+-- A spawned job has its recurring job's throttles and is placed as put
+-- places one: waiting for a throttle that is full (its queue's too).
 local function check_recurring(now, qname, count)
   if count <= 0 then return end
   local rkey = qkeys(qname)[4]
@@ -158,8 +160,9 @@ local function check_recurring(now, qname, count)
   for i = 1, #due, 2 do
     local jid = due[i]
     local r = call('hmget', 'ql:r:' .. jid, 'klass', 'data', 'priority',
-      'tags', 'retries', 'interval', 'backlog')
+      'tags', 'retries', 'interval', 'backlog', 'throttles')
     local klass, data, priority, tags, retries = r[1], r[2], r[3], r[4], r[5]
+    local throttles = (not stock and r[8]) or nil
     local _tags = decode(tags)
     local score = floor(tonumber(due[i + 1]))
     local interval = tonumber(r[6])
@@ -181,8 +184,15 @@ local function check_recurring(now, qname, count)
         'tags', tags, 'state', 'waiting', 'worker', '', 'expires', 0,
         'queue', qname, 'retries', retries, 'remaining', retries,
         'time', format('%.20f', score), 'spawned_from_jid', jid)
+      if throttles then
+        call('hset', 'ql:j:' .. child, 'throttles', throttles)
+      elseif not stock then
+        call('hdel', 'ql:j:' .. child, 'throttles') -- a job of that jid before
+      end
       history_add(score, child, 'put', {q = qname})
-      work_add(qname, score, priority, child)
+      if not throttled_put(score, qname, child, throttles, priority) then
+        work_add(qname, score, priority, child)
+      end
       score = score + interval
       spawned = true
     end
@@ -505,7 +515,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     elseif k == 'throttles' and not stock then o_throttles = v
     end
   end
-  local throttles = throttles_option(o_throttles)
+  local throttles = throttles_option(o_throttles, 'Put')
   if o_ttl then
     local t = tonumber(o_ttl)
     if not t or t <= 0 or t ~= t or t == HUGE then

@@ -5,6 +5,37 @@ local function need_recurring(jid)
   if jid == nil then error('Recurring(): no jid provided', 0) end
 end
 
+-- recur's options, after interval and offset, checked in qless's order;
+-- throttles (qless-core's throttle branch, as put's) last, unknown to a
+-- client's own build. Returns tags, priority, retries, backlog and the
+-- throttles to store (nil: none).
+local function recur_options(...)
+  local o = {}
+  for i = 3, select('#', ...), 2 do
+    local k, v = select(i, ...)
+    if k ~= 'throttles' or not stock then
+      o[k] = v
+    end
+  end
+  local tags = decode(o.tags or '{}')
+  if not tags then
+    error('Recur(): Arg "tags" must be JSON string array: ' .. tostring(o.tags), 0)
+  end
+  local priority = tonumber(o.priority or 0)
+  if not priority then
+    error('Recur(): Arg "priority" not a number: ' .. tostring(o.priority), 0)
+  end
+  local retries = tonumber(o.retries or 0)
+  if not retries then
+    error('Recur(): Arg "retries" not a number: ' .. tostring(o.retries), 0)
+  end
+  local backlog = tonumber(o.backlog or 0)
+  if not backlog then
+    error('Recur(): Arg "backlog" not a number: ' .. tostring(o.backlog), 0)
+  end
+  return tags, priority, retries, backlog, throttles_option(o.throttles, 'Recur')
+end
+
 local function recur(now, qname, jid, klass, raw_data, spec, ...)
   need(jid, 'RecurringJob On(): Arg "jid" missing')
   need(klass, 'RecurringJob On(): Arg "klass" missing')
@@ -31,33 +62,9 @@ local function recur(now, qname, jid, klass, raw_data, spec, ...)
   if nargs % 2 == 1 then
     error('Odd number of additional args: ' .. tostring({...}), 0)
   end
-  local o_tags, o_priority, o_retries, o_backlog
-  for i = 3, nargs, 2 do
-    local k, v = select(i, ...)
-    if k == 'tags' then o_tags = v
-    elseif k == 'priority' then o_priority = v
-    elseif k == 'retries' then o_retries = v
-    elseif k == 'backlog' then o_backlog = v
-    end
-  end
-  local tags = decode(o_tags or '{}')
-  if not tags then
-    error('Recur(): Arg "tags" must be JSON string array: ' .. tostring(o_tags), 0)
-  end
-  local priority = tonumber(o_priority or 0)
-  if not priority then
-    error('Recur(): Arg "priority" not a number: ' .. tostring(o_priority), 0)
-  end
-  local retries = tonumber(o_retries or 0)
-  if not retries then
-    error('Recur(): Arg "retries" not a number: ' .. tostring(o_retries), 0)
-  end
-  local backlog = tonumber(o_backlog or 0)
-  if not backlog then
-    error('Recur(): Arg "backlog" not a number: ' .. tostring(o_backlog), 0)
-  end
+  local tags, priority, retries, backlog, throttles = recur_options(...)
   local rkey = 'ql:r:' .. jid
-  local old = call('hmget', rkey, 'count', 'queue')
+  local old = call('hmget', rkey, 'count', 'queue', 'throttles')
   if old[2] then
     call('zrem', 'ql:q:' .. old[2] .. '-recur', jid)
   end
@@ -65,18 +72,27 @@ local function recur(now, qname, jid, klass, raw_data, spec, ...)
     'priority', priority, 'tags', encode(tags), 'state', 'recur',
     'queue', qname, 'type', 'interval', 'count', old[1] or 0,
     'interval', interval, 'retries', retries, 'backlog', backlog)
+  -- As a job's, the field is there only for a recurring job given some.
+  if throttles then
+    call('hset', rkey, 'throttles', throttles)
+  elseif old[3] and not stock then
+    call('hdel', rkey, 'throttles')
+  end
   call('zadd', 'ql:q:' .. qname .. '-recur', now + offset, jid)
   remember_queue(now, qname)
   return jid
 end
 
+-- A recurring job as JSON; one given throttles shows them after the
+-- fields qless shows, as a job put with some does.
 local function recur_get(jid)
   local r = call('hmget', 'ql:r:' .. jid, 'jid', 'klass', 'state', 'queue',
-    'priority', 'interval', 'retries', 'count', 'data', 'tags', 'backlog')
+    'priority', 'interval', 'retries', 'count', 'data', 'tags', 'backlog',
+    'throttles')
   if not r[1] then
     return nil
   end
-  return shaped_json(RECUR_SHAPE, {
+  local t = {
     jid      = r[1],
     klass    = r[2],
     state    = r[3],
@@ -88,7 +104,12 @@ local function recur_get(jid)
     data     = r[9],
     tags     = decode(r[10]),
     backlog  = tonumber(r[11] or 0)
-  })
+  }
+  if r[12] and not stock then
+    t.throttles = decode(r[12])
+    return shaped_json(RECUR_THROTTLES_SHAPE, t)
+  end
+  return shaped_json(RECUR_SHAPE, t)
 end
 
 local NUMERIC_RECUR_FIELDS = {priority = true, interval = true, retries = true}

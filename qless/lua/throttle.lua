@@ -176,9 +176,10 @@ local function throttled_priority(jid, qname, score)
   end
 end
 
--- The put option throttles: a JSON array of throttle ids, or an error
--- naming it. Returns the text to store, nil for none given (or []).
-local function throttles_option(v)
+-- The option throttles of put and recur (fn names it in the error): a JSON
+-- array of throttle ids. Returns the text to store, nil for none given
+-- (or []).
+local function throttles_option(v, fn)
   if v == nil then
     return nil
   end
@@ -195,7 +196,7 @@ local function throttles_option(v)
     good = good and n == #list
   end
   if not good then
-    error('Put(): Arg "throttles" not a JSON array of throttle ids: ' .. tostring(v), 0)
+    error(fn .. '(): Arg "throttles" not a JSON array of throttle ids: ' .. tostring(v), 0)
   end
   if #list == 0 then
     return nil
