@@ -81,6 +81,10 @@ type journal struct {
 	takeBack func(inflight []undoOp, o *outcome, err *WriteError, size int)
 
 	rewriting atomic.Bool // journal_rewrite.go
+
+	// repl takes each frame to the cluster before it counts as written
+	// (replicate.go); nil when the node runs alone.
+	repl Replicator
 }
 
 var errJournalClosed = errors.New("the data file is closed")
@@ -281,17 +285,7 @@ func (j *journal) writeLocked(takeBack bool) error {
 		err = sealFrame(buf)
 	}
 	if err == nil && len(buf) > 0 {
-		var n int
-		start := time.Now()
-		n, err = j.f.Write(buf)
-		j.latency.since("aof-write", start)
-		if err != nil && n > 0 {
-			j.cut = true
-			j.cutTail()
-		}
-		if err == nil {
-			j.size += int64(n)
-		}
+		err = j.writeFrame(buf)
 	}
 	if err != nil {
 		we := &WriteError{Err: err}
@@ -317,6 +311,18 @@ func (j *journal) writeLocked(takeBack bool) error {
 		j.log.Warn("writes to the data file succeed again", "path", j.path)
 	}
 	return nil
+}
+
+// writeFrame writes a sealed frame to the file, or, in a cluster, has the
+// cluster commit it, the Replicator writing it to the file as it applies
+// it (AppendOwnFrame).
+func (j *journal) writeFrame(buf []byte) error {
+	start := time.Now()
+	defer j.latency.since("aof-write", start)
+	if j.repl != nil {
+		return j.repl.Replicate(buf)
+	}
+	return j.appendFrame(buf)
 }
 
 // close writes what is pending and closes the file. A failed write takes
