@@ -112,6 +112,7 @@ func (n *Node) status() string {
 	field("last_index", n.raft.LastIndex())
 	field("last_snapshot_index", st["last_snapshot_index"])
 	field("num_peers", st["num_peers"])
+	field("snapshots_installed", n.installs.Load())
 	field("last_contact", st["last_contact"])
 	return b.String()
 }

@@ -100,6 +100,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	for id, addr := range h.Addrs {
 		n.setAddr(id, addr)
 	}
+	n.installs.Add(1)
 	n.log.Info("installed a snapshot from the leader")
 	return nil
 }

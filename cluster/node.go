@@ -38,6 +38,8 @@ type Node struct {
 	ready atomic.Bool   // leading, with every earlier entry applied: serves writes
 	clock atomic.Int64  // the latest leader clock (unix ms) an entry carried
 	nonce atomic.Uint64 // numbers this node's proposals
+	// installs counts snapshots installed from the leader (RAFT STATUS).
+	installs atomic.Int64
 
 	mu       sync.Mutex
 	inflight *proposal          // the frame being replicated (replicate.go)

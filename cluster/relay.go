@@ -12,7 +12,8 @@ import (
 // work as on the leader. When the leader changes the relayed connections
 // close, and clients reconnect as after a Redis restart. With
 // --cluster-follower-reads a follower serves its clients itself,
-// refusing writes as a read-only replica does.
+// refusing writes as a read-only replica does; without it, a connection
+// whose first command is ROLE, INFO or RAFT is served here too (peek.go).
 
 type relay struct {
 	leader string // the node relayed to
@@ -31,6 +32,10 @@ func (n *Node) divert(c net.Conn) bool {
 }
 
 func (n *Node) relay(c net.Conn) {
+	if name, err := firstCommand(c); err == nil && localFirst[name] {
+		n.srv.Adopt(c)
+		return
+	}
 	id, addr := n.leader(5 * time.Second)
 	if id == n.opts.NodeID {
 		for wait := 0; !n.ready.Load() && wait < 500; wait++ {
