@@ -72,7 +72,6 @@ type journal struct {
 	spare      []byte   // the buffer written last, reused for pending
 	spareUndo  []undoOp // likewise for undo
 	closed     bool
-	takeBacks  int    // failed writes so far, so a rewrite sees one happen
 	probeSize  int    // bytes a probe writes (refuses)
 	probeZeros []byte // what it writes, kept for the next probe
 
@@ -81,6 +80,9 @@ type journal struct {
 	takeBack func(inflight []undoOp, o *outcome, err *WriteError, size int)
 
 	rewriting atomic.Bool // journal_rewrite.go
+	// takeBacks counts failed writes, so that a rewrite or a snapshot
+	// sees one happen while it copies.
+	takeBacks atomic.Int64
 
 	// repl takes each frame to the cluster before it counts as written
 	// (replicate.go); nil when the node runs alone.
@@ -292,7 +294,7 @@ func (j *journal) writeLocked(takeBack bool) error {
 		if !takeBack {
 			return we
 		}
-		j.takeBacks++
+		j.takeBacks.Add(1)
 		j.takeBack(undo, o, we, len(buf))
 		return we
 	}

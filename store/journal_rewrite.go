@@ -47,7 +47,7 @@ func (db *DB) rewriteJournal() error {
 	}
 	defer j.rewriting.Store(false)
 	j.wmu.Lock()
-	start, takeBacks := j.size, j.takeBacks
+	start, takeBacks := j.size, j.takeBacks.Load()
 	j.wmu.Unlock()
 
 	tmp := rewriteTemp(db.path)
@@ -88,7 +88,7 @@ func (db *DB) rewriteJournal() error {
 	if err := j.writeLocked(true); err != nil {
 		return err
 	}
-	if j.takeBacks != takeBacks {
+	if j.takeBacks.Load() != takeBacks {
 		return errRewriteTakenBack
 	}
 	if err := copyRange(f, j.f, end, j.size); err != nil {

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/tidwall/buntdb"
 )
@@ -15,10 +17,37 @@ import (
 // on top, and records set or delete whole items, so the result is the
 // same (as journal_rewrite.go's tail).
 
-// WriteSnapshot writes every item, in frames, to w.
+// errSnapshotTakenBack gives up a snapshot that may hold a write the
+// cluster did not take.
+var errSnapshotTakenBack = errors.New("a write was taken back while the snapshot was copied; the next one will be taken later")
+
+// afterSnapshotCopy lets tests act once a snapshot's items are copied.
+var afterSnapshotCopy = func() {}
+
+// WriteSnapshot writes every item, in frames, to w. On a leader the copy
+// may hold writes still on their way to the cluster: it waits for them,
+// and gives the snapshot up if any was taken back, as a rewrite does.
 func (db *DB) WriteSnapshot(w io.Writer) error {
-	_, err := db.copyItems(w)
-	return err
+	j := db.jr
+	if j == nil {
+		return errNoDataFile
+	}
+	backs := j.takeBacks.Load()
+	if _, err := db.copyItems(w); err != nil {
+		return err
+	}
+	afterSnapshotCopy()
+	upto := j.seq.Load()
+	for deadline := time.Now().Add(time.Minute); j.written.Load() < upto; {
+		if time.Now().After(deadline) {
+			return errSnapshotTakenBack
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if j.takeBacks.Load() != backs {
+		return errSnapshotTakenBack
+	}
+	return nil
 }
 
 // SyncDataFile makes what the data file holds durable.

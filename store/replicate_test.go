@@ -141,3 +141,53 @@ func TestReplicationFailureTakesBack(t *testing.T) {
 		t.Fatalf("WritesRefused on a read-only node: %v", err)
 	}
 }
+
+// gateReplicator holds each frame until told how it went.
+type gateReplicator struct {
+	leader  *DB
+	entered chan struct{}
+	outcome chan error
+}
+
+func (g *gateReplicator) Replicate(frame []byte) error {
+	g.entered <- struct{}{}
+	if err := <-g.outcome; err != nil {
+		return err
+	}
+	return g.leader.AppendOwnFrame(frame)
+}
+
+// TestSnapshotGivenUpWhenItsWriteIsTakenBack checks that a snapshot that
+// copied a write on its way to the cluster is given up when the cluster
+// does not take it, and kept when it does.
+func TestSnapshotGivenUpWhenItsWriteIsTakenBack(t *testing.T) {
+	for _, fail := range []bool{true, false} {
+		db := openSync(t, t.TempDir(), SyncEverySec)
+		g := &gateReplicator{leader: db, entered: make(chan struct{}), outcome: make(chan error)}
+		db.SetReplicator(g)
+		wrote := make(chan error)
+		go func() {
+			wrote <- db.Update(func(tx *Tx) error { tx.SetString("k", "speculative", 0, false); return nil })
+		}()
+		<-g.entered
+		snapped, copied := make(chan error), make(chan struct{})
+		afterSnapshotCopy = func() { close(copied) }
+		var buf bytes.Buffer
+		go func() { snapped <- db.WriteSnapshot(&buf) }()
+		<-copied
+		var err error
+		if fail {
+			err = &ReplicationError{Err: errors.New("leadership lost")}
+		}
+		g.outcome <- err
+		werr, serr := <-wrote, <-snapped
+		if fail && (werr == nil || !errors.Is(serr, errSnapshotTakenBack)) {
+			t.Fatalf("write taken back: write %v, snapshot %v; want both to fail", werr, serr)
+		}
+		if !fail && (werr != nil || serr != nil || !bytes.Contains(buf.Bytes(), []byte("speculative"))) {
+			t.Fatalf("write committed: write %v, snapshot %v (holds it: %v)", werr, serr, bytes.Contains(buf.Bytes(), []byte("speculative")))
+		}
+		db.Close()
+	}
+	afterSnapshotCopy = func() {}
+}
