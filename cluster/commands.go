@@ -21,6 +21,7 @@ import (
 //	RAFT ADD <id> <host:port>     add a node (its Raft address) as a voter
 //	RAFT REMOVE <id>              remove a node
 //	RAFT SNAPSHOT                 take a snapshot now
+//	RAFT DIGEST                   a hash of this node's store, equal on nodes that applied the same entries
 //	RAFT ANNOUNCE <id> <host:port>  a follower's client address (sent by the nodes themselves)
 func raftCommand(n *Node) *commands.Cmd {
 	return &commands.Cmd{Name: "raft", Arity: -2, Flags: commands.NoTx | commands.NoScript | commands.Loading | commands.Stale,
@@ -29,7 +30,7 @@ func raftCommand(n *Node) *commands.Cmd {
 
 func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 	sub := strings.ToLower(string(args[1]))
-	want := map[string]int{"status": 2, "members": 2, "add": 4, "remove": 3, "snapshot": 2, "announce": 4, "help": 2}
+	want := map[string]int{"digest": 2, "status": 2, "members": 2, "add": 4, "remove": 3, "snapshot": 2, "announce": 4, "help": 2}
 	if w, ok := want[sub]; !ok || w != len(args) {
 		c.W.WriteError(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try RAFT HELP.", args[1]))
 		return
@@ -44,6 +45,9 @@ func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 		return
 	case "status":
 		c.W.WriteBulkString(n.status())
+		return
+	case "digest":
+		c.W.WriteBulkString(n.db.Digest())
 		return
 	case "members":
 		n.writeMembers(c.W)
@@ -84,6 +88,8 @@ var raftHelp = []string{
 	"    Remove a node from the cluster (on the leader).",
 	"SNAPSHOT",
 	"    Take a snapshot of this node's store now.",
+	"DIGEST",
+	"    A hash of this node's store: equal on nodes that applied the same entries.",
 	"HELP",
 	"    Print this help.",
 }

@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/qlessd/qlessd/store"
 )
 
 // fsm is the Node as Raft's state machine.
@@ -43,6 +46,9 @@ func (f *fsm) Apply(l *raft.Log) any {
 	}
 	n.mu.Unlock()
 	if err := n.db.ApplyReplicated(d.frame); err != nil {
+		if errors.Is(err, store.ErrClosed) {
+			return err // stopping: the log keeps the entry for the next start
+		}
 		// The store would part from the cluster's: stop rather than
 		// serve it.
 		n.log.Error("applying a committed frame failed; stopping", "index", l.Index, "err", err)

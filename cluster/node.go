@@ -193,6 +193,17 @@ func (n *Node) Close() error {
 	return err
 }
 
+// Leave hands leadership to another node before this one stops, so the
+// cluster does not wait out a heartbeat timeout; a follower does nothing.
+func (n *Node) Leave() {
+	if n == nil || n.raft.State() != raft.Leader {
+		return
+	}
+	if err := n.raft.LeadershipTransfer().Error(); err != nil {
+		n.log.Warn("handing leadership over before stopping failed", "err", err)
+	}
+}
+
 // OnLead registers fn to run each time this node starts leading, once it
 // serves writes.
 func (n *Node) OnLead(fn func()) {

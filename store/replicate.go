@@ -49,6 +49,9 @@ func (ReadOnlyError) RedisReply() string { return ReadOnlyError{}.Error() }
 
 var errNoDataFile = errors.New("cluster mode needs a data directory")
 
+// ErrClosed is what applying to a store being closed returns.
+var ErrClosed = errJournalClosed
+
 // SetReplicator makes every write go through r (nil: none). Set it before
 // clients are served.
 func (db *DB) SetReplicator(r Replicator) {

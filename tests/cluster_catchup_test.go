@@ -58,6 +58,7 @@ func TestClusterFollowerCatchesUp(t *testing.T) {
 			t.Fatalf("%v: follower %v, leader %v", args, got, want)
 		}
 	}
+	c.sameStores()
 	if err := fc.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != "READONLY You can't write against a read only replica." {
 		t.Fatalf("a write on a follower serving reads: %v", err)
 	}
@@ -116,6 +117,7 @@ func TestClusterJoinInstallsSnapshot(t *testing.T) {
 	if n, _ := fc.ZCard(ctx, "ql:q:big-work").Result(); n != jobs {
 		t.Fatalf("the new node holds %d waiting jobs, want %d", n, jobs)
 	}
+	c.sameStores()
 	members, err := lc.Do(ctx, "RAFT", "MEMBERS").Slice()
 	if err != nil || len(members) != 4 {
 		t.Fatalf("RAFT MEMBERS: %v %v", members, err)

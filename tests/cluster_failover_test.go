@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,6 +66,7 @@ func TestClusterFailover(t *testing.T) {
 	defer cl.Close()
 	checkJobs(t, cl, rounds, put, completed)
 	checkDoneOnce(t, cl, completed)
+	c.sameStores()
 	t.Logf("%d failovers (worst %v): %d puts and %d completions acknowledged, lost: 0", rounds, worst.Round(time.Millisecond), len(put), len(completed))
 }
 
@@ -191,4 +193,34 @@ func (w *clusterLoad) worker(i int) {
 			w.ack(&w.completed, j.Jid)
 		}
 	}
+}
+
+// TestClusterLeaderPaused freezes the leader (SIGSTOP) under load, as a
+// partition would: the others elect a new one and go on; the old leader,
+// resumed, takes back what it had not replicated and follows, holding
+// the same store as the others.
+func TestClusterLeaderPaused(t *testing.T) {
+	c := startCluster(t, 3, "--appendfsync", "always")
+	old := c.leader(10 * time.Second)
+	w := newClusterLoad(c, 0)
+	w.until(400)
+	old.proc.cmd.Process.Signal(syscall.SIGSTOP)
+	stopped := time.Now()
+	var next *clusterNode
+	for next == nil || next == old {
+		next = c.leader(10 * time.Second)
+		if time.Since(stopped) > 10*time.Second {
+			t.Fatal("no new leader while the old one is stopped")
+		}
+	}
+	w.until(w.acked.Load() + 300)
+	old.proc.cmd.Process.Signal(syscall.SIGCONT)
+	w.until(w.acked.Load() + 300)
+	put, completed := w.stop()
+	cl := client(next.addr())
+	defer cl.Close()
+	checkJobs(t, cl, 0, put, completed)
+	checkDoneOnce(t, cl, completed)
+	c.sameStores()
+	t.Logf("leader %s paused, %s led; %d puts and %d completions acknowledged, all kept", old.id, next.id, len(put), len(completed))
 }

@@ -171,3 +171,31 @@ func client(addr string) *redis.Client {
 	return redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1, MaxRetries: -1, DialerRetries: 1,
 		DialTimeout: time.Second, ReadTimeout: 5 * time.Second})
 }
+
+// sameStores waits until every live node has applied what the leader
+// committed and checks that they hold the same store (RAFT DIGEST).
+func (c *testCluster) sameStores() {
+	c.t.Helper()
+	var digests map[string]string
+	for attempt := 0; attempt < 50; attempt++ {
+		digests = map[string]string{}
+		distinct := map[string]bool{}
+		for _, n := range c.nodes {
+			if n.proc.Exited() {
+				continue
+			}
+			c.caughtUp(n, 30*time.Second)
+			d, err := rawCommand(n.addr(), "RAFT", "DIGEST")
+			if err != nil {
+				c.t.Fatalf("RAFT DIGEST on %s: %v", n.id, err)
+			}
+			digests[n.id] = d
+			distinct[d] = true
+		}
+		if len(distinct) == 1 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("the nodes' stores differ: %v", digests)
+}

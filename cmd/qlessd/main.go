@@ -189,8 +189,10 @@ func waitForStop(srv *server.Server, web *httpd.Server, dash *dashboard.Dashboar
 		dash.Close() // ends its live streams, which Shutdown would wait for
 	}
 	web.Close()
-	node.Close() // no entry is applied to a store being closed
-	if err := srv.Close(); err != nil {
+	node.Leave()
+	err := srv.Close()
+	node.Close()
+	if err != nil {
 		logger.Error("shutdown", "err", err)
 		return exitFailed
 	}
