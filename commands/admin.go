@@ -34,14 +34,6 @@ func cmdBgRewriteAOF(c *Ctx, args [][]byte) {
 	c.W.WriteStatus("Background append only file rewriting started")
 }
 
-// cmdRole: qlessd is always a master without replicas.
-func cmdRole(c *Ctx, args [][]byte) {
-	c.W.WriteArray(3)
-	c.W.WriteBulkString("master")
-	c.W.WriteInt(0)
-	c.W.WriteArray(0)
-}
-
 // cmdWait is WAIT numreplicas timeout. With no replicas none ever
 // acknowledges: asking for none replies 0 at once, asking for more waits
 // for the timeout (forever when 0), as Redis does.

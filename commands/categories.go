@@ -67,6 +67,7 @@ var commandCategories = map[string]string{
 	"shutdown":     "admin slow dangerous",
 	"debug":        "admin slow dangerous",
 	"role":         "admin fast dangerous",
+	"raft":         "admin slow dangerous",
 	"wait":         "slow connection",
 	"ping":         "fast connection",
 	"info":         "slow dangerous",

@@ -96,6 +96,12 @@ const (
 // refused while writes to it fail: Redis's words for an AOF write error,
 // with strerror's text of the errno.
 func Misconf(err error) string {
+	// A cluster node's refusals (not leading, a change of leader) are
+	// not the file's: they carry their own reply.
+	var own interface{ RedisReply() string }
+	if errors.As(err, &own) {
+		return own.RedisReply()
+	}
 	return "MISCONF Errors writing to the AOF file: " + strerror(err)
 }
 

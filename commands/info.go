@@ -219,14 +219,6 @@ func infoStats(c *Ctx, b *infoBuilder) {
 	b.field("total_error_replies", c.Table.Stats().ErrorReplies())
 }
 
-func infoReplication(c *Ctx, b *infoBuilder) {
-	b.field("role", "master")
-	b.field("connected_slaves", 0)
-	b.field("master_failover_state", "no-failover")
-	b.field("master_replid", strings.Repeat("0", 40))
-	b.field("master_repl_offset", 0)
-}
-
 func infoCPU(c *Ctx, b *infoBuilder) {
 	var self, children syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)

@@ -81,6 +81,8 @@ type Table struct {
 	// Observe, when set, sees each command run: MONITOR, SLOWLOG and
 	// LATENCY (the server). Set before serving.
 	Observe Observer
+
+	replication func() ReplicationState // see replication.go
 }
 
 // Observer sees the commands run: Before before each call (MONITOR shows

@@ -79,7 +79,7 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 // startLoops starts the event loops and the goroutine that accepts for
 // them, each new connection going to the next loop in turn.
 func (s *Server) startLoops(ln net.Listener) error {
-	n, next := max(s.cfg.EventLoops, 1), 0
+	n := max(s.cfg.EventLoops, 1)
 	for range n {
 		lp, err := newEventLoop(s)
 		if err != nil {
@@ -94,10 +94,7 @@ func (s *Server) startLoops(ln net.Listener) error {
 	for _, lp := range s.loops {
 		go lp.run()
 	}
-	go s.acceptLoop(ln, func(c net.Conn) {
-		s.loops[next%len(s.loops)].adopt(c)
-		next++
-	})
+	go s.acceptLoop(ln, s.take)
 	go func() {
 		for _, lp := range s.loops {
 			<-lp.done

@@ -27,7 +27,7 @@ func (s *Server) refuseWrite(sess *session, cmd *commands.Cmd, w replyWriter) st
 	} else {
 		err = s.db.WritesRefused()
 	}
-	if err == nil {
+	if err == nil || (cmd.Name == "ping" && errors.As(err, new(store.ReadOnlyError))) {
 		return ""
 	}
 	msg := commands.Misconf(err)

@@ -30,6 +30,9 @@ type Server struct {
 	waiters *waiters
 	pubsub  *pubsub
 
+	divert   func(net.Conn) bool // see divert.go
+	nextLoop atomic.Uint32       // the loop the next connection goes to
+
 	busyCheck BusyFunc            // see busy.go
 	announce  func([]byte) func() // see busy.go
 	isLibrary func([]byte) bool   // see busy.go
@@ -191,7 +194,7 @@ func (s *Server) Start() error {
 		s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
 	}
 	go func() {
-		s.acceptLoop(s.ln, func(c net.Conn) { go s.serveConn(c) })
+		s.acceptLoop(s.ln, s.take)
 		s.served <- nil
 	}()
 	return nil

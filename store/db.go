@@ -85,6 +85,9 @@ type DB struct {
 	// that a failed commit can drop the caches above before anyone reads
 	// them: buntdb lets go of its lock as it returns the error.
 	txMu sync.RWMutex
+	// readOnly refuses local writes: a cluster node that does not lead
+	// (replicate.go). Changed with txMu held.
+	readOnly atomic.Bool
 }
 
 // KeyRef names a key in one database.
@@ -287,6 +290,10 @@ func (c Committed) Wait() error {
 // hold, and its in-memory commit cannot fail.
 func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, o *outcome, err error) {
 	db.txMu.Lock()
+	if db.readOnly.Load() {
+		db.txMu.Unlock()
+		return 0, nil, ReadOnlyError{}
+	}
 	start := time.Now()
 	failed := true
 	defer func() {

@@ -72,7 +72,6 @@ type journal struct {
 	spare      []byte   // the buffer written last, reused for pending
 	spareUndo  []undoOp // likewise for undo
 	closed     bool
-	takeBacks  int    // failed writes so far, so a rewrite sees one happen
 	probeSize  int    // bytes a probe writes (refuses)
 	probeZeros []byte // what it writes, kept for the next probe
 
@@ -81,6 +80,13 @@ type journal struct {
 	takeBack func(inflight []undoOp, o *outcome, err *WriteError, size int)
 
 	rewriting atomic.Bool // journal_rewrite.go
+	// takeBacks counts failed writes, so that a rewrite or a snapshot
+	// sees one happen while it copies.
+	takeBacks atomic.Int64
+
+	// repl takes each frame to the cluster before it counts as written
+	// (replicate.go); nil when the node runs alone.
+	repl Replicator
 }
 
 var errJournalClosed = errors.New("the data file is closed")
@@ -281,24 +287,14 @@ func (j *journal) writeLocked(takeBack bool) error {
 		err = sealFrame(buf)
 	}
 	if err == nil && len(buf) > 0 {
-		var n int
-		start := time.Now()
-		n, err = j.f.Write(buf)
-		j.latency.since("aof-write", start)
-		if err != nil && n > 0 {
-			j.cut = true
-			j.cutTail()
-		}
-		if err == nil {
-			j.size += int64(n)
-		}
+		err = j.writeFrame(buf)
 	}
 	if err != nil {
 		we := &WriteError{Err: err}
 		if !takeBack {
 			return we
 		}
-		j.takeBacks++
+		j.takeBacks.Add(1)
 		j.takeBack(undo, o, we, len(buf))
 		return we
 	}
@@ -317,6 +313,18 @@ func (j *journal) writeLocked(takeBack bool) error {
 		j.log.Warn("writes to the data file succeed again", "path", j.path)
 	}
 	return nil
+}
+
+// writeFrame writes a sealed frame to the file, or, in a cluster, has the
+// cluster commit it, the Replicator writing it to the file as it applies
+// it (AppendOwnFrame).
+func (j *journal) writeFrame(buf []byte) error {
+	start := time.Now()
+	defer j.latency.since("aof-write", start)
+	if j.repl != nil {
+		return j.repl.Replicate(buf)
+	}
+	return j.appendFrame(buf)
 }
 
 // close writes what is pending and closes the file. A failed write takes

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 )
@@ -76,6 +77,13 @@ func (j *journal) dropUnwritten(inflight []undoOp, o *outcome, we *WriteError, s
 			lost.err = we
 			lost.state.Store(outcomeLost)
 		}
+	}
+	var re *ReplicationError
+	if errors.As(we, &re) {
+		// The node stopped leading: its writes are refused as a
+		// replica's (SetReadOnly), not until a probe of the file.
+		j.log.Warn("writes not yet replicated when this node stopped leading are taken back", "err", we.Err)
+		return ops
 	}
 	j.refusal.Store(we)
 	j.probeSize = probeFor(size)

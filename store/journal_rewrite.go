@@ -47,7 +47,7 @@ func (db *DB) rewriteJournal() error {
 	}
 	defer j.rewriting.Store(false)
 	j.wmu.Lock()
-	start, takeBacks := j.size, j.takeBacks
+	start, takeBacks := j.size, j.takeBacks.Load()
 	j.wmu.Unlock()
 
 	tmp := rewriteTemp(db.path)
@@ -88,7 +88,7 @@ func (db *DB) rewriteJournal() error {
 	if err := j.writeLocked(true); err != nil {
 		return err
 	}
-	if j.takeBacks != takeBacks {
+	if j.takeBacks.Load() != takeBacks {
 		return errRewriteTakenBack
 	}
 	if err := copyRange(f, j.f, end, j.size); err != nil {
@@ -117,13 +117,13 @@ func rewriteTemp(path string) string {
 	return filepath.Join(filepath.Dir(path), "temp-rewrite-"+filepath.Base(path))
 }
 
-// copyItems writes a set record for every item to f, in frames, and
+// copyItems writes a set record for every item to out, in frames, and
 // returns the bytes written. Each read transaction only collects a chunk of
 // items (buntdb's strings are immutable, so nothing is copied); they are
 // encoded and written after it lets go, so writers wait microseconds per
 // chunk.
-func (db *DB) copyItems(f *os.File) (int64, error) {
-	w := bufio.NewWriterSize(f, 1<<20)
+func (db *DB) copyItems(out io.Writer) (int64, error) {
+	w := bufio.NewWriterSize(out, 1<<20)
 	fw := newFrameWriter(w)
 	type item struct{ k, v string }
 	chunk := make([]item, 0, rewriteChunk)

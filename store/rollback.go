@@ -41,6 +41,9 @@ func (db *DB) WritesRefused() error {
 	if db == nil || db.jr == nil {
 		return nil
 	}
+	if db.readOnly.Load() {
+		return ReadOnlyError{}
+	}
 	if err := db.jr.refuses(); err != nil {
 		return err
 	}
@@ -53,6 +56,9 @@ func (db *DB) WritesRefused() error {
 func (db *DB) WriteRefusal() error {
 	if db == nil || db.jr == nil {
 		return nil
+	}
+	if db.readOnly.Load() {
+		return ReadOnlyError{}
 	}
 	return db.jr.refusedWith()
 }

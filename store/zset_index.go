@@ -326,38 +326,45 @@ func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
 // members from their items into its index.
 func (db *DB) loadZSets() error {
 	_, _, err := db.commit(func(btx *buntdb.Tx) error {
-		tx := newTx(db, btx, true)
-		var sets []dbKey
-		tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, v string) bool {
-			m, ok := decodeMeta(v)
-			if ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen {
-				sets = append(sets, dbKey{int(k[1]), k[2:]})
-			}
-			return true
-		})
-		if _, err := btx.Get(formatKey); err != nil {
-			for _, s := range sets {
-				tx.deleteRange(dataPrefix(s.db, s.key) + string(zTagScore))
-			}
-			markZSetFormat(tx)
-		}
-		for _, s := range sets {
-			tx.Select(s.db)
-			z, err := tx.OpenZSet(s.key)
-			if err != nil {
-				continue
-			}
-			// The index is the members' only copy from now on; the
-			// file keeps them, so their items go unjournalled.
-			mp := memberPrefixOf(s.db, s.key)
-			for m := range z.index().scores {
-				btx.Delete(mp + m)
-			}
-			z.Release()
-		}
+		db.indexZSets(btx, true)
 		return nil
 	})
 	return err
+}
+
+// indexZSets moves the members of every sorted set kept as items into its
+// index. upgrade first converts a file of an earlier version (journalled);
+// a snapshot being restored is never one.
+func (db *DB) indexZSets(btx *buntdb.Tx, upgrade bool) {
+	tx := newTx(db, btx, true)
+	var sets []dbKey
+	tx.btx.AscendRange("", string([]byte{tagMeta}), string([]byte{tagMeta + 1}), func(k, v string) bool {
+		m, ok := decodeMeta(v)
+		if ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen {
+			sets = append(sets, dbKey{int(k[1]), k[2:]})
+		}
+		return true
+	})
+	if _, err := btx.Get(formatKey); err != nil && upgrade {
+		for _, s := range sets {
+			tx.deleteRange(dataPrefix(s.db, s.key) + string(zTagScore))
+		}
+		markZSetFormat(tx)
+	}
+	for _, s := range sets {
+		tx.Select(s.db)
+		z, err := tx.OpenZSet(s.key)
+		if err != nil {
+			continue
+		}
+		// The index is the members' only copy from now on; the
+		// file keeps them, so their items go unjournalled.
+		mp := memberPrefixOf(s.db, s.key)
+		for m := range z.index().scores {
+			btx.Delete(mp + m)
+		}
+		z.Release()
+	}
 }
 
 // markZSetFormat records that no sorted set has score-ordered items in the

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/qlessd/qlessd/cluster"
 	"log/slog"
 	"math"
 	"os"
@@ -95,9 +96,16 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 		srv.Close()
 		return exitFailed
 	}
+	node, err := startCluster(srv, s, cfg, logger)
+	if err != nil {
+		logger.Error("cannot start the cluster node", "err", err)
+		srv.Close()
+		return exitFailed
+	}
 	web, err := listenHTTP(s.str("http-addr"), srv, logger)
 	if err != nil {
 		logger.Error("cannot listen (http-addr)", "err", err)
+		node.Close()
 		srv.Close()
 		return exitFailed
 	}
@@ -121,7 +129,7 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	}
 	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "appendfsync", cfg.AppendFsync.String(),
 		"gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "io_uring", srv.IOUring())
-	return waitForStop(srv, web, dash, logger)
+	return waitForStop(srv, web, dash, node, logger)
 }
 
 // serverConfig is the server's part of the settings.
@@ -168,7 +176,7 @@ func clampInt(n uint64) int {
 	return int(n)
 }
 
-func waitForStop(srv *server.Server, web *httpd.Server, dash *dashboard.Dashboard, logger *slog.Logger) int {
+func waitForStop(srv *server.Server, web *httpd.Server, dash *dashboard.Dashboard, node *cluster.Node, logger *slog.Logger) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
@@ -181,7 +189,10 @@ func waitForStop(srv *server.Server, web *httpd.Server, dash *dashboard.Dashboar
 		dash.Close() // ends its live streams, which Shutdown would wait for
 	}
 	web.Close()
-	if err := srv.Close(); err != nil {
+	node.Leave()
+	err := srv.Close()
+	node.Close()
+	if err != nil {
 		logger.Error("shutdown", "err", err)
 		return exitFailed
 	}

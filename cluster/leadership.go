@@ -1,0 +1,150 @@
+package cluster
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// watch follows leadership: this node's (LeaderCh) and the cluster's
+// (observations), and makes sure the leader knows this node's client
+// address.
+func (n *Node) watch() {
+	defer n.wg.Done()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-n.done:
+			return
+		case leads := <-n.raft.LeaderCh():
+			if leads {
+				n.lead()
+			} else {
+				n.follow()
+			}
+		case o := <-n.obs:
+			n.observe(o)
+		case <-tick.C:
+			n.announceSelf()
+		}
+	}
+}
+
+// lead starts serving writes once every entry of earlier terms is applied
+// and this node's clock has passed the last one an entry carried, so no
+// lock or expiry runs backwards across a change of leader.
+func (n *Node) lead() {
+	if err := n.raft.Barrier(10 * time.Second).Error(); err != nil {
+		n.log.Warn("elected, but the log could not be caught up", "err", err)
+		return
+	}
+	for wait := time.Duration(0); time.Now().UnixMilli() <= n.clock.Load() && wait < 5*time.Second; wait += 10 * time.Millisecond {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n.raft.State() != raft.Leader {
+		return
+	}
+	n.db.SetReadOnly(false)
+	n.ready.Store(true)
+	n.closeRelays("")
+	n.log.Info("leading the cluster", "term", n.raft.Stats()["term"])
+	if n.addrOf(n.opts.NodeID) != n.opts.ClientAddr {
+		n.proposeAddr(n.opts.NodeID, n.opts.ClientAddr)
+	}
+	n.mu.Lock()
+	hooks := append([]func(){}, n.onLead...)
+	n.mu.Unlock()
+	for _, fn := range hooks {
+		go fn()
+	}
+}
+
+// follow stops local writes; clients that wrote here reconnect and are
+// relayed to the new leader.
+func (n *Node) follow() {
+	n.db.SetReadOnly(true)
+	if n.ready.Swap(false) {
+		n.log.Info("no longer leading the cluster; closing client connections")
+		n.srv.DropClients()
+	}
+}
+
+func (n *Node) observe(o raft.Observation) {
+	switch d := o.Data.(type) {
+	case raft.LeaderObservation:
+		n.closeRelays(string(d.LeaderID))
+		n.announceSelf()
+	case raft.FailedHeartbeatObservation:
+		n.mu.Lock()
+		n.online[string(d.PeerID)] = false
+		n.mu.Unlock()
+	case raft.ResumedHeartbeatObservation:
+		n.mu.Lock()
+		n.online[string(d.PeerID)] = true
+		n.mu.Unlock()
+	}
+}
+
+// proposeAddr puts a node's client address in the log; the leader only.
+func (n *Node) proposeAddr(id, addr string) error {
+	return n.raft.Apply(encodeAddr(n.now(), addrEntry{ID: id, Addr: addr}), 5*time.Second).Error()
+}
+
+// announceSelf tells the leader this follower's client address, until the
+// log holds it.
+func (n *Node) announceSelf() {
+	if n.ready.Load() || n.opts.ClientAddr == "" || n.addrOf(n.opts.NodeID) == n.opts.ClientAddr {
+		return
+	}
+	_, lid := n.raft.LeaderWithID()
+	addr := n.addrOf(string(lid))
+	if lid == "" || string(lid) == n.opts.NodeID || addr == "" {
+		return
+	}
+	go func() {
+		if err := n.sendToLeader(addr, "RAFT", "ANNOUNCE", n.opts.NodeID, n.opts.ClientAddr); err != nil {
+			n.log.Debug("telling the leader this node's client address failed", "err", err)
+		}
+	}()
+}
+
+// sendToLeader runs one command on the leader over its client port.
+func (n *Node) sendToLeader(addr string, args ...string) error {
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	r := bufio.NewReader(c)
+	if n.opts.Password != "" {
+		if err := roundTrip(c, r, "AUTH", n.opts.Password); err != nil {
+			return err
+		}
+	}
+	return roundTrip(c, r, args...)
+}
+
+func roundTrip(c net.Conn, r *bufio.Reader, args ...string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		return err
+	}
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(line, "-") {
+		return fmt.Errorf("%s", strings.TrimSpace(line[1:]))
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+
+	"github.com/qlessd/qlessd/server"
+	"github.com/qlessd/qlessd/store"
+)
+
+// Node is this process's member of the cluster.
+type Node struct {
+	opts  Options
+	log   *slog.Logger
+	db    *store.DB
+	srv   *server.Server
+	raft  *raft.Raft
+	trans *raft.NetworkTransport
+	logs  *raftboltdb.BoltStore
+	snaps *raft.FileSnapshotStore
+
+	ready atomic.Bool   // leading, with every earlier entry applied: serves writes
+	clock atomic.Int64  // the latest leader clock (unix ms) an entry carried
+	nonce atomic.Uint64 // numbers this node's proposals
+	// installs counts snapshots installed from the leader (RAFT STATUS).
+	installs atomic.Int64
+
+	mu       sync.Mutex
+	inflight *proposal          // the frame being replicated (replicate.go)
+	addrs    map[string]string  // node id -> client address
+	relays   map[net.Conn]relay // relayed clients (relay.go)
+	online   map[string]bool    // followers' heartbeats, as the leader sees them
+	onLead   []func()
+
+	raftLog *slogWriter
+	obs     chan raft.Observation
+	done    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// Start joins srv's store to the cluster: from here on the store takes
+// writes only while this node leads, and srv relays its clients to the
+// leader otherwise. Call it after server.New and before srv.Start.
+func Start(srv *server.Server, opts Options) (*Node, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	n := &Node{
+		opts: opts, log: opts.Logger.With("cluster_node", opts.NodeID), db: srv.Store(), srv: srv,
+		addrs: map[string]string{}, relays: map[net.Conn]relay{}, online: map[string]bool{},
+		obs: make(chan raft.Observation, 64), done: make(chan struct{}),
+	}
+	n.raftLog = &slogWriter{log: n.log}
+	n.nonce.Store(rand.Uint64())
+	n.loadAddrs()
+	n.db.SetReadOnly(true)
+	if err := n.openRaft(); err != nil {
+		return nil, err
+	}
+	n.db.SetReplicator(n)
+	srv.SetDivert(n.divert)
+	srv.Table().SetReplication(n.replicationState)
+	srv.Table().Add(raftCommand(n))
+	n.wg.Add(1)
+	go n.watch()
+	return n, nil
+}
+
+func (n *Node) raftDir() string { return filepath.Join(n.opts.Dir, "raft") }
+
+func (n *Node) openRaft() error {
+	dir := n.raftDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	logw := n.raftLog
+	var err error
+	n.logs, err = raftboltdb.New(raftboltdb.Options{Path: filepath.Join(dir, "raft.db"), NoSync: n.opts.Sync != store.SyncAlways})
+	if err != nil {
+		return fmt.Errorf("open the cluster log: %w", err)
+	}
+	if n.snaps, err = raft.NewFileSnapshotStore(dir, 2, logw); err != nil {
+		return fmt.Errorf("open the cluster snapshots: %w", err)
+	}
+	advertise, err := net.ResolveTCPAddr("tcp", n.opts.Bind)
+	if err != nil {
+		return fmt.Errorf("--cluster-bind: %w", err)
+	}
+	if n.trans, err = raft.NewTCPTransport(n.opts.Bind, advertise, 4, 5*time.Second, logw); err != nil {
+		return fmt.Errorf("listen for the cluster on %s: %w", n.opts.Bind, err)
+	}
+	conf := n.raftConfig()
+	had, err := raft.HasExistingState(n.logs, n.logs, n.snaps)
+	if err != nil {
+		return err
+	}
+	if n.raft, err = raft.NewRaft(conf, (*fsm)(n), n.logs, n.logs, n.snaps, n.trans); err != nil {
+		return fmt.Errorf("start the cluster: %w", err)
+	}
+	n.raft.RegisterObserver(raft.NewObserver(n.obs, false, nil))
+	if !had && len(n.opts.Peers) > 0 {
+		var servers []raft.Server
+		for _, p := range n.opts.Peers {
+			servers = append(servers, raft.Server{ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Addr)})
+		}
+		if err := n.raft.BootstrapCluster(raft.Configuration{Servers: servers}).Error(); err != nil && err != raft.ErrCantBootstrap {
+			return fmt.Errorf("bootstrap the cluster: %w", err)
+		}
+	}
+	return nil
+}
+
+// raftConfig: the timeouts follow the heartbeat timeout (raft's default
+// is one second; qlessd's is 500 ms on loopback-fast networks): a leader
+// that hears from no majority for a lease steps down, and a follower that
+// hears from no leader for about a heartbeat timeout starts an election.
+func (n *Node) raftConfig() *raft.Config {
+	conf := raft.DefaultConfig()
+	conf.LocalID = raft.ServerID(n.opts.NodeID)
+	hb := n.opts.HeartbeatTimeout
+	if hb <= 0 {
+		hb = 500 * time.Millisecond
+	}
+	conf.HeartbeatTimeout = hb
+	conf.ElectionTimeout = hb
+	conf.LeaderLeaseTimeout = hb / 2
+	conf.CommitTimeout = 5 * time.Millisecond
+	if n.opts.SnapshotThreshold > 0 {
+		conf.SnapshotThreshold = n.opts.SnapshotThreshold
+	}
+	if n.opts.TrailingLogs > 0 {
+		conf.TrailingLogs = n.opts.TrailingLogs
+	}
+	conf.SnapshotInterval = 10 * time.Second
+	// The data file holds what was applied before a restart; the log's
+	// entries after the last snapshot are applied again on top, which
+	// their records (whole items set or deleted) make harmless.
+	conf.NoSnapshotRestoreOnStart = true
+	conf.Logger = hclog.New(&hclog.LoggerOptions{Name: "raft", Output: n.raftLog, Level: hclog.Warn})
+	return conf
+}
+
+// ReplID is the cluster's id for INFO replication: the same on every node.
+func (n *Node) replID() string {
+	f := n.raft.GetConfiguration()
+	if f.Error() != nil {
+		return ""
+	}
+	h := sha1.New()
+	for _, s := range f.Configuration().Servers {
+		io.WriteString(h, string(s.ID)+"\n")
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Close leaves the cluster's work to the others: it stops Raft and closes
+// the log. The store is the server's to close.
+func (n *Node) Close() error {
+	if n == nil {
+		return nil
+	}
+	select {
+	case <-n.done:
+		return nil
+	default:
+	}
+	close(n.done)
+	err := n.raft.Shutdown().Error()
+	n.wg.Wait()
+	n.closeRelays("")
+	if cerr := n.logs.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Leave hands leadership to another node before this one stops, so the
+// cluster does not wait out a heartbeat timeout; a follower does nothing.
+func (n *Node) Leave() {
+	if n == nil || n.raft.State() != raft.Leader {
+		return
+	}
+	if err := n.raft.LeadershipTransfer().Error(); err != nil {
+		n.log.Warn("handing leadership over before stopping failed", "err", err)
+	}
+}
+
+// OnLead registers fn to run each time this node starts leading, once it
+// serves writes.
+func (n *Node) OnLead(fn func()) {
+	n.mu.Lock()
+	n.onLead = append(n.onLead, fn)
+	n.mu.Unlock()
+}
+
+// slogWriter passes Raft's log lines to the server's logger, at their
+// own level, each kind of line at most once per quiet period: a node that
+// is down makes Raft report every failed heartbeat.
+type slogWriter struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	seen map[string]time.Time
+}
+
+const raftLogQuiet = 10 * time.Second
+
+func (w *slogWriter) Write(p []byte) (int, error) {
+	line := strings.TrimRight(string(p), "\r\n")
+	level, msg := slog.LevelInfo, line
+	for tag, l := range map[string]slog.Level{"[ERROR]": slog.LevelError, "[WARN]": slog.LevelWarn, "[INFO]": slog.LevelInfo, "[DEBUG]": slog.LevelDebug} {
+		if i := strings.Index(line, tag); i >= 0 {
+			level, msg = l, strings.TrimSpace(line[i+len(tag):])
+			break
+		}
+	}
+	kind, _, _ := strings.Cut(msg, ":")
+	if len(kind) > 80 {
+		kind = kind[:80]
+	}
+	w.mu.Lock()
+	if w.seen == nil {
+		w.seen = map[string]time.Time{}
+	}
+	now := time.Now()
+	last, ok := w.seen[kind]
+	if !ok || now.Sub(last) > raftLogQuiet {
+		w.seen[kind] = now
+	} else {
+		level = slog.LevelDebug
+	}
+	w.mu.Unlock()
+	w.log.Log(context.Background(), level, msg, "source", "raft")
+	return len(p), nil
+}

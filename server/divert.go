@@ -1,0 +1,38 @@
+package server
+
+import "net"
+
+// A cluster node that does not lead relays its clients to the leader: it
+// sees each accepted connection first (SetDivert), and hands back one it
+// finds it should serve itself after all (Adopt). When it stops leading,
+// its own clients are closed (DropClients) and reconnect, as after a
+// Redis restart, to be relayed.
+
+// SetDivert makes fn see every accepted connection before it is served;
+// fn returns true when it took the connection. Set it before Start.
+func (s *Server) SetDivert(fn func(net.Conn) bool) { s.divert = fn }
+
+// take serves an accepted connection, unless the divert takes it.
+func (s *Server) take(c net.Conn) {
+	if s.divert != nil && s.divert(c) {
+		return
+	}
+	s.Adopt(c)
+}
+
+// Adopt serves a connection accepted elsewhere.
+func (s *Server) Adopt(c net.Conn) {
+	if len(s.loops) > 0 {
+		n := s.nextLoop.Add(1)
+		s.loops[int(n)%len(s.loops)].adopt(c)
+		return
+	}
+	go s.serveConn(c)
+}
+
+// DropClients closes every client connection.
+func (s *Server) DropClients() {
+	for _, sess := range s.allSessions() {
+		s.kill(nil, sess)
+	}
+}

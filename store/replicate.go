@@ -1,0 +1,267 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Replication (cluster mode). The leader's committed transactions leave as
+// the frames the journal writes anyway: journal.writeLocked hands each
+// frame to the Replicator before it counts as written, and the Replicator
+// returns once a majority of the cluster holds it and this node applied it
+// (writing the frame to the data file through AppendOwnFrame). A frame the
+// cluster did not take is taken back, as a failed write to the file is.
+// Followers apply the leader's frames as records (ApplyReplicated): no
+// command, script, clock or random number runs twice.
+
+// Replicator takes the leader's frames to the cluster.
+type Replicator interface {
+	// Replicate returns nil once frame is committed and applied here, or
+	// the error that keeps it from the cluster.
+	Replicate(frame []byte) error
+}
+
+// ReplicationError is a write the cluster did not take: this node stopped
+// leading before a majority acknowledged it. It may yet be committed by
+// the next leader, so its clients are told it is uncertain.
+type ReplicationError struct{ Err error }
+
+func (e *ReplicationError) Error() string { return e.Err.Error() }
+func (e *ReplicationError) Unwrap() error { return e.Err }
+
+// RedisReply is the error reply for a write caught by a change of leader.
+func (e *ReplicationError) RedisReply() string {
+	return "TRYAGAIN the cluster's leader changed while this write was being replicated; it may or may not have been applied"
+}
+
+// ReadOnlyError refuses writes on a node that does not lead, in the words
+// of a Redis replica.
+type ReadOnlyError struct{}
+
+func (ReadOnlyError) Error() string      { return "READONLY You can't write against a read only replica." }
+func (ReadOnlyError) RedisReply() string { return ReadOnlyError{}.Error() }
+
+var errNoDataFile = errors.New("cluster mode needs a data directory")
+
+// ErrClosed is what applying to a store being closed returns.
+var ErrClosed = errJournalClosed
+
+// SetReplicator makes every write go through r (nil: none). Set it before
+// clients are served.
+func (db *DB) SetReplicator(r Replicator) {
+	if db.jr != nil {
+		db.jr.repl = r
+	}
+}
+
+// SetReadOnly refuses (on) or allows local writes. It takes the store, so
+// no local transaction is half way through when it returns.
+func (db *DB) SetReadOnly(on bool) {
+	db.txMu.Lock()
+	db.readOnly.Store(on)
+	db.txMu.Unlock()
+}
+
+// ReadOnly reports whether local writes are refused.
+func (db *DB) ReadOnly() bool { return db.readOnly.Load() }
+
+// AppendOwnFrame writes a frame this node proposed to the data file. The
+// caller is the Replicator, called by journal.writeLocked, which holds the
+// file's writer lock for it while it waits for the frame's commit.
+func (db *DB) AppendOwnFrame(frame []byte) error {
+	return db.jr.appendFrame(frame)
+}
+
+// appendFrame writes a sealed frame; wmu held (by the caller or for it).
+func (j *journal) appendFrame(frame []byte) error {
+	if j.closed {
+		return errJournalClosed
+	}
+	if err := j.cutTail(); err != nil {
+		return err
+	}
+	n, err := j.f.Write(frame)
+	if err != nil && n > 0 {
+		j.cut = true
+		j.cutTail()
+	}
+	if err == nil {
+		j.size += int64(n)
+	}
+	return err
+}
+
+// ApplyReplicated applies a frame the cluster committed that this node
+// did not write: its records go into the store and the frame into the data
+// file. Local writes are refused from now on (the caller lets them in again
+// once it leads), and any still on their way to the cluster are settled
+// first, so none is taken back over what this frame changed.
+func (db *DB) ApplyReplicated(frame []byte) error {
+	j := db.jr
+	if j == nil {
+		return errNoDataFile
+	}
+	recs, err := frameRecords(frame)
+	if err != nil {
+		return err
+	}
+	db.SetReadOnly(true)
+	j.flush(j.newest.Load())
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if j.closed {
+		return errJournalClosed
+	}
+	db.txMu.Lock()
+	touched, err := db.applyRecords(recs)
+	db.shared.drop()
+	db.txMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := j.appendFrame(frame); err != nil {
+		db.log.Error("writing a replicated frame to the data file failed; the cluster's log keeps it for the next start", "err", err)
+	}
+	if db.onCommit != nil && len(touched) > 0 {
+		db.onCommit(touched)
+	}
+	return nil
+}
+
+// frameRecords decodes a sealed frame, checksums checked.
+func frameRecords(frame []byte) ([]record, error) {
+	var recs []record
+	rep, err := scanJournal(bytes.NewReader(frame), int64(len(frame)), func(r record) error {
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rep.Damage != nil || rep.Torn > 0 || rep.Frames != 1 {
+		return nil, fmt.Errorf("a replicated frame is damaged (%d of %d bytes good)", rep.Good, len(frame))
+	}
+	return recs, nil
+}
+
+// applyRecords applies records to the store; txMu held. Members of sorted
+// sets kept in an index go to the index (zset_index.go); a metadata record
+// that makes a key such a set moves its member items into a new index,
+// and one that makes it anything else drops the index.
+func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
+	var touched []KeyRef
+	err := db.bdb.Update(func(btx *buntdb.Tx) error {
+		for _, r := range recs {
+			if r.op == opFlush {
+				if err := btx.DeleteAll(); err != nil {
+					return err
+				}
+				db.zidx.mu.Lock()
+				db.zidx.m = nil
+				db.zidx.mu.Unlock()
+				continue
+			}
+			if k, member, ok := db.indexedMember(r.k); ok {
+				db.applyMember(k, member, r)
+				continue
+			}
+			if err := applyRecord(btx, r); err != nil {
+				return err
+			}
+			if len(r.k) >= 2 && r.k[0] == tagMeta {
+				k := dbKey{int(r.k[1]), r.k[2:]}
+				touched = append(touched, KeyRef{DB: k.db, Key: k.key})
+				reindexZSet(db, btx, k)
+			}
+		}
+		return nil
+	})
+	return touched, err
+}
+
+// indexedMember splits an item key that names a member of a sorted set
+// with an index.
+func (db *DB) indexedMember(item string) (dbKey, string, bool) {
+	if len(item) < 3 || item[0] != tagData {
+		return dbKey{}, "", false
+	}
+	n, w := binary.Uvarint([]byte(item[2:min(len(item), 2+binary.MaxVarintLen64)]))
+	start := 2 + w
+	if w <= 0 || uint64(len(item)-start) <= n || item[start+int(n)] != zTagMember {
+		return dbKey{}, "", false
+	}
+	k := dbKey{int(item[1]), item[start : start+int(n)]}
+	if db.zindexOf(k.db, k.key) == nil {
+		return dbKey{}, "", false
+	}
+	return k, item[start+int(n)+1:], true
+}
+
+// applyMember sets or deletes a member in k's index.
+func (db *DB) applyMember(k dbKey, member string, r record) {
+	ix := db.zindexOf(k.db, k.key)
+	old, had := ix.scores[member]
+	if r.op == opDel {
+		if had {
+			ix.remove(member, old)
+		}
+		return
+	}
+	if len(r.v) != 8 {
+		return
+	}
+	score := memberScore(r.v)
+	if had {
+		ix.rescore(member, old, score)
+	} else {
+		ix.insert(strings.Clone(member), score)
+	}
+}
+
+// reindexZSet keeps k's index in step with its metadata item, just
+// applied: a sorted set kept as items gets an index holding its member
+// items, which leave buntdb; any other value loses the index.
+func reindexZSet(db *DB, btx *buntdb.Tx, k dbKey) {
+	v, err := btx.Get(metaKey(k.db, k.key))
+	m, ok := decodeMeta(v)
+	kept := err == nil && ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen
+	has := db.zindexOf(k.db, k.key) != nil
+	switch {
+	case kept && !has:
+		ix := newZIndex(0)
+		mp := memberPrefixOf(k.db, k.key)
+		var items []string
+		collect := func(ik, iv string) bool {
+			if !strings.HasPrefix(ik, mp) {
+				return false
+			}
+			if len(iv) == 8 {
+				ix.insert(strings.Clone(ik[len(mp):]), memberScore(iv))
+				items = append(items, ik)
+			}
+			return true
+		}
+		btx.AscendGreaterOrEqual("", mp, collect)
+		for _, ik := range items {
+			btx.Delete(ik)
+		}
+		db.zidx.mu.Lock()
+		db.zidx.put(k, ix)
+		db.zidx.mu.Unlock()
+	case !kept && has:
+		db.zidx.mu.Lock()
+		delete(db.zidx.m, k)
+		db.zidx.mu.Unlock()
+	}
+}
+
+// memberScore reads a member item's value: its score's bits, big endian.
+func memberScore(v string) float64 {
+	return math.Float64frombits(binary.BigEndian.Uint64([]byte(v)))
+}

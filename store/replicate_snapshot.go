@@ -1,0 +1,179 @@
+package store
+
+import (
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Snapshots of a cluster node's store are data files: what a rewrite
+// writes. One taken while writers go on may hold changes made after the
+// point it stands for; the cluster replays every entry after that point
+// on top, and records set or delete whole items, so the result is the
+// same (as journal_rewrite.go's tail).
+
+// errSnapshotTakenBack gives up a snapshot that may hold a write the
+// cluster did not take.
+var errSnapshotTakenBack = errors.New("a write was taken back while the snapshot was copied; the next one will be taken later")
+
+// afterSnapshotCopy lets tests act once a snapshot's items are copied.
+var afterSnapshotCopy = func() {}
+
+// WriteSnapshot writes every item, in frames, to w. On a leader the copy
+// may hold writes still on their way to the cluster: it waits for them,
+// and gives the snapshot up if any was taken back, as a rewrite does.
+func (db *DB) WriteSnapshot(w io.Writer) error {
+	j := db.jr
+	if j == nil {
+		return errNoDataFile
+	}
+	backs := j.takeBacks.Load()
+	if _, err := db.copyItems(w); err != nil {
+		return err
+	}
+	afterSnapshotCopy()
+	upto := j.seq.Load()
+	for deadline := time.Now().Add(time.Minute); j.written.Load() < upto; {
+		if time.Now().After(deadline) {
+			return errSnapshotTakenBack
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if j.takeBacks.Load() != backs {
+		return errSnapshotTakenBack
+	}
+	return nil
+}
+
+// SyncDataFile makes what the data file holds durable.
+func (db *DB) SyncDataFile() error {
+	if db.syncer == nil {
+		return nil
+	}
+	return db.syncer.syncFile(0)
+}
+
+// RestoreSnapshot replaces the store's contents, and the data file, with
+// a snapshot (WriteSnapshot's output). Local writes are refused from then
+// on, as for ApplyReplicated.
+func (db *DB) RestoreSnapshot(r io.Reader) error {
+	j := db.jr
+	if j == nil {
+		return errNoDataFile
+	}
+	tmp := filepath.Join(filepath.Dir(db.path), "temp-snapshot-"+filepath.Base(db.path))
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("create snapshot file: %w", err)
+	}
+	installed := false
+	defer func() {
+		if !installed {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	size, err := io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("write snapshot file: %w", err)
+	}
+	nb, err := buntdb.Open(":memory:")
+	if err != nil {
+		return err
+	}
+	if _, err := loadJournal(tmp, nb, db.log); err != nil {
+		nb.Close()
+		return err
+	}
+	db.SetReadOnly(true)
+	j.flush(j.newest.Load())
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if j.closed {
+		nb.Close()
+		return errJournalClosed
+	}
+	if err := os.Rename(tmp, db.path); err != nil {
+		nb.Close()
+		return fmt.Errorf("rename snapshot file: %w", err)
+	}
+	installed = true
+	db.swapItems(nb)
+	old := j.f
+	j.f, j.size, j.cut = f, size, false
+	old.Close()
+	if err := syncDir(filepath.Dir(db.path)); err != nil {
+		db.log.Error("fsync of the data directory after installing a snapshot failed", "err", err)
+	}
+	return nil
+}
+
+// swapItems makes nb the store's items, their sorted sets indexed, and
+// closes the old ones.
+func (db *DB) swapItems(nb *buntdb.DB) {
+	db.txMu.Lock()
+	old := db.bdb
+	db.bdb = nb
+	db.zidx.mu.Lock()
+	db.zidx.m = nil
+	db.zidx.mu.Unlock()
+	db.shared.drop()
+	nb.Update(func(btx *buntdb.Tx) error {
+		db.indexZSets(btx, false)
+		return nil
+	})
+	db.txMu.Unlock()
+	old.Close()
+}
+
+// Digest is a hash of the store's contents (every item and every indexed
+// sorted-set member): nodes of a cluster that applied the same entries
+// have the same one.
+func (db *DB) Digest() string {
+	h := sha1.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		io.WriteString(h, s)
+	}
+	db.txMu.RLock()
+	defer db.txMu.RUnlock()
+	db.bdb.View(func(btx *buntdb.Tx) error {
+		return btx.Ascend("", func(k, v string) bool {
+			put(k)
+			put(v)
+			return true
+		})
+	})
+	keys := db.zindexKeys(func(dbKey) bool { return true })
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].db != keys[j].db {
+			return keys[i].db < keys[j].db
+		}
+		return keys[i].key < keys[j].key
+	})
+	for _, k := range keys {
+		put(dataPrefix(k.db, k.key))
+		db.zindexOf(k.db, k.key).order.Scan(func(e Entry) bool {
+			put(e.Member)
+			binary.BigEndian.PutUint64(n[:], math.Float64bits(e.Score))
+			h.Write(n[:])
+			return true
+		})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
