@@ -39,9 +39,15 @@ func (n *Node) watch() {
 // and this node's clock has passed the last one an entry carried, so no
 // lock or expiry runs backwards across a change of leader.
 func (n *Node) lead() {
-	if err := n.raft.Barrier(10 * time.Second).Error(); err != nil {
-		n.log.Warn("elected, but the log could not be caught up", "err", err)
-		return
+	for {
+		err := n.raft.Barrier(10 * time.Second).Error()
+		if err == nil {
+			break
+		}
+		if n.raft.State() != raft.Leader {
+			return
+		}
+		n.log.Warn("elected, but the log is not caught up yet; trying again", "err", err)
 	}
 	for wait := time.Duration(0); time.Now().UnixMilli() <= n.clock.Load() && wait < 5*time.Second; wait += 10 * time.Millisecond {
 		time.Sleep(10 * time.Millisecond)

@@ -11,13 +11,18 @@ import (
 )
 
 // A follower serves a connection itself, rather than relaying it, when its
-// first command asks about the node: ROLE, INFO or RAFT. Monitoring tools
-// (redis-cli ROLE, INFO replication, RAFT STATUS) then see each node; the
-// connection is a read-only replica's from then on. The command is peeked
+// first command is about the node: ROLE, INFO, RAFT, its configuration,
+// its data file, its own slow log and latency, or SHUTDOWN (which would
+// otherwise stop the leader). Monitoring tools (redis-cli ROLE, INFO
+// replication, RAFT STATUS) then see each node; the connection is a
+// read-only replica's from then on. The command is peeked
 // at (MSG_PEEK), not read, since the event loop takes the socket itself.
 
 // localFirst are the commands that keep a connection on the follower.
-var localFirst = map[string]bool{"role": true, "info": true, "raft": true}
+var localFirst = map[string]bool{
+	"role": true, "info": true, "raft": true, "config": true, "shutdown": true, "save": true, "bgsave": true,
+	"bgrewriteaof": true, "lastsave": true, "slowlog": true, "latency": true,
+}
 
 // peekTimeout bounds the wait for a new client's first command.
 const peekTimeout = 10 * time.Second

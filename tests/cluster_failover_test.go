@@ -110,7 +110,7 @@ type clusterLoad struct {
 	stopping       atomic.Bool
 	wg             sync.WaitGroup
 	progress       chan struct{}
-	round, nodes   int
+	round          int
 	addrs          []string
 }
 
