@@ -19,13 +19,17 @@ import (
 // server is a started qlessd or redis-server with its data in a temporary
 // directory that stop removes.
 type server struct {
-	kind string // "redis" or "qlessd"
+	kind string // "redis", "qlessd", "cluster" or a cluster's node
 	addr string
 	dir  string
 	cmd  *exec.Cmd
 	done chan struct{}
 	mu   sync.Mutex
 	out  bytes.Buffer
+	// nodes are a cluster's qlessd processes (see startCluster); addr is
+	// then the leader's client address, and the cluster has no process or
+	// directory of its own.
+	nodes []*server
 }
 
 // running lists every started server so the program can stop them all on
@@ -167,6 +171,10 @@ func (s *server) ready(timeout time.Duration, probe ...string) error {
 // stop ends the server gracefully (SIGTERM, then SIGKILL after 20s) and
 // removes its data directory.
 func (s *server) stop() {
+	if s.kind == "cluster" {
+		s.stopNodes()
+		return
+	}
 	runningMu.Lock()
 	was := running[s]
 	delete(running, s)
@@ -186,6 +194,19 @@ func (s *server) stop() {
 		}
 	}
 	os.RemoveAll(s.dir)
+}
+
+// addrs are the client addresses of the server's processes: a cluster's
+// every node.
+func (s *server) addrs() []string {
+	if s.kind != "cluster" {
+		return []string{s.addr}
+	}
+	var out []string
+	for _, n := range s.nodes {
+		out = append(out, n.addr)
+	}
+	return out
 }
 
 // dataBytes sums the sizes of the files in the data directory: Redis 7
