@@ -125,14 +125,22 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := j.appendFrame(frame); err != nil {
-		db.log.Error("writing a replicated frame to the data file failed; the cluster's log keeps it for the next start", "err", err)
-	}
+	ferr := j.appendFrame(frame)
 	if db.onCommit != nil && len(touched) > 0 {
 		db.onCommit(touched)
 	}
+	if ferr != nil {
+		return &FileError{Err: ferr}
+	}
 	return nil
 }
+
+// FileError is a frame applied to the store that did not reach the data
+// file.
+type FileError struct{ Err error }
+
+func (e *FileError) Error() string { return "write to the data file: " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
 
 // frameRecords decodes a sealed frame, checksums checked.
 func frameRecords(frame []byte) ([]record, error) {
