@@ -47,9 +47,11 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s -parallel 1 "$${t%%:*}" || exit 1; \
 	done
 
+# qlessd against Redis (docs/performance.md), then qlessd alone against a
+# 3-node cluster (put, pop1 at concurrency 50); ARGS="-cluster 0" skips it.
 bench: build
 	./tests/ensure-redis.sh
-	$(GO) run ./tests/bench $(ARGS)
+	$(GO) run ./tests/bench -cluster 3 $(ARGS)
 
 # Static binaries for Linux in dist/, with the version (VERSION, else the
 # last tag, else the source's default) and the commit stamped in.

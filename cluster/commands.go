@@ -158,6 +158,13 @@ func (n *Node) replicationState() commands.ReplicationState {
 		}
 		n.mu.Lock()
 		defer n.mu.Unlock()
+		voters := 0
+		for _, s := range f.Configuration().Servers {
+			if s.Suffrage == raft.Voter {
+				voters++
+			}
+		}
+		st.Acked = int64(voters / 2) // a majority, this node aside
 		for _, s := range f.Configuration().Servers {
 			id := string(s.ID)
 			if id == n.opts.NodeID {

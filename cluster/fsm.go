@@ -38,7 +38,7 @@ func (f *fsm) Apply(l *raft.Log) any {
 	n.mu.Lock()
 	if p := n.inflight; p != nil && p.nonce == d.nonce && !p.undone {
 		if err := n.db.AppendOwnFrame(d.frame); err != nil {
-			n.log.Error("writing a frame to the data file failed; the cluster's log keeps it for the next start", "err", err)
+			n.fileGap(err)
 		}
 		p.committed = true
 		n.mu.Unlock()
@@ -46,6 +46,11 @@ func (f *fsm) Apply(l *raft.Log) any {
 	}
 	n.mu.Unlock()
 	if err := n.db.ApplyReplicated(d.frame); err != nil {
+		var fe *store.FileError
+		if errors.As(err, &fe) {
+			n.fileGap(err)
+			return nil
+		}
 		if errors.Is(err, store.ErrClosed) {
 			return err // stopping: the log keeps the entry for the next start
 		}
@@ -55,6 +60,18 @@ func (f *fsm) Apply(l *raft.Log) any {
 		panic(fmt.Sprintf("cluster: apply of entry %d failed: %v", l.Index, err))
 	}
 	return nil
+}
+
+// errFileGap keeps the log from being cut while the data file misses an
+// entry: a restart applies every entry after the last snapshot again,
+// the missing one included.
+var errFileGap = errors.New("the data file missed an entry since it was last complete; no snapshot until a restart")
+
+// fileGap notes that an applied entry did not reach the data file.
+func (n *Node) fileGap(err error) {
+	if !n.gap.Swap(true) {
+		n.log.Error("writing an entry to the data file failed; the store holds it, and the cluster's log keeps it for the next start (no snapshots until then)", "err", err)
+	}
 }
 
 // snapshotHeader is what a snapshot holds besides the store: the nodes'
@@ -69,6 +86,9 @@ type snapshotHeader struct {
 // this snapshot (raftConfig).
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	n := f.node()
+	if n.gap.Load() {
+		return nil, errFileGap
+	}
 	if err := n.db.SyncDataFile(); err != nil {
 		return nil, err
 	}

@@ -38,6 +38,8 @@ type Node struct {
 	ready atomic.Bool   // leading, with every earlier entry applied: serves writes
 	clock atomic.Int64  // the latest leader clock (unix ms) an entry carried
 	nonce atomic.Uint64 // numbers this node's proposals
+	// gap: an entry applied here is missing from the data file (fsm.go).
+	gap atomic.Bool
 	// installs counts snapshots installed from the leader (RAFT STATUS).
 	installs atomic.Int64
 

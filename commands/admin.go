@@ -34,9 +34,11 @@ func cmdBgRewriteAOF(c *Ctx, args [][]byte) {
 	c.W.WriteStatus("Background append only file rewriting started")
 }
 
-// cmdWait is WAIT numreplicas timeout. With no replicas none ever
-// acknowledges: asking for none replies 0 at once, asking for more waits
-// for the timeout (forever when 0), as Redis does.
+// cmdWait is WAIT numreplicas timeout. It replies how many replicas hold
+// every write acknowledged so far: none when the server runs alone; in a
+// cluster, the followers a majority needs, since a write is acknowledged
+// only once a majority holds it. Asking for more waits for the timeout
+// (forever when 0), as Redis does when replicas do not acknowledge.
 func cmdWait(c *Ctx, args [][]byte) {
 	n, ok := ParseInt(args[1])
 	if !ok {
@@ -52,8 +54,13 @@ func cmdWait(c *Ctx, args [][]byte) {
 		c.Error(ErrTimeoutNeg)
 		return
 	}
-	if n <= 0 || !c.CanBlock() {
-		c.W.WriteInt(0)
+	st := c.Table.replicationState()
+	if !st.Master {
+		c.Error(ErrWaitReplica)
+		return
+	}
+	if n <= st.Acked || !c.CanBlock() {
+		c.W.WriteInt(st.Acked)
 		return
 	}
 	var d time.Duration // 0 waits forever, as do waits too long to count

@@ -90,6 +90,7 @@ const (
 	ErrClientID        = "ERR client-id should be greater than 0"
 	ErrInvalidClientID = "ERR Invalid client ID"
 	ErrClientType      = "ERR Unknown client type '%s'"
+	ErrWaitReplica     = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
 )
 
 // Misconf is the reply to a write the data file could not take, or that is

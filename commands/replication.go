@@ -19,6 +19,8 @@ type ReplicationState struct {
 	LinkUp     bool
 	LastIO     int64 // seconds since the master was last heard from
 	Replicas   []Replica
+	// Acked is how many replicas hold every acknowledged write (WAIT).
+	Acked int64
 }
 
 // Replica is one replica, as its master sees it.

@@ -111,13 +111,10 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	if err != nil {
 		return err
 	}
-	db.SetReadOnly(true)
-	j.flush(j.newest.Load())
-	j.wmu.Lock()
-	defer j.wmu.Unlock()
-	if j.closed {
-		return errJournalClosed
+	if err := db.settleAsReplica(); err != nil {
+		return err
 	}
+	defer j.wmu.Unlock()
 	db.txMu.Lock()
 	touched, err := db.applyRecords(recs)
 	db.shared.drop()
@@ -125,11 +122,34 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := j.appendFrame(frame); err != nil {
-		db.log.Error("writing a replicated frame to the data file failed; the cluster's log keeps it for the next start", "err", err)
-	}
+	ferr := j.appendFrame(frame)
 	if db.onCommit != nil && len(touched) > 0 {
 		db.onCommit(touched)
+	}
+	if ferr != nil {
+		return &FileError{Err: ferr}
+	}
+	return nil
+}
+
+// FileError is a frame applied to the store that did not reach the data
+// file.
+type FileError struct{ Err error }
+
+func (e *FileError) Error() string { return "write to the data file: " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// settleAsReplica refuses local writes from now on, settles those still
+// on their way to the cluster (they fail and are taken back), and returns
+// holding the data file's writer lock, unless the store is closed.
+func (db *DB) settleAsReplica() error {
+	j := db.jr
+	db.SetReadOnly(true)
+	j.flush(j.newest.Load())
+	j.wmu.Lock()
+	if j.closed {
+		j.wmu.Unlock()
+		return errJournalClosed
 	}
 	return nil
 }

@@ -98,14 +98,11 @@ func (db *DB) RestoreSnapshot(r io.Reader) error {
 		nb.Close()
 		return err
 	}
-	db.SetReadOnly(true)
-	j.flush(j.newest.Load())
-	j.wmu.Lock()
-	defer j.wmu.Unlock()
-	if j.closed {
+	if err := db.settleAsReplica(); err != nil {
 		nb.Close()
-		return errJournalClosed
+		return err
 	}
+	defer j.wmu.Unlock()
 	if err := os.Rename(tmp, db.path); err != nil {
 		nb.Close()
 		return fmt.Errorf("rename snapshot file: %w", err)

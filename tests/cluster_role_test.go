@@ -56,6 +56,14 @@ func TestClusterRoleAndNodeCommands(t *testing.T) {
 	if !strings.Contains(info, "role:master\r\n") || !strings.Contains(info, "connected_slaves:2\r\n") {
 		t.Fatalf("INFO replication on the leader:\n%s", info)
 	}
+	// A write is acknowledged once a majority holds it: WAIT counts the
+	// one follower of three that guarantees.
+	if got := respCommand(t, l.addr(), "WAIT", "1", "0"); got != int64(1) {
+		t.Fatalf("WAIT 1 0 on the leader: %v", got)
+	}
+	if got := respCommand(t, l.addr(), "WAIT", "2", "50"); got != int64(1) {
+		t.Fatalf("WAIT 2 50 on the leader: %v", got)
+	}
 	var f *clusterNode
 	for _, n := range c.nodes {
 		if n != l {

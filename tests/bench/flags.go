@@ -33,6 +33,9 @@ func parseFlags() (*config, error) {
 	passes := fs.String("passes", "everysec,always", "appendfsync settings to run, on both servers")
 	servers := fs.String("servers", "redis,qlessd", "servers to run")
 	ways := fs.String("ways", "qless.lua,ours,native", "ways to run qless: qless.lua, ours (EVALSHA of qlessd's script), native (QLESS command, qlessd only)")
+	fs.IntVar(&cfg.cluster, "cluster", 0, "after the table, compare qlessd alone with a cluster of this many qlessd nodes on loopback (native QLESS, clients at the leader); 0: no cluster part")
+	clusterConc := fs.String("cluster-conc", "50", "concurrencies of the cluster part")
+	clusterWork := fs.String("cluster-workloads", "put,pop1", "workloads of the cluster part, in every pass")
 	fs.StringVar(&cfg.jsonPath, "json", "bench-results.json", "where to write the results as JSON")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return nil, err
@@ -47,7 +50,19 @@ func parseFlags() (*config, error) {
 	if cfg.alwaysConc, err = ints(*alwaysConc); err != nil {
 		return nil, err
 	}
+	if cfg.clusterConc, err = ints(*clusterConc); err != nil {
+		return nil, err
+	}
 	cfg.workloads, cfg.alwaysWork = words(*work), words(*alwaysWork)
+	cfg.clusterWork = words(*clusterWork)
+	for _, w := range cfg.clusterWork {
+		if !contains(workloadNames, w) || w == "footprint" {
+			return nil, fmt.Errorf("unknown cluster workload %q (footprint is not run on a cluster)", w)
+		}
+	}
+	if cfg.cluster < 0 {
+		return nil, fmt.Errorf("-cluster must be 0 (no cluster part) or a node count")
+	}
 	cfg.passes, cfg.servers, cfg.ways = words(*passes), words(*servers), words(*ways)
 	for _, w := range append(append([]string{}, cfg.workloads...), cfg.alwaysWork...) {
 		if !contains(workloadNames, w) {
@@ -110,5 +125,6 @@ func settings(cfg *config) map[string]any {
 		"workloads": cfg.workloads, "always_workloads": cfg.alwaysWork,
 		"passes": cfg.passes, "servers": cfg.servers, "ways": cfg.ways,
 		"qless_lua": cfg.qlessLua, "redis_server": cfg.redisBin,
+		"cluster": cfg.cluster, "cluster_concurrency": cfg.clusterConc, "cluster_workloads": cfg.clusterWork,
 	}
 }

@@ -202,3 +202,27 @@ func TestRedisLoadable(t *testing.T) {
 		t.Errorf("a script without table.extend changed: %q", got)
 	}
 }
+
+func TestClusterLinesPairWithTheSingleNode(t *testing.T) {
+	rs := []*result{
+		{Pass: "everysec", Workload: "put", Concurrency: 50, Server: "qlessd", Way: "native", JobsPerSec: 200, Calls: 1, P99Ms: 4},
+		{Pass: "everysec", Workload: "put", Concurrency: 50, Server: "cluster3", Way: "native", JobsPerSec: 50, Calls: 1, P99Ms: 16},
+		{Pass: "always", Workload: "put", Concurrency: 50, Server: "cluster3", Way: "native", JobsPerSec: 10, Calls: 1},
+	}
+	setClusterRatios(rs)
+	if rs[1].OverOneNode == nil || *rs[1].OverOneNode != 0.25 || rs[0].OverOneNode != nil || rs[2].OverOneNode != nil {
+		t.Fatalf("ratios %v %v %v", rs[0].OverOneNode, rs[1].OverOneNode, rs[2].OverOneNode)
+	}
+	var b strings.Builder
+	printClusterTable(&b, rs, &config{cluster: 3})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 5 || !strings.Contains(lines[2], "x3 jobs/s") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	if f := strings.Fields(lines[3]); len(f) != 10 || f[3] != "200" || f[5] != "4.000" || f[6] != "50" || f[8] != "16.000" || f[9] != "0.25" {
+		t.Fatalf("everysec line %q", lines[3])
+	}
+	if f := strings.Fields(lines[4]); len(f) != 10 || f[3] != "-" || f[6] != "10" || f[9] != "-" {
+		t.Fatalf("always line %q", lines[4])
+	}
+}

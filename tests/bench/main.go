@@ -32,6 +32,10 @@ type config struct {
 	workloads, alwaysWork []string
 	passes, servers, ways []string
 	jsonPath              string
+	// cluster is the cluster part's node count (0: no cluster part).
+	cluster     int
+	clusterConc []int
+	clusterWork []string
 }
 
 var interrupted atomic.Bool
@@ -68,7 +72,7 @@ func run() int {
 		notes = append(notes, s)
 		fmt.Fprintln(os.Stderr, "note:", s)
 	}
-	if cfg.qlessdBin == "" && contains(cfg.servers, "qlessd") || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
+	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
 		bin, cleanup, err := buildQlessd()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -82,17 +86,19 @@ func run() int {
 	fmt.Printf("qlessd vs Redis, qless workloads on %d cores (%s); redis: %s\n", runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, redisVersion(cfg.redisBin))
 	fmt.Printf("load average at start: %s (the cores are shared: compare lines of one run, not runs)\n", loadAvg())
 	fmt.Printf("jobs per cell: up to %d, each cell capped at %s; job data: 100 bytes of JSON\n", cfg.jobs, cfg.cellTime)
-	for _, p := range cfg.passes {
-		c, w := cfg.conc, cfg.workloads
-		if p == "always" {
-			c, w = cfg.alwaysConc, cfg.alwaysWork
+	if len(cfg.servers) > 0 { // -servers "": the cluster part alone
+		for _, p := range cfg.passes {
+			c, w := cfg.conc, cfg.workloads
+			if p == "always" {
+				c, w = cfg.alwaysConc, cfg.alwaysWork
+			}
+			fmt.Printf("appendfsync %-8s concurrency %v, workloads %s\n", p, c, strings.Join(w, ","))
 		}
-		fmt.Printf("appendfsync %-8s concurrency %v, workloads %s\n", p, c, strings.Join(w, ","))
+		fmt.Println("latency is per call (pop+complete workloads: pop and complete calls together); jobs/s counts completed jobs (put: queued; heartbeat, ping: calls)")
+		fmt.Println("q/redis: qlessd jobs/s over Redis jobs/s running the same script (native is compared with Redis running qless.lua)")
+		fmt.Println("ping: PING and PONG, no script, once per server: the cost of one unpipelined request and reply")
+		fmt.Println()
 	}
-	fmt.Println("latency is per call (pop+complete workloads: pop and complete calls together); jobs/s counts completed jobs (put: queued; heartbeat, ping: calls)")
-	fmt.Println("q/redis: qlessd jobs/s over Redis jobs/s running the same script (native is compared with Redis running qless.lua)")
-	fmt.Println("ping: PING and PONG, no script, once per server: the cost of one unpipelined request and reply")
-	fmt.Println()
 
 	var results []*result
 	unavailable := map[string]bool{}
@@ -108,12 +114,25 @@ func run() int {
 	}
 	setRatios(results)
 	sortResults(results)
-	printTable(os.Stdout, results)
+	if len(cfg.servers) > 0 {
+		printTable(os.Stdout, results)
+	}
+	var cluster []*result
+	if cfg.cluster > 0 && !stopping() {
+		cluster = runCluster(cfg, note)
+		if stopping() {
+			note("interrupted: the cluster table is partial")
+		}
+		if len(cfg.servers) > 0 {
+			fmt.Println()
+		}
+		printClusterTable(os.Stdout, cluster, cfg)
+	}
 	if len(notes) > 0 {
 		fmt.Printf("\nnotes:\n%s\n", indent(notes))
 	}
 	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
-	rep := report{Started: started.UTC(), Notes: notes, Results: results, Settings: settings(cfg)}
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, Cluster: cluster, Settings: settings(cfg)}
 	if err := writeJSON(cfg.jsonPath, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: write json:", err)
 		return 1

@@ -48,6 +48,12 @@ func runPass(cfg *config, pass string, round int, sources map[string]scriptSourc
 			s.srv.stop()
 		}
 	}()
+	return runCells(sessions, pass, round, concs, workloads)
+}
+
+// runCells runs each cell on every session in turn, the order turning
+// around from cell to cell and from round to round (see runPass).
+func runCells(sessions []*session, pass string, round int, concs []int, workloads []string) []*result {
 	var out []*result
 	add := func(s *session, rs ...*result) {
 		for _, r := range rs {
@@ -84,7 +90,15 @@ func runPass(cfg *config, pass string, round int, sources map[string]scriptSourc
 					continue
 				}
 				waitRewrites(sessions, pass, wl, c)
-				add(s, s.cell(wl, c)...)
+				rs := s.cell(wl, c)
+				if s.srv.kind == "cluster" {
+					if why := s.srv.stillLeads(); why != "" {
+						for _, r := range rs {
+							r.Note = joinNote(r.Note, why)
+						}
+					}
+				}
+				add(s, rs...)
 			}
 		}
 	}
@@ -155,13 +169,21 @@ func (s *session) cell(wl string, c int) []*result {
 	return nil
 }
 
-// waitRewrites waits until no server of the pass rewrites its data file:
-// every server is running now, and a rewrite set off by one cell's writes
-// takes a core from whichever cell comes next, on any server.
+// waitRewrites waits until no server of the pass (no node of a cluster)
+// rewrites its data file: every server is running now, and a rewrite set
+// off by one cell's writes takes a core from whichever cell comes next, on
+// any server.
 func waitRewrites(sessions []*session, pass, wl string, c int) {
 	for _, s := range sessions {
-		if waited := waitRewrite(s.srv.addr); waited > 0 {
-			fmt.Fprintf(os.Stderr, "%-8s %-10s %3d waited %s for the data-file rewrite of %s to end\n", pass, wl, c, waited.Round(time.Millisecond), s.w.label())
+		addrs := s.srv.addrs()
+		for _, addr := range addrs {
+			if waited := waitRewrite(addr); waited > 0 {
+				of := s.w.label()
+				if len(addrs) > 1 {
+					of += " node " + addr
+				}
+				fmt.Fprintf(os.Stderr, "%-8s %-10s %3d waited %s for the data-file rewrite of %s to end\n", pass, wl, c, waited.Round(time.Millisecond), of)
+			}
 		}
 	}
 }

@@ -34,6 +34,8 @@ type result struct {
 	MemBytesPerJob  *float64 `json:"mem_bytes_per_job,omitempty"`
 	FileBytesPerJob *float64 `json:"file_bytes_per_job,omitempty"`
 	Note            string   `json:"note,omitempty"`
+	// OverOneNode is a cluster line's jobs/s over qlessd's alone.
+	OverOneNode *float64 `json:"over_one_node,omitempty"`
 }
 
 func (r *result) setLatency(lat []time.Duration) {
@@ -156,6 +158,8 @@ type report struct {
 	Settings any       `json:"settings"`
 	Notes    []string  `json:"notes"`
 	Results  []*result `json:"results"`
+	// Cluster is the cluster part (-cluster): qlessd alone and the cluster.
+	Cluster []*result `json:"cluster,omitempty"`
 }
 
 func writeJSON(path string, rep report) error {
@@ -218,4 +222,66 @@ func medianRounds(results []*result, rounds int) []*result {
 		out = append(out, m)
 	}
 	return out
+}
+
+// printClusterTable prints the cluster part: a line per cell, qlessd alone
+// and the cluster side by side, and the cluster's jobs/s over qlessd's.
+func printClusterTable(out io.Writer, results []*result, cfg *config) {
+	n := cfg.cluster
+	fmt.Fprintf(out, "cluster: qlessd alone (x1) against %d qlessd nodes on hashicorp/raft over loopback (x%d), clients at the leader;\n", n, n)
+	fmt.Fprintf(out, "native QLESS, fresh servers per pass, the same flags and appendfsync on every node; latency per call in ms\n")
+	fmt.Fprintf(out, "%-8s %-10s %4s %9s %8s %8s %9s %8s %8s %6s  %s\n",
+		"fsync", "workload", "conc", "x1 jobs/s", "x1 p50", "x1 p99",
+		fmt.Sprintf("x%d jobs/s", n), fmt.Sprintf("x%d p50", n), fmt.Sprintf("x%d p99", n), fmt.Sprintf("x%d/x1", n), "note")
+	type key struct {
+		pass, workload string
+		conc           int
+	}
+	pairs := map[key][2]*result{}
+	var order []key
+	for _, r := range results {
+		k := key{r.Pass, r.Workload, r.Concurrency}
+		p, seen := pairs[k]
+		if !seen {
+			order = append(order, k)
+		}
+		if r.Server == "qlessd" {
+			p[0] = r
+		} else {
+			p[1] = r
+		}
+		pairs[k] = p
+	}
+	for _, k := range order {
+		p := pairs[k]
+		cols := func(r *result) (jobs, p50, p99, note string) {
+			if r == nil {
+				return "-", "-", "-", ""
+			}
+			note = r.Note
+			if r.Errors > 0 {
+				note = joinNote(fmt.Sprintf("%d errors", r.Errors), note)
+			}
+			if r.Calls == 0 && r.Workload != "mixed-e2e" {
+				return fmt.Sprintf("%.0f", r.JobsPerSec), "-", "-", note
+			}
+			return fmt.Sprintf("%.0f", r.JobsPerSec), fmt.Sprintf("%.3f", r.P50Ms), fmt.Sprintf("%.3f", r.P99Ms), note
+		}
+		j1, a1, b1, n1 := cols(p[0])
+		jn, an, bn, nn := cols(p[1])
+		ratio := "-"
+		if p[1] != nil && p[1].OverOneNode != nil {
+			ratio = fmt.Sprintf("%.2f", *p[1].OverOneNode)
+		}
+		note := ""
+		if n1 != "" {
+			note = joinNote(note, "x1: "+n1)
+		}
+		if nn != "" {
+			note = joinNote(note, fmt.Sprintf("x%d: %s", n, nn))
+		}
+		line := fmt.Sprintf("%-8s %-10s %4d %9s %8s %8s %9s %8s %8s %6s  %s",
+			k.pass, k.workload, k.conc, j1, a1, b1, jn, an, bn, ratio, note)
+		fmt.Fprintln(out, strings.TrimRight(line, " "))
+	}
 }

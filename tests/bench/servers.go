@@ -19,13 +19,17 @@ import (
 // server is a started qlessd or redis-server with its data in a temporary
 // directory that stop removes.
 type server struct {
-	kind string // "redis" or "qlessd"
+	kind string // "redis", "qlessd", "cluster" or a cluster's node
 	addr string
 	dir  string
 	cmd  *exec.Cmd
 	done chan struct{}
 	mu   sync.Mutex
 	out  bytes.Buffer
+	// nodes are a cluster's qlessd processes (see startCluster); addr is
+	// then the leader's client address, and the cluster has no process or
+	// directory of its own.
+	nodes []*server
 }
 
 // running lists every started server so the program can stop them all on
@@ -93,50 +97,72 @@ func startOnce(cfg *config, kind, fsync string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{kind: kind, dir: dir, addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan struct{})}
-	var args []string
-	bin := cfg.qlessdBin
+	s := &server{kind: kind, dir: dir, addr: fmt.Sprintf("127.0.0.1:%d", port)}
+	bin, args := cfg.qlessdBin, qlessdArgs(port, dir, fsync)
 	if kind == "redis" {
 		bin = cfg.redisBin
 		args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 			"--save", "", "--appendonly", "yes", "--appendfsync", fsync,
 			"--daemonize", "no", "--loglevel", "warning"}
-	} else {
-		args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
-			"--appendfsync", fsync, "--loglevel", "warning", "--http-addr", ""}
 	}
+	if err := s.start(bin, args); err != nil {
+		return nil, err
+	}
+	if err := s.ready(15*time.Second, "PING"); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// qlessdArgs are the flags of a qlessd the benchmark starts, alone or as a
+// cluster's node.
+func qlessdArgs(port int, dir, fsync string) []string {
+	return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		"--appendfsync", fsync, "--loglevel", "warning", "--http-addr", ""}
+}
+
+// start runs bin in the server's data directory; the directory is removed
+// if it cannot start.
+func (s *server) start(bin string, args []string) error {
+	s.done = make(chan struct{})
 	s.cmd = exec.Command(bin, args...)
-	s.cmd.Dir = dir
+	s.cmd.Dir = s.dir
 	s.cmd.Stdout = s
 	s.cmd.Stderr = s
 	// The server dies with this program even when it is killed outright.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("start %s: %w", bin, err)
+		os.RemoveAll(s.dir)
+		return fmt.Errorf("start %s: %w", bin, err)
 	}
 	runningMu.Lock()
 	running[s] = true
 	runningMu.Unlock()
 	go func() { s.cmd.Wait(); close(s.done) }()
-	deadline := time.Now().Add(15 * time.Second)
+	return nil
+}
+
+// ready waits until the started server answers probe (a connection's first
+// command) without an error, and stops it when it does not in time.
+func (s *server) ready(timeout time.Duration, probe ...string) error {
+	deadline := time.Now().Add(timeout)
 	for {
 		if c, err := dial(s.addr); err == nil {
-			_, perr := c.do("PING")
+			_, perr := c.do(probe...)
 			c.close()
 			if perr == nil {
-				return s, nil
+				return nil
 			}
 		}
 		select {
 		case <-s.done:
 			s.stop()
-			return nil, fmt.Errorf("%s exited at start: %s", kind, strings.TrimSpace(s.output()))
+			return fmt.Errorf("%s exited at start: %s", s.kind, strings.TrimSpace(s.output()))
 		default:
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return nil, fmt.Errorf("%s did not answer on %s", kind, s.addr)
+			return fmt.Errorf("%s did not answer on %s", s.kind, s.addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -145,6 +171,10 @@ func startOnce(cfg *config, kind, fsync string) (*server, error) {
 // stop ends the server gracefully (SIGTERM, then SIGKILL after 20s) and
 // removes its data directory.
 func (s *server) stop() {
+	if s.kind == "cluster" {
+		s.stopNodes()
+		return
+	}
 	runningMu.Lock()
 	was := running[s]
 	delete(running, s)
@@ -164,6 +194,19 @@ func (s *server) stop() {
 		}
 	}
 	os.RemoveAll(s.dir)
+}
+
+// addrs are the client addresses of the server's processes: a cluster's
+// every node.
+func (s *server) addrs() []string {
+	if s.kind != "cluster" {
+		return []string{s.addr}
+	}
+	var out []string
+	for _, n := range s.nodes {
+		out = append(out, n.addr)
+	}
+	return out
 }
 
 // dataBytes sums the sizes of the files in the data directory: Redis 7
