@@ -171,8 +171,7 @@ func (n *Node) replicationState() commands.ReplicationState {
 				continue
 			}
 			host, port := splitAddr(n.addrs[id])
-			online, seen := n.online[id]
-			st.Replicas = append(st.Replicas, commands.Replica{Host: host, Port: port, Online: online || !seen, Offset: int64(n.raft.CommitIndex())})
+			st.Replicas = append(st.Replicas, commands.Replica{Host: host, Port: port, Online: n.onlineLocked(id), Offset: int64(n.raft.CommitIndex())})
 		}
 		return st
 	}
@@ -186,6 +185,13 @@ func (n *Node) replicationState() commands.ReplicationState {
 		st.LastIO = -1
 	}
 	return st
+}
+
+// onlineLocked reports whether follower id answers the leader's
+// heartbeats: one never reported failing counts as online. mu held.
+func (n *Node) onlineLocked(id string) bool {
+	on, seen := n.online[id]
+	return on || !seen
 }
 
 func splitAddr(addr string) (string, int) {

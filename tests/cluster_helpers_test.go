@@ -24,6 +24,7 @@ type clusterNode struct {
 	id         string
 	dir        string
 	port, raft int
+	http       string // its HTTP listener (metrics), host:port
 	args       []string
 	proc       *Proc
 }
@@ -49,7 +50,8 @@ func startCluster(t *testing.T, size int, extra ...string) *testCluster {
 }
 
 func (c *testCluster) nodeArgs(n *clusterNode, more ...string) []string {
-	args := []string{"--port", strconv.Itoa(n.port), "--dir", n.dir, "--loglevel", "warning", "--http-addr", "",
+	n.http = fmt.Sprintf("127.0.0.1:%d", freePort(c.t))
+	args := []string{"--port", strconv.Itoa(n.port), "--dir", n.dir, "--loglevel", "warning", "--http-addr", n.http,
 		"--cluster-node-id", n.id, "--cluster-bind", fmt.Sprintf("127.0.0.1:%d", n.raft)}
 	args = append(args, modeArgs()...)
 	args = append(args, c.extra...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,6 +65,7 @@ func TestClusterRoleAndNodeCommands(t *testing.T) {
 	if got := respCommand(t, l.addr(), "WAIT", "2", "50"); got != int64(1) {
 		t.Fatalf("WAIT 2 50 on the leader: %v", got)
 	}
+	checkClusterMetrics(t, c, l)
 	var f *clusterNode
 	for _, n := range c.nodes {
 		if n != l {
@@ -159,4 +161,40 @@ func readResp(r *bufio.Reader) (any, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("reply %q", line)
+}
+
+// checkClusterMetrics reads /metrics on every node: the leader leads, with
+// two followers online; each follower does not, and has heard from it.
+func checkClusterMetrics(t *testing.T, c *testCluster, l *clusterNode) {
+	t.Helper()
+	for _, n := range c.nodes {
+		resp, err := http.Get("http://" + n.http + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := []string{"qlessd_cluster_leader 0", "qlessd_cluster_members 3", "qlessd_cluster_followers_online 0"}
+		if n == l {
+			want = []string{"qlessd_cluster_leader 1", "qlessd_cluster_members 3", "qlessd_cluster_followers_online 2", "qlessd_cluster_last_contact_seconds 0"}
+		}
+		for _, w := range want {
+			if !strings.Contains(string(body), "\n"+w+"\n") {
+				t.Fatalf("/metrics of %s lacks %q:\n%s", n.id, w, grepLines(string(body), "qlessd_cluster_"))
+			}
+		}
+		if !strings.Contains(string(body), "qlessd_cluster_applied_index ") || !strings.Contains(string(body), "qlessd_cluster_term ") {
+			t.Fatalf("/metrics of %s lacks the indexes:\n%s", n.id, grepLines(string(body), "qlessd_cluster_"))
+		}
+	}
+}
+
+func grepLines(s, prefix string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }

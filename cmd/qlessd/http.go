@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/qlessd/qlessd/cluster"
 	"log/slog"
 
 	"github.com/qlessd/qlessd/dashboard"
@@ -11,7 +12,7 @@ import (
 
 // listenHTTP binds the HTTP listener (--http-addr) with /metrics mounted;
 // nil when addr is empty. It serves once srv does (serveHTTP).
-func listenHTTP(addr string, srv *server.Server, logger *slog.Logger) (*httpd.Server, error) {
+func listenHTTP(addr string, srv *server.Server, node *cluster.Node, logger *slog.Logger) (*httpd.Server, error) {
 	if addr == "" {
 		return nil, nil
 	}
@@ -21,6 +22,9 @@ func listenHTTP(addr string, srv *server.Server, logger *slog.Logger) (*httpd.Se
 	}
 	reg := metrics.NewRegistry(metrics.Collector(metrics.Sources{Store: srv.Store(), Clients: srv.ConnectedClients}),
 		metrics.CommandCollector(metrics.CommandSources{Commands: srv.CommandStats, Fsync: srv.FsyncStats}))
+	if node != nil {
+		reg.MustRegister(metrics.ClusterCollector(node.Stats))
+	}
 	h.Mount("/metrics", metrics.Handler(reg))
 	return h, nil
 }

@@ -102,7 +102,7 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 		srv.Close()
 		return exitFailed
 	}
-	web, err := listenHTTP(s.str("http-addr"), srv, logger)
+	web, err := listenHTTP(s.str("http-addr"), srv, node, logger)
 	if err != nil {
 		logger.Error("cannot listen (http-addr)", "err", err)
 		node.Close()
