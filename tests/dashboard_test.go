@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -258,20 +259,76 @@ func TestDashboardGroupActions(t *testing.T) {
 	}
 }
 
-func TestDashboardBasicAuth(t *testing.T) {
-	d := startDash(t, dashboard.Options{BasicAuth: true, Password: func() string { return "s3cret" }}, "--requirepass", "s3cret")
-	if code, _ := d.get("/"); code != http.StatusUnauthorized {
-		t.Fatalf("no credentials: %d", code)
+// On a listener beyond loopback with requirepass set, qlessd's HTTP
+// listener asks for the password before any dashboard page, read or
+// action; the dashboard itself adds no check of its own.
+func TestDashboardAsksPasswordBeyondLoopback(t *testing.T) {
+	q, base := StartQlessdHTTP(t, "", "0.0.0.0", "--requirepass", "s3cret", "--http-admin", "yes")
+	base = strings.Replace(base, "0.0.0.0", "127.0.0.1", 1)
+	raw := DialRaw(t, q.Addr)
+	if got := raw.Do(t, "AUTH", "s3cret"); got != "+OK\r\n" {
+		t.Fatalf("AUTH: %q", got)
 	}
-	req, _ := http.NewRequest("GET", d.srv.URL+"/api/queues", nil)
-	req.SetBasicAuth("any", "s3cret")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	raw.Do(t, "QLESS", "put", "now", "producer", "emails", "jid-1", "K", "{}", "0")
+	send := func(method, path, pass string, form url.Values) (int, string) {
+		t.Helper()
+		var body io.Reader
+		if form != nil {
+			body = strings.NewReader(form.Encode())
+		}
+		req, err := http.NewRequest(method, base+path, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		if pass != "" {
+			req.SetBasicAuth("anyone", pass)
+		}
+		resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic ") {
+			t.Errorf("%s %s: 401 without a Basic challenge", method, path)
+		}
+		return resp.StatusCode, string(b)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("with the password: %d", resp.StatusCode)
+	for _, path := range []string{"/", "/queues/emails", "/jobs/jid-1", "/api/queues", "/api/csrf", "/events", "/static/app.css"} {
+		for _, pass := range []string{"", "wrong"} {
+			if code, _ := send(http.MethodGet, path, pass, nil); code != http.StatusUnauthorized {
+				t.Errorf("GET %s with password %q: %d, want 401", path, pass, code)
+			}
+		}
+	}
+	code, body := send(http.MethodGet, "/queues/emails", "s3cret", nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET /queues/emails with the password: %d\n%s", code, body)
+	}
+	mustContain(t, "queue page", body, "jid-1")
+	code, body = send(http.MethodGet, "/api/csrf", "s3cret", nil)
+	var tok struct{ Token string }
+	if err := json.Unmarshal([]byte(body), &tok); code != http.StatusOK || err != nil || tok.Token == "" {
+		t.Fatalf("GET /api/csrf with the password: %d %q", code, body)
+	}
+	// An action with the right token but without the password does nothing.
+	form := url.Values{"csrf": {tok.Token}}
+	for _, pass := range []string{"", "wrong"} {
+		if code, _ := send(http.MethodPost, "/api/queues/emails/pause", pass, form); code != http.StatusUnauthorized {
+			t.Errorf("POST pause with password %q: %d, want 401", pass, code)
+		}
+	}
+	if got := raw.Do(t, "QLESS", "queues", "now", "emails"); strings.Contains(got, `"paused":true`) {
+		t.Fatalf("a pause without the password paused the queue: %s", got)
+	}
+	if code, body := send(http.MethodPost, "/api/queues/emails/pause", "s3cret", form); code != http.StatusOK {
+		t.Fatalf("POST pause with the password: %d %s", code, body)
+	}
+	if got := raw.Do(t, "QLESS", "queues", "now", "emails"); !strings.Contains(got, `"paused":true`) {
+		t.Fatalf("pause with the password did not pause the queue: %s", got)
 	}
 }
 
