@@ -68,31 +68,19 @@ func (d *Dashboard) pageOverview(w http.ResponseWriter, r *http.Request) {
 
 func (d *Dashboard) pageQueue(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("queue")
-	state, pg, jobs, q, err := d.queueJobs(r)
+	l, err := d.queueJobs(r)
 	if err != nil {
 		d.failErr(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	var rec []Recurring
-	if state == "recurring" {
-		jids, err := d.stateJIDs(ctx, name, state, pg.page)
-		if err == nil {
-			rec, err = d.recurring(ctx, jids)
-		}
-		if err != nil {
-			d.failErr(w, r, err)
-			return
-		}
-	}
-	st, err := d.stats(ctx, name)
+	st, err := d.stats(r.Context(), name)
 	if err != nil {
 		d.failErr(w, r, err)
 		return
 	}
 	d.render(w, r, http.StatusOK, "queue", "Queue "+name, map[string]any{
-		"Name": name, "Counts": q, "State": state, "States": states, "Pager": pg, "Jobs": jobs,
-		"Recurring": rec, "Stats": st, "Throughput": d.sampler.throughput(name),
+		"Name": name, "Counts": l.Counts, "State": l.State, "States": states, "Pager": l.Pager, "Jobs": l.Jobs,
+		"Recurring": l.Recurring, "Stats": st, "Throughput": d.sampler.throughput(name),
 	})
 }
 

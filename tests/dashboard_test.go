@@ -107,6 +107,9 @@ func TestDashboardAPI(t *testing.T) {
 	if page.Total != 30 || len(page.Jobs) != 5 || page.Jobs[0].JID != "bulk-04" || page.Jobs[4].JID != "bulk-00" {
 		t.Fatalf("second page of bulk: %s", body)
 	}
+	// A queue's recurring jobs are read as recurring jobs.
+	_, body = d.get("/api/queues/reports/jobs?state=recurring")
+	mustContain(t, "recurring jobs", body, `"state":"recurring"`, `"total":1`, `"jid":"jid-nightly"`, `"klass":"Nightly"`, `"interval":86400`)
 	_, body = d.get("/api/failed")
 	mustContain(t, "/api/failed", body, `"total":1`, `"group":"smtp-timeout","count":1`)
 	_, body = d.get("/api/jobs/jid-failed")
