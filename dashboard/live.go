@@ -48,8 +48,8 @@ type hub struct {
 	leftAt  time.Time
 	pending []liveEvent
 	dropped int
-	busy    bool
-	// received counts the events of the current flush interval.
+	// received counts the events of the current flush interval; while
+	// any arrive, the counts are re-read more often.
 	received int
 }
 
@@ -126,7 +126,7 @@ func (h *hub) run(ctx context.Context) {
 			if h.idle() {
 				return
 			}
-			n, busy := h.flushEvents(!resumeLog.IsZero())
+			n := h.flushEvents(!resumeLog.IsZero())
 			switch {
 			case resumeLog.IsZero() && n > busyEvents:
 				ps.Unsubscribe(ctx, "ql:log")
@@ -135,7 +135,7 @@ func (h *hub) run(ctx context.Context) {
 				ps.Subscribe(ctx, "ql:log")
 				resumeLog = time.Time{}
 			}
-			busy = busy || !resumeLog.IsZero()
+			busy := n > 0 || !resumeLog.IsZero()
 			if since := time.Since(lastCounts); since >= countsIdle || busy && since >= countsBusy {
 				h.pushCounts(ctx)
 				lastCounts = time.Now()
@@ -147,7 +147,6 @@ func (h *hub) run(ctx context.Context) {
 func (h *hub) add(e liveEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.busy = true
 	h.received++
 	if len(h.pending) < eventsPerFlush {
 		h.pending = append(h.pending, e)
@@ -157,12 +156,12 @@ func (h *hub) add(e liveEvent) {
 }
 
 // flushEvents sends the events gathered since the last flush and returns
-// how many arrived and whether any did. sampled says ql:log is being
-// sampled (the pages say so).
-func (h *hub) flushEvents(sampled bool) (int, bool) {
+// how many arrived. sampled says ql:log is being sampled (the pages say
+// so).
+func (h *hub) flushEvents(sampled bool) int {
 	h.mu.Lock()
-	events, dropped, busy, n := h.pending, h.dropped, h.busy, h.received
-	h.pending, h.dropped, h.busy, h.received = nil, 0, false, 0
+	events, dropped, n := h.pending, h.dropped, h.received
+	h.pending, h.dropped, h.received = nil, 0, 0
 	h.mu.Unlock()
 	if len(events) > 0 {
 		b, _ := json.Marshal(struct {
@@ -172,7 +171,7 @@ func (h *hub) flushEvents(sampled bool) (int, bool) {
 		}{events, dropped, sampled || n > busyEvents})
 		h.broadcast(sse("events", b))
 	}
-	return n, busy
+	return n
 }
 
 func (h *hub) pushCounts(ctx context.Context) {
