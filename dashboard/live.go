@@ -46,8 +46,12 @@ type hub struct {
 	clients map[chan []byte]bool
 	cancel  context.CancelFunc
 	leftAt  time.Time
-	pending []liveEvent
-	dropped int
+	// countsDue says a page joined since the counts were last read: the
+	// next flush reads them for it (and every page), so pages joining at
+	// once cost one read.
+	countsDue bool
+	pending   []liveEvent
+	dropped   int
 	// received counts the events of the current flush interval; while
 	// any arrive, the counts are re-read more often.
 	received int
@@ -75,6 +79,7 @@ func (h *hub) join() chan []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.clients[ch] = true
+	h.countsDue = true
 	if h.cancel == nil {
 		ctx, cancel := context.WithCancel(h.d.ctx)
 		h.cancel = cancel
@@ -136,7 +141,7 @@ func (h *hub) run(ctx context.Context) {
 				resumeLog = time.Time{}
 			}
 			busy := n > 0 || !resumeLog.IsZero()
-			if since := time.Since(lastCounts); since >= countsIdle || busy && since >= countsBusy {
+			if since := time.Since(lastCounts); h.due() || since >= countsIdle || busy && since >= countsBusy {
 				h.pushCounts(ctx)
 				lastCounts = time.Now()
 			}
@@ -174,7 +179,18 @@ func (h *hub) flushEvents(sampled bool) int {
 	return n
 }
 
+func (h *hub) due() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.countsDue
+}
+
+// pushCounts reads the counts and sends them to every page. A page that
+// joins while they are read gets them at the next flush.
 func (h *hub) pushCounts(ctx context.Context) {
+	h.mu.Lock()
+	h.countsDue = false
+	h.mu.Unlock()
 	if b, err := h.d.countsJSON(ctx); err == nil {
 		h.broadcast(sse("counts", b))
 	}
@@ -234,10 +250,10 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	ch := d.hub.join()
 	defer d.hub.leave(ch)
+	// The counts come from the hub, which reads them for every page at
+	// once: the first page's join starts it reading, a later page's makes
+	// it read at the next flush.
 	w.Write([]byte("retry: 2000\n\n"))
-	if b, err := d.countsJSON(r.Context()); err == nil {
-		w.Write(sse("counts", b))
-	}
 	if rc.Flush() != nil {
 		return
 	}

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -339,39 +338,10 @@ func TestDashboardAsksPasswordBeyondLoopback(t *testing.T) {
 // another client.
 func TestDashboardLiveStream(t *testing.T) {
 	d := startDash(t, dashboard.Options{})
-	resp, err := http.Get(d.srv.URL + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("content type %q", ct)
-	}
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := d.events()
 	wait := func(want string) string {
 		t.Helper()
-		deadline := time.After(15 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("stream ended before %q", want)
-				}
-				if strings.Contains(l, want) {
-					return l
-				}
-			case <-deadline:
-				t.Fatalf("no %q on the stream", want)
-			}
-		}
+		return waitLine(t, lines, want)
 	}
 	wait("event: counts")
 	// The subscription starts with the first page; put until an event
@@ -399,6 +369,28 @@ func TestDashboardLiveStream(t *testing.T) {
 		if i > 100 {
 			t.Fatal("no put event on the stream")
 		}
+	}
+}
+
+// Pages opening while the live hub runs share its reads of the counts
+// rather than each reading them, and every one of them gets the counts.
+func TestDashboardLiveCountsShared(t *testing.T) {
+	// The throughput sampler's reads would blur the count of QLESS calls.
+	d := startDash(t, dashboard.Options{SampleEvery: time.Hour})
+	waitLine(t, d.events(), "event: counts")
+	before := d.qlessCalls()
+	const pages = 10
+	var streams []<-chan string
+	for i := 0; i < pages; i++ {
+		streams = append(streams, d.events())
+	}
+	for _, lines := range streams {
+		waitLine(t, lines, "event: counts")
+	}
+	// A read of the counts is two QLESS calls (queues, failed); the pages
+	// join within a few flushes of each other, each flush reading once.
+	if calls := d.qlessCalls() - before; calls >= pages {
+		t.Fatalf("%d pages opening made %d QLESS calls: they read the counts each", pages, calls)
 	}
 }
 
