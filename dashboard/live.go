@@ -217,14 +217,7 @@ func (d *Dashboard) countsJSON(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(liveCounts{qs, limitGroups(groups, overviewRows), total, d.sampler.throughput("")})
-}
-
-func limitGroups(g []FailedGroup, n int) []FailedGroup {
-	if len(g) > n {
-		return g[:n]
-	}
-	return g
+	return json.Marshal(liveCounts{qs, atMost(groups, overviewRows), total, d.sampler.throughput("")})
 }
 
 // sse frames one Server-Sent Event.

@@ -57,10 +57,10 @@ func (d *Dashboard) pageOverview(w http.ResponseWriter, r *http.Request) {
 		sum.Depends += q.Depends
 		sum.Recurring += q.Recurring
 	}
-	shown := ws[:min(len(ws), overviewRows)]
+	shown := atMost(ws, overviewRows)
 	d.lastSeen(ctx, shown)
 	d.render(w, r, http.StatusOK, "overview", "Overview", map[string]any{
-		"Queues": qs, "Sum": sum, "Groups": limitGroups(groups, overviewRows), "GroupCount": len(groups),
+		"Queues": qs, "Sum": sum, "Groups": atMost(groups, overviewRows), "GroupCount": len(groups),
 		"FailedTotal": failedTotal, "Workers": shown, "WorkerCount": len(ws),
 		"Throughput": d.sampler.throughput(""),
 	})

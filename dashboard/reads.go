@@ -96,19 +96,12 @@ func (d *Dashboard) workerJobs(ctx context.Context, name string) ([]Job, []Job, 
 	if err := d.c.callJSON(ctx, &r, "workers", name); err != nil {
 		return nil, nil, err
 	}
-	jobs, err := d.c.jobs(ctx, limitList(r.Jobs, maxLimit))
+	jobs, err := d.c.jobs(ctx, atMost(r.Jobs, maxLimit))
 	if err != nil {
 		return nil, nil, err
 	}
-	stalled, err := d.c.jobs(ctx, limitList(r.Stalled, maxLimit))
+	stalled, err := d.c.jobs(ctx, atMost(r.Stalled, maxLimit))
 	return jobs, stalled, err
-}
-
-func limitList(l []string, n int) []string {
-	if len(l) > n {
-		return l[:n]
-	}
-	return l
 }
 
 // stateJIDs reads one page of a queue's jobs in state. qless has no paged
