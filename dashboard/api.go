@@ -67,57 +67,61 @@ func (d *Dashboard) apiQueue(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"counts": q, "stats": st, "throughput": d.sampler.throughput(name)})
 }
 
+// queueList is one page of a queue's jobs in one state, and the queue's
+// counts.
+type queueList struct {
+	State  string
+	Pager  pager
+	Counts QueueCounts
+	// Jobs holds the page in every state but recurring, Recurring in that
+	// one: a recurring job is read with recur.get, not as a job.
+	Jobs      []Job
+	Recurring []Recurring
+}
+
 // queueJobs reads a page of a queue's jobs in the state the request asks
 // for (?state=, waiting by default), and the queue's counts.
-func (d *Dashboard) queueJobs(r *http.Request) (string, pager, []Job, QueueCounts, error) {
-	state := r.URL.Query().Get("state")
-	if state == "" {
-		state = "waiting"
+func (d *Dashboard) queueJobs(r *http.Request) (queueList, error) {
+	l := queueList{State: r.URL.Query().Get("state")}
+	if l.State == "" {
+		l.State = "waiting"
 	}
-	if !slices.Contains(states, state) {
-		return state, pager{}, nil, QueueCounts{}, badRequest{"state must be one of waiting, running, stalled, scheduled, depends, recurring; not " + quote(state)}
+	if !slices.Contains(states, l.State) {
+		return l, badRequest{"state must be one of waiting, running, stalled, scheduled, depends, recurring; not " + quote(l.State)}
 	}
 	p, err := parsePage(r)
 	if err != nil {
-		return state, pager{}, nil, QueueCounts{}, err
+		return l, err
 	}
-	queue := r.PathValue("queue")
-	q, err := d.queue(r.Context(), queue)
+	ctx, queue := r.Context(), r.PathValue("queue")
+	if l.Counts, err = d.queue(ctx, queue); err != nil {
+		return l, err
+	}
+	jids, err := d.stateJIDs(ctx, queue, l.State, p)
 	if err != nil {
-		return state, pager{}, nil, q, err
+		return l, err
 	}
-	jids, err := d.stateJIDs(r.Context(), queue, state, p)
-	if err != nil {
-		return state, pager{}, nil, q, err
+	l.Pager = pager{page: p, Total: l.Counts.Count(l.State), Shown: len(jids), Query: url.Values{"state": {l.State}}}
+	if l.State == "recurring" {
+		l.Recurring, err = d.recurring(ctx, jids)
+	} else {
+		l.Jobs, err = d.c.jobs(ctx, jids)
 	}
-	pg := pager{page: p, Total: q.Count(state), Shown: len(jids), Query: url.Values{"state": {state}}}
-	if state == "recurring" {
-		return state, pg, nil, q, nil
-	}
-	jobs, err := d.c.jobs(r.Context(), jids)
-	return state, pg, jobs, q, err
+	return l, err
 }
 
 func (d *Dashboard) apiQueueJobs(w http.ResponseWriter, r *http.Request) {
-	state, pg, jobs, _, err := d.queueJobs(r)
+	l, err := d.queueJobs(r)
 	if err != nil {
 		d.failErr(w, r, err)
 		return
 	}
-	out := map[string]any{"state": state, "offset": pg.Offset, "limit": pg.Limit, "total": pg.Total}
-	if state == "recurring" {
-		jids, err := d.stateJIDs(r.Context(), r.PathValue("queue"), state, pg.page)
-		if err == nil {
-			out["jobs"], err = d.recurring(r.Context(), jids)
-		}
-		if err != nil {
-			d.failErr(w, r, err)
-			return
-		}
-	} else {
-		out["jobs"] = jobs
+	var jobs any = l.Jobs
+	if l.State == "recurring" {
+		jobs = l.Recurring
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, map[string]any{"state": l.State, "offset": l.Pager.Offset, "limit": l.Pager.Limit,
+		"total": l.Pager.Total, "jobs": jobs})
 }
 
 func (d *Dashboard) apiJob(w http.ResponseWriter, r *http.Request) {

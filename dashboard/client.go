@@ -65,8 +65,17 @@ func (c *client) call(ctx context.Context, fn string, args ...any) (string, erro
 // A nil reply leaves out alone.
 func (c *client) callJSON(ctx context.Context, out any, fn string, args ...any) error {
 	s, err := c.call(ctx, fn, args...)
-	if err != nil || s == "" {
+	if err != nil {
 		return err
+	}
+	return decodeReply(s, out, fn)
+}
+
+// decodeReply decodes the JSON reply s of QLESS fn into out; an empty
+// reply (nil) leaves out alone.
+func decodeReply(s string, out any, fn string) error {
+	if s == "" {
+		return nil
 	}
 	if s == "{}" {
 		// cjson writes an empty list as {}: a list stays empty, an

@@ -46,10 +46,14 @@ type hub struct {
 	clients map[chan []byte]bool
 	cancel  context.CancelFunc
 	leftAt  time.Time
-	pending []liveEvent
-	dropped int
-	busy    bool
-	// received counts the events of the current flush interval.
+	// countsDue says a page joined since the counts were last read: the
+	// next flush reads them for it (and every page), so pages joining at
+	// once cost one read.
+	countsDue bool
+	pending   []liveEvent
+	dropped   int
+	// received counts the events of the current flush interval; while
+	// any arrive, the counts are re-read more often.
 	received int
 }
 
@@ -75,6 +79,7 @@ func (h *hub) join() chan []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.clients[ch] = true
+	h.countsDue = true
 	if h.cancel == nil {
 		ctx, cancel := context.WithCancel(h.d.ctx)
 		h.cancel = cancel
@@ -126,7 +131,7 @@ func (h *hub) run(ctx context.Context) {
 			if h.idle() {
 				return
 			}
-			n, busy := h.flushEvents(!resumeLog.IsZero())
+			n := h.flushEvents(!resumeLog.IsZero())
 			switch {
 			case resumeLog.IsZero() && n > busyEvents:
 				ps.Unsubscribe(ctx, "ql:log")
@@ -135,8 +140,8 @@ func (h *hub) run(ctx context.Context) {
 				ps.Subscribe(ctx, "ql:log")
 				resumeLog = time.Time{}
 			}
-			busy = busy || !resumeLog.IsZero()
-			if since := time.Since(lastCounts); since >= countsIdle || busy && since >= countsBusy {
+			busy := n > 0 || !resumeLog.IsZero()
+			if since := time.Since(lastCounts); h.due() || since >= countsIdle || busy && since >= countsBusy {
 				h.pushCounts(ctx)
 				lastCounts = time.Now()
 			}
@@ -147,7 +152,6 @@ func (h *hub) run(ctx context.Context) {
 func (h *hub) add(e liveEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.busy = true
 	h.received++
 	if len(h.pending) < eventsPerFlush {
 		h.pending = append(h.pending, e)
@@ -157,12 +161,12 @@ func (h *hub) add(e liveEvent) {
 }
 
 // flushEvents sends the events gathered since the last flush and returns
-// how many arrived and whether any did. sampled says ql:log is being
-// sampled (the pages say so).
-func (h *hub) flushEvents(sampled bool) (int, bool) {
+// how many arrived. sampled says ql:log is being sampled (the pages say
+// so).
+func (h *hub) flushEvents(sampled bool) int {
 	h.mu.Lock()
-	events, dropped, busy, n := h.pending, h.dropped, h.busy, h.received
-	h.pending, h.dropped, h.busy, h.received = nil, 0, false, 0
+	events, dropped, n := h.pending, h.dropped, h.received
+	h.pending, h.dropped, h.received = nil, 0, 0
 	h.mu.Unlock()
 	if len(events) > 0 {
 		b, _ := json.Marshal(struct {
@@ -172,10 +176,21 @@ func (h *hub) flushEvents(sampled bool) (int, bool) {
 		}{events, dropped, sampled || n > busyEvents})
 		h.broadcast(sse("events", b))
 	}
-	return n, busy
+	return n
 }
 
+func (h *hub) due() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.countsDue
+}
+
+// pushCounts reads the counts and sends them to every page. A page that
+// joins while they are read gets them at the next flush.
 func (h *hub) pushCounts(ctx context.Context) {
+	h.mu.Lock()
+	h.countsDue = false
+	h.mu.Unlock()
 	if b, err := h.d.countsJSON(ctx); err == nil {
 		h.broadcast(sse("counts", b))
 	}
@@ -202,14 +217,7 @@ func (d *Dashboard) countsJSON(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(liveCounts{qs, limitGroups(groups, overviewRows), total, d.sampler.throughput("")})
-}
-
-func limitGroups(g []FailedGroup, n int) []FailedGroup {
-	if len(g) > n {
-		return g[:n]
-	}
-	return g
+	return json.Marshal(liveCounts{qs, atMost(groups, overviewRows), total, d.sampler.throughput("")})
 }
 
 // sse frames one Server-Sent Event.
@@ -235,10 +243,10 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	ch := d.hub.join()
 	defer d.hub.leave(ch)
+	// The counts come from the hub, which reads them for every page at
+	// once: the first page's join starts it reading, a later page's makes
+	// it read at the next flush.
 	w.Write([]byte("retry: 2000\n\n"))
-	if b, err := d.countsJSON(r.Context()); err == nil {
-		w.Write(sse("counts", b))
-	}
 	if rc.Flush() != nil {
 		return
 	}

@@ -57,10 +57,10 @@ func (d *Dashboard) pageOverview(w http.ResponseWriter, r *http.Request) {
 		sum.Depends += q.Depends
 		sum.Recurring += q.Recurring
 	}
-	shown := ws[:min(len(ws), overviewRows)]
+	shown := atMost(ws, overviewRows)
 	d.lastSeen(ctx, shown)
 	d.render(w, r, http.StatusOK, "overview", "Overview", map[string]any{
-		"Queues": qs, "Sum": sum, "Groups": limitGroups(groups, overviewRows), "GroupCount": len(groups),
+		"Queues": qs, "Sum": sum, "Groups": atMost(groups, overviewRows), "GroupCount": len(groups),
 		"FailedTotal": failedTotal, "Workers": shown, "WorkerCount": len(ws),
 		"Throughput": d.sampler.throughput(""),
 	})
@@ -68,31 +68,19 @@ func (d *Dashboard) pageOverview(w http.ResponseWriter, r *http.Request) {
 
 func (d *Dashboard) pageQueue(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("queue")
-	state, pg, jobs, q, err := d.queueJobs(r)
+	l, err := d.queueJobs(r)
 	if err != nil {
 		d.failErr(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	var rec []Recurring
-	if state == "recurring" {
-		jids, err := d.stateJIDs(ctx, name, state, pg.page)
-		if err == nil {
-			rec, err = d.recurring(ctx, jids)
-		}
-		if err != nil {
-			d.failErr(w, r, err)
-			return
-		}
-	}
-	st, err := d.stats(ctx, name)
+	st, err := d.stats(r.Context(), name)
 	if err != nil {
 		d.failErr(w, r, err)
 		return
 	}
 	d.render(w, r, http.StatusOK, "queue", "Queue "+name, map[string]any{
-		"Name": name, "Counts": q, "State": state, "States": states, "Pager": pg, "Jobs": jobs,
-		"Recurring": rec, "Stats": st, "Throughput": d.sampler.throughput(name),
+		"Name": name, "Counts": l.Counts, "State": l.State, "States": states, "Pager": l.Pager, "Jobs": l.Jobs,
+		"Recurring": l.Recurring, "Stats": st, "Throughput": d.sampler.throughput(name),
 	})
 }
 

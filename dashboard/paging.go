@@ -85,3 +85,5 @@ func (p pager) HasNext() bool {
 
 func (p pager) PrevOffset() int { return max(0, p.Offset-p.Limit) }
 func (p pager) NextOffset() int { return p.Offset + p.Limit }
+
+func atMost[T any](l []T, n int) []T { return l[:min(len(l), n)] }

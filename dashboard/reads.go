@@ -3,7 +3,6 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -29,14 +28,8 @@ func (d *Dashboard) queue(ctx context.Context, name string) (QueueCounts, error)
 // failedGroups lists the failure groups, largest first.
 func (d *Dashboard) failedGroups(ctx context.Context) ([]FailedGroup, int64, error) {
 	var m map[string]int64
-	s, err := d.c.call(ctx, "failed")
-	if err != nil {
+	if err := d.c.callJSON(ctx, &m, "failed"); err != nil {
 		return nil, 0, err
-	}
-	if s != "" && s != "{}" {
-		if err := json.Unmarshal([]byte(s), &m); err != nil {
-			return nil, 0, fmt.Errorf("QLESS failed replied what the dashboard cannot read: %v", err)
-		}
 	}
 	groups := make([]FailedGroup, 0, len(m))
 	var total int64
@@ -103,19 +96,12 @@ func (d *Dashboard) workerJobs(ctx context.Context, name string) ([]Job, []Job, 
 	if err := d.c.callJSON(ctx, &r, "workers", name); err != nil {
 		return nil, nil, err
 	}
-	jobs, err := d.c.jobs(ctx, limitList(r.Jobs, maxLimit))
+	jobs, err := d.c.jobs(ctx, atMost(r.Jobs, maxLimit))
 	if err != nil {
 		return nil, nil, err
 	}
-	stalled, err := d.c.jobs(ctx, limitList(r.Stalled, maxLimit))
+	stalled, err := d.c.jobs(ctx, atMost(r.Stalled, maxLimit))
 	return jobs, stalled, err
-}
-
-func limitList(l []string, n int) []string {
-	if len(l) > n {
-		return l[:n]
-	}
-	return l
 }
 
 // stateJIDs reads one page of a queue's jobs in state. qless has no paged
@@ -141,12 +127,15 @@ func (d *Dashboard) recurring(ctx context.Context, jids []string) ([]Recurring, 
 	texts, errs := d.c.pipeline(ctx, calls)
 	out := make([]Recurring, 0, len(jids))
 	for i, s := range texts {
+		var r *Recurring // stays nil for a jid that recurs no more
+		if errs[i] == nil {
+			errs[i] = decodeReply(s, &r, "recur.get")
+		}
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
-		var r Recurring
-		if s != "" && json.Unmarshal([]byte(s), &r) == nil {
-			out = append(out, r)
+		if r != nil {
+			out = append(out, *r)
 		}
 	}
 	return out, nil
@@ -154,15 +143,11 @@ func (d *Dashboard) recurring(ctx context.Context, jids []string) ([]Recurring, 
 
 // job reads one job; ok is false when there is none.
 func (d *Dashboard) job(ctx context.Context, jid string) (Job, bool, error) {
-	var j Job
-	s, err := d.c.call(ctx, "get", jid)
-	if err != nil || s == "" {
-		return j, false, err
+	var j *Job // stays nil when qless has no such job
+	if err := d.c.callJSON(ctx, &j, "get", jid); err != nil || j == nil {
+		return Job{}, false, err
 	}
-	if err := json.Unmarshal([]byte(s), &j); err != nil {
-		return j, false, fmt.Errorf("QLESS get replied what the dashboard cannot read: %v", err)
-	}
-	return j, true, nil
+	return *j, true, nil
 }
 
 // stats reads today's wait and run statistics of a queue.

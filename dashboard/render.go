@@ -25,18 +25,15 @@ type pages struct {
 
 var funcs = template.FuncMap{
 	"path":      url.PathEscape,
-	"query":     url.QueryEscape,
 	"num":       num,
 	"ago":       ago,
 	"utc":       utc,
 	"pretty":    prettyJSON,
 	"firstLine": firstLine,
-	"inf":       func(f float64) bool { return math.IsInf(f, 0) },
 	"fmtnum":    func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) },
 	"dict":      dict,
 	"plural":    plural,
 	"dec":       func(n int) int { return n - 1 },
-	"contains":  func(list []string, s string) bool { return containsString(list, s) },
 }
 
 func loadPages() (*pages, error) {
@@ -186,15 +183,6 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // dict builds a map from key, value pairs for a template to hand a part.

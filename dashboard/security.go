@@ -14,24 +14,6 @@ func csrfToken(key []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// authorized asks for HTTP Basic credentials where the options want them.
-func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if !d.opts.BasicAuth || d.opts.Password == nil {
-		return true
-	}
-	want := d.opts.Password()
-	if want == "" {
-		return true
-	}
-	_, got, ok := r.BasicAuth()
-	if ok && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1 {
-		return true
-	}
-	w.Header().Set("WWW-Authenticate", `Basic realm="qlessd", charset="UTF-8"`)
-	http.Error(w, "qlessd dashboard: the server's password (requirepass) is required", http.StatusUnauthorized)
-	return false
-}
-
 // allowAction checks that a POST may act: the dashboard is in admin mode,
 // the request comes from the dashboard's own origin and carries the CSRF
 // token (form field csrf or header X-CSRF-Token). It answers the refusal

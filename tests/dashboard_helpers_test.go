@@ -1,12 +1,15 @@
 package tests
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +159,64 @@ func mustContain(t testing.TB, what, body string, wants ...string) {
 			t.Fatalf("%s: missing %q in:\n%s", what, w, body)
 		}
 	}
+}
+
+// events opens the live event stream as a page does and returns its lines.
+func (d *dash) events() <-chan string {
+	d.t.Helper()
+	resp, err := http.Get(d.srv.URL + "/events")
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() { resp.Body.Close() })
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		d.t.Fatalf("/events content type %q", ct)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return lines
+}
+
+// waitLine reads lines until one holds want and returns it.
+func waitLine(t testing.TB, lines <-chan string, want string) string {
+	t.Helper()
+	deadline := time.After(15 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("stream ended before %q", want)
+			}
+			if strings.Contains(l, want) {
+				return l
+			}
+		case <-deadline:
+			t.Fatalf("no %q on the stream", want)
+		}
+	}
+}
+
+var qlessCalls = regexp.MustCompile(`cmdstat_qless:calls=(\d+)`)
+
+// qlessCalls is how many QLESS calls the server has run (INFO
+// commandstats).
+func (d *dash) qlessCalls() int {
+	d.t.Helper()
+	info, err := d.rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	m := qlessCalls.FindStringSubmatch(info)
+	if m == nil {
+		d.t.Fatalf("no cmdstat_qless in INFO commandstats:\n%s", info)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

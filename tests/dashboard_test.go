@@ -1,10 +1,10 @@
 package tests
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -106,6 +106,9 @@ func TestDashboardAPI(t *testing.T) {
 	if page.Total != 30 || len(page.Jobs) != 5 || page.Jobs[0].JID != "bulk-04" || page.Jobs[4].JID != "bulk-00" {
 		t.Fatalf("second page of bulk: %s", body)
 	}
+	// A queue's recurring jobs are read as recurring jobs.
+	_, body = d.get("/api/queues/reports/jobs?state=recurring")
+	mustContain(t, "recurring jobs", body, `"state":"recurring"`, `"total":1`, `"jid":"jid-nightly"`, `"klass":"Nightly"`, `"interval":86400`)
 	_, body = d.get("/api/failed")
 	mustContain(t, "/api/failed", body, `"total":1`, `"group":"smtp-timeout","count":1`)
 	_, body = d.get("/api/jobs/jid-failed")
@@ -258,20 +261,76 @@ func TestDashboardGroupActions(t *testing.T) {
 	}
 }
 
-func TestDashboardBasicAuth(t *testing.T) {
-	d := startDash(t, dashboard.Options{BasicAuth: true, Password: func() string { return "s3cret" }}, "--requirepass", "s3cret")
-	if code, _ := d.get("/"); code != http.StatusUnauthorized {
-		t.Fatalf("no credentials: %d", code)
+// On a listener beyond loopback with requirepass set, qlessd's HTTP
+// listener asks for the password before any dashboard page, read or
+// action; the dashboard itself adds no check of its own.
+func TestDashboardAsksPasswordBeyondLoopback(t *testing.T) {
+	q, base := StartQlessdHTTP(t, "", "0.0.0.0", "--requirepass", "s3cret", "--http-admin", "yes")
+	base = strings.Replace(base, "0.0.0.0", "127.0.0.1", 1)
+	raw := DialRaw(t, q.Addr)
+	if got := raw.Do(t, "AUTH", "s3cret"); got != "+OK\r\n" {
+		t.Fatalf("AUTH: %q", got)
 	}
-	req, _ := http.NewRequest("GET", d.srv.URL+"/api/queues", nil)
-	req.SetBasicAuth("any", "s3cret")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	raw.Do(t, "QLESS", "put", "now", "producer", "emails", "jid-1", "K", "{}", "0")
+	send := func(method, path, pass string, form url.Values) (int, string) {
+		t.Helper()
+		var body io.Reader
+		if form != nil {
+			body = strings.NewReader(form.Encode())
+		}
+		req, err := http.NewRequest(method, base+path, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		if pass != "" {
+			req.SetBasicAuth("anyone", pass)
+		}
+		resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic ") {
+			t.Errorf("%s %s: 401 without a Basic challenge", method, path)
+		}
+		return resp.StatusCode, string(b)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("with the password: %d", resp.StatusCode)
+	for _, path := range []string{"/", "/queues/emails", "/jobs/jid-1", "/api/queues", "/api/csrf", "/events", "/static/app.css"} {
+		for _, pass := range []string{"", "wrong"} {
+			if code, _ := send(http.MethodGet, path, pass, nil); code != http.StatusUnauthorized {
+				t.Errorf("GET %s with password %q: %d, want 401", path, pass, code)
+			}
+		}
+	}
+	code, body := send(http.MethodGet, "/queues/emails", "s3cret", nil)
+	if code != http.StatusOK {
+		t.Fatalf("GET /queues/emails with the password: %d\n%s", code, body)
+	}
+	mustContain(t, "queue page", body, "jid-1")
+	code, body = send(http.MethodGet, "/api/csrf", "s3cret", nil)
+	var tok struct{ Token string }
+	if err := json.Unmarshal([]byte(body), &tok); code != http.StatusOK || err != nil || tok.Token == "" {
+		t.Fatalf("GET /api/csrf with the password: %d %q", code, body)
+	}
+	// An action with the right token but without the password does nothing.
+	form := url.Values{"csrf": {tok.Token}}
+	for _, pass := range []string{"", "wrong"} {
+		if code, _ := send(http.MethodPost, "/api/queues/emails/pause", pass, form); code != http.StatusUnauthorized {
+			t.Errorf("POST pause with password %q: %d, want 401", pass, code)
+		}
+	}
+	if got := raw.Do(t, "QLESS", "queues", "now", "emails"); strings.Contains(got, `"paused":true`) {
+		t.Fatalf("a pause without the password paused the queue: %s", got)
+	}
+	if code, body := send(http.MethodPost, "/api/queues/emails/pause", "s3cret", form); code != http.StatusOK {
+		t.Fatalf("POST pause with the password: %d %s", code, body)
+	}
+	if got := raw.Do(t, "QLESS", "queues", "now", "emails"); !strings.Contains(got, `"paused":true`) {
+		t.Fatalf("pause with the password did not pause the queue: %s", got)
 	}
 }
 
@@ -279,39 +338,10 @@ func TestDashboardBasicAuth(t *testing.T) {
 // another client.
 func TestDashboardLiveStream(t *testing.T) {
 	d := startDash(t, dashboard.Options{})
-	resp, err := http.Get(d.srv.URL + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("content type %q", ct)
-	}
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	lines := d.events()
 	wait := func(want string) string {
 		t.Helper()
-		deadline := time.After(15 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("stream ended before %q", want)
-				}
-				if strings.Contains(l, want) {
-					return l
-				}
-			case <-deadline:
-				t.Fatalf("no %q on the stream", want)
-			}
-		}
+		return waitLine(t, lines, want)
 	}
 	wait("event: counts")
 	// The subscription starts with the first page; put until an event
@@ -339,6 +369,28 @@ func TestDashboardLiveStream(t *testing.T) {
 		if i > 100 {
 			t.Fatal("no put event on the stream")
 		}
+	}
+}
+
+// Pages opening while the live hub runs share its reads of the counts
+// rather than each reading them, and every one of them gets the counts.
+func TestDashboardLiveCountsShared(t *testing.T) {
+	// The throughput sampler's reads would blur the count of QLESS calls.
+	d := startDash(t, dashboard.Options{SampleEvery: time.Hour})
+	waitLine(t, d.events(), "event: counts")
+	before := d.qlessCalls()
+	const pages = 10
+	var streams []<-chan string
+	for i := 0; i < pages; i++ {
+		streams = append(streams, d.events())
+	}
+	for _, lines := range streams {
+		waitLine(t, lines, "event: counts")
+	}
+	// A read of the counts is two QLESS calls (queues, failed); the pages
+	// join within a few flushes of each other, each flush reading once.
+	if calls := d.qlessCalls() - before; calls >= pages {
+		t.Fatalf("%d pages opening made %d QLESS calls: they read the counts each", pages, calls)
 	}
 }
 
