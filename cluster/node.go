@@ -84,6 +84,10 @@ func Start(srv *server.Server, opts Options) (*Node, error) {
 	srv.Table().Add(raftCommand(n))
 	n.wg.Add(1)
 	go n.watch()
+	if opts.FollowerReads {
+		n.wg.Add(1)
+		go n.bridge()
+	}
 	return n, nil
 }
 

@@ -1,6 +1,10 @@
 package server
 
-import "net"
+import (
+	"net"
+
+	"github.com/qlessd/qlessd/commands"
+)
 
 // A cluster node that does not lead relays its clients to the leader: it
 // sees each accepted connection first (SetDivert), and hands back one it
@@ -36,3 +40,7 @@ func (s *Server) DropClients() {
 		s.kill(nil, sess)
 	}
 }
+
+// Publish delivers messages published elsewhere (on a cluster's leader)
+// to this server's subscribers.
+func (s *Server) Publish(msgs []commands.Message) { s.pubsub.publish(msgs) }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,67 @@ func TestClusterEventsReachEveryNode(t *testing.T) {
 		}
 		if !strings.Contains(m.Payload, `"jid":"ev-1"`) || !strings.Contains(m.Payload, `"event":"put"`) {
 			t.Fatalf("subscriber through %s got %q", c.nodes[i].id, m.Payload)
+		}
+	}
+}
+
+// TestClusterFollowerReadsSubscribers checks that with follower reads, a
+// follower's own subscribers get what is published on the leader.
+func TestClusterFollowerReadsSubscribers(t *testing.T) {
+	c := startCluster(t, 3, "--cluster-follower-reads", "yes")
+	l := c.leader(10 * time.Second)
+	ctx := context.Background()
+	var subs []*redis.PubSub
+	var names []string
+	for _, n := range c.nodes {
+		if n == l {
+			continue
+		}
+		cl := redis.NewClient(&redis.Options{Addr: n.addr(), Protocol: 2})
+		defer cl.Close()
+		s := cl.Subscribe(ctx, "ql:log")
+		defer s.Close()
+		if _, err := s.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+		subs, names = append(subs, s), append(names, n.id)
+	}
+	p := client(l.addr())
+	defer p.Close()
+	// The follower subscribes on the leader in the background: put until
+	// the first event arrives, then every later one must arrive too.
+	chans := make([]<-chan *redis.Message, len(subs))
+	for i, s := range subs {
+		chans[i] = s.Channel()
+	}
+	put := func(jid string) {
+		if err := p.Do(ctx, "QLESS", "put", "now", "", "q", jid, "K", "{}", "0").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, ch := range chans {
+		got := false
+		for try := 0; try < 100 && !got; try++ {
+			put(fmt.Sprintf("ev-%d-%d", i, try))
+			select {
+			case m := <-ch:
+				got = strings.Contains(m.Payload, `"event":"put"`)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		if !got {
+			t.Fatalf("a subscriber on follower %s got no event put on the leader", names[i])
+		}
+	}
+	put("ev-last")
+	for i, ch := range chans {
+		for found := false; !found; {
+			select {
+			case m := <-ch:
+				found = strings.Contains(m.Payload, `"jid":"ev-last"`)
+			case <-time.After(5 * time.Second):
+				t.Fatalf("subscriber on follower %s: no event for ev-last", names[i])
+			}
 		}
 	}
 }
