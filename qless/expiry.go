@@ -23,6 +23,9 @@ func expireLoop(srv Server, done <-chan struct{}) {
 			return
 		case <-t.C:
 		}
+		if srv.Store().ReadOnly() {
+			continue // a cluster's follower: the leader expires jobs
+		}
 		for db, due := range queuesWithTTLDue(srv.Store(), float64(time.Now().UnixMicro())/1e6) {
 			srv.RunInternal(db, append([][]byte{[]byte("qless"), []byte("expire"), clockNow()}, due...)...)
 		}
