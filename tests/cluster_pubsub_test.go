@@ -19,14 +19,7 @@ func TestClusterEventsReachEveryNode(t *testing.T) {
 	ctx := context.Background()
 	var subs []*redis.PubSub
 	for _, n := range c.nodes {
-		cl := redis.NewClient(&redis.Options{Addr: n.addr(), Protocol: 2})
-		defer cl.Close()
-		s := cl.Subscribe(ctx, "ql:log")
-		defer s.Close()
-		if _, err := s.Receive(ctx); err != nil {
-			t.Fatal(err)
-		}
-		subs = append(subs, s)
+		subs = append(subs, subscribeLog(t, n.addr()))
 	}
 	p := client(c.nodes[2].addr())
 	defer p.Close()
@@ -58,14 +51,7 @@ func TestClusterFollowerReadsSubscribers(t *testing.T) {
 		if n == l {
 			continue
 		}
-		cl := redis.NewClient(&redis.Options{Addr: n.addr(), Protocol: 2})
-		defer cl.Close()
-		s := cl.Subscribe(ctx, "ql:log")
-		defer s.Close()
-		if _, err := s.Receive(ctx); err != nil {
-			t.Fatal(err)
-		}
-		subs, names = append(subs, s), append(names, n.id)
+		subs, names = append(subs, subscribeLog(t, n.addr())), append(names, n.id)
 	}
 	p := client(l.addr())
 	defer p.Close()
@@ -105,4 +91,17 @@ func TestClusterFollowerReadsSubscribers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// subscribeLog subscribes to qless's event channel through addr, closed
+// when the test ends.
+func subscribeLog(t *testing.T, addr string) *redis.PubSub {
+	t.Helper()
+	cl := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
+	s := cl.Subscribe(context.Background(), "ql:log")
+	t.Cleanup(func() { s.Close(); cl.Close() })
+	if _, err := s.Receive(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
