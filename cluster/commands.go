@@ -119,6 +119,10 @@ func (n *Node) status() string {
 	field("last_snapshot_index", st["last_snapshot_index"])
 	field("num_peers", st["num_peers"])
 	field("snapshots_installed", n.installs.Load())
+	n.mu.Lock()
+	relayed := len(n.relays)
+	n.mu.Unlock()
+	field("relayed_clients", relayed)
 	field("last_contact", st["last_contact"])
 	return b.String()
 }

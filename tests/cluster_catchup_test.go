@@ -59,6 +59,9 @@ func TestClusterFollowerCatchesUp(t *testing.T) {
 		}
 	}
 	c.sameStores()
+	if st := status(f); st["relayed_clients"] != "0" {
+		t.Fatalf("a follower serving reads relays no client: %v", st)
+	}
 	if err := fc.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != "READONLY You can't write against a read only replica." {
 		t.Fatalf("a write on a follower serving reads: %v", err)
 	}

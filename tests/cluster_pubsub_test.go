@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,14 @@ func TestClusterEventsReachEveryNode(t *testing.T) {
 	}
 	p := client(c.nodes[2].addr())
 	defer p.Close()
+	relayed := 0
+	for _, n := range c.nodes {
+		r, _ := strconv.Atoi(status(n)["relayed_clients"])
+		relayed += r
+	}
+	if relayed < 2 {
+		t.Fatalf("the two followers' subscribers (and more) are relayed, RAFT STATUS counts %d", relayed)
+	}
 	if err := p.Do(ctx, "QLESS", "put", "now", "", "q", "ev-1", "K", "{}", "0").Err(); err != nil {
 		t.Fatal(err)
 	}
