@@ -20,6 +20,7 @@ import (
 const (
 	errYieldAcross  = "attempt to yield across metamethod/C-call boundary"
 	errLuaFnWanted  = "Lua function expected"
+	errCoWanted     = "coroutine expected"
 	statusRunning   = "running"
 	statusSuspended = "suspended"
 	statusNormal    = "normal"
@@ -42,10 +43,7 @@ func (s *state) installCoroutine(co *lua.LTable) {
 	}))
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int { return s.wrap(L, wrap) }))
 	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
-		th, ok := L.Get(1).(*lua.LState)
-		if !ok {
-			return resume(L)
-		}
+		th := checkCoroutine(L)
 		if msg := s.cannotResume(L, th); msg != "" {
 			return pcallFailed(L, lua.LString(msg))
 		}
@@ -58,7 +56,7 @@ func (s *state) installCoroutine(co *lua.LTable) {
 		return yield(L)
 	}))
 	co.RawSetString("status", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString(s.status(L, L.CheckThread(1))))
+		L.Push(lua.LString(s.status(L, checkCoroutine(L))))
 		return 1
 	}))
 	co.RawSetString("running", L.NewFunction(func(L *lua.LState) int {
@@ -71,6 +69,15 @@ func (s *state) installCoroutine(co *lua.LTable) {
 		}
 		return 1
 	}))
+}
+
+// checkCoroutine is getco's check of resume's and status's argument.
+func checkCoroutine(L *lua.LState) *lua.LState {
+	th, ok := L.Get(1).(*lua.LState)
+	if !ok {
+		L.ArgError(1, errCoWanted)
+	}
+	return th
 }
 
 // checkLuaFunction is luaB_cocreate's check: a coroutine's body must be a
@@ -175,9 +182,12 @@ func (s *state) status(L *lua.LState, th *lua.LState) string {
 }
 
 // yieldBlocked reports whether Lua 5.1 would refuse a yield here: outside
-// any coroutine, or with a Go function between the yield and the
-// coroutine's body. A helper's bottom frame is namedCall, so a yield
-// inside pcall is refused.
+// any coroutine, or with a C call between the yield and the coroutine's
+// body. A Go function on the way is one (a helper's bottom frame is
+// namedCall, so a yield inside pcall is refused); so is a metamethod or a
+// generic for's iterator, which gopher-lua calls from Go without a frame
+// of its own: the Lua frame under it is then at an instruction other than
+// a call.
 func yieldBlocked(L *lua.LState) bool {
 	if L == L.G.MainThread {
 		return true
@@ -189,6 +199,11 @@ func yieldBlocked(L *lua.LState) bool {
 		}
 		if fn, err := L.GetInfo("f", dbg, lua.LNil); err != nil || !isLuaFunction(fn) {
 			return true
+		}
+		if fn, pc, ok := frameOf(L, dbg); ok {
+			if op := instr(fn.Proto.Code[pc]).op(); op != lua.OP_CALL && op != lua.OP_TAILCALL {
+				return true
+			}
 		}
 	}
 }
