@@ -121,8 +121,14 @@ func raisedFromC(L *lua.LState, text string) string {
 // pcall is Redis 7.0's pcall: Lua 5.1's, except that a caught table error
 // comes back as its err field when that is a string (redis.call's errors
 // come back as their text); messages read as Lua's.
+//
+// Redis's pcall skips Lua's argument check: called with nothing, it calls a
+// boolean (the slot above the result placeholder it pushes), and that
+// error is what it returns.
 func (s *state) pcall(L *lua.LState) int {
-	L.CheckAny(1)
+	if L.GetTop() == 0 {
+		L.Push(lua.LTrue)
+	}
 	if msg := s.callLimit(); msg != "" {
 		return pcallFailed(L, lua.LString(msg))
 	}
