@@ -35,3 +35,24 @@ func BenchmarkGsubLong(b *testing.B) {
 		e.Eval(h, body, nil, nil, &rec)
 	}
 }
+
+// BenchmarkPcall is 1,000 protected calls a script, that return or fail.
+func BenchmarkPcall(b *testing.B) {
+	for _, c := range []struct{ name, body string }{
+		{"ok", "local n = 0 for i = 1, 1000 do local ok, v = pcall(function(a) return a + 1 end, i) n = n + v end return n"},
+		{"error", "local n = 0 for i = 1, 1000 do local ok, e = pcall(error, 'x') if not ok then n = n + 1 end end return n"},
+		{"xpcall", "local n = 0 for i = 1, 1000 do xpcall(function() n = n + 1 end, error) end return n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e := NewEngine(Options{})
+			h := &fakeHost{data: map[string]string{}}
+			body := []byte(c.body)
+			var rec resp.Recorder
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				rec.Reset()
+				e.Eval(h, body, nil, nil, &rec)
+			}
+		})
+	}
+}

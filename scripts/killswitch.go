@@ -114,31 +114,6 @@ func (k *killSwitch) Err() error {
 	return nil
 }
 
-// installCoroutine wraps coroutine.create and coroutine.wrap so that the
-// threads they make run under the calling script's kill switch. The
-// originals run in the wrapper's own call frame, so their argument errors
-// read as before.
-func (s *state) installCoroutine(co *lua.LTable) {
-	create := co.RawGetString("create").(*lua.LFunction).GFunction
-	wrap := co.RawGetString("wrap").(*lua.LFunction).GFunction
-	co.RawSetString("create", s.L.NewFunction(func(L *lua.LState) int {
-		n := newThread(L, create)
-		if th, ok := L.Get(-1).(*lua.LState); ok {
-			s.underSwitch(th)
-		}
-		return n
-	}))
-	co.RawSetString("wrap", s.L.NewFunction(func(L *lua.LState) int {
-		n := newThread(L, wrap)
-		if fn, ok := L.Get(-1).(*lua.LFunction); ok && len(fn.Upvalues) > 0 {
-			if th, ok := fn.Upvalues[0].Value().(*lua.LState); ok {
-				s.underSwitch(th)
-			}
-		}
-		return n
-	}))
-}
-
 // underSwitch puts a new thread under the running script's kill switch; a
 // library call runs without one, and so do its threads.
 func (s *state) underSwitch(th *lua.LState) {

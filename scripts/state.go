@@ -53,7 +53,17 @@ type state struct {
 	errLine   int
 
 	namedCallFn *lua.LFunction // namedCall (pcall.go), made once
-	raisePanic  func(*lua.LState)
+	// ownText is the message error() or a wrapped coroutine is raising:
+	// its position is already Lua's, so the raise hook leaves it.
+	ownText    lua.LString
+	raisePanic func(*lua.LState)
+
+	// Protected calls and coroutines (pcallthread.go, coroutine.go); each
+	// is back to empty when the call that pushed it returns.
+	spare    []*lua.LState // idle helper threads
+	pcalls   []pcallRun    // protected calls in progress, innermost last
+	resumers []*lua.LState // the thread current at each resume in progress
+	ccalls   int           // C calls in progress, as Lua 5.1 counts them, less the script's
 }
 
 // Lua 5.1's default C-stack depth is about 200 nested calls; scripts that

@@ -27,7 +27,8 @@ func (s *state) installBase(g *lua.LTable) {
 	}))
 	g.RawSetString("tonumber", L.NewFunction(baseToNumber))
 	g.RawSetString("unpack", L.NewFunction(baseUnpack))
-	g.RawSetString("error", L.NewFunction(baseError))
+	g.RawSetString("error", L.NewFunction(s.baseError))
+	g.RawSetString("assert", L.NewFunction(baseAssert))
 	g.RawSetString("loadstring", L.NewFunction(s.loadString))
 	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
@@ -134,31 +135,45 @@ func lvToStringArg(L *lua.LState, n int) string {
 	return ""
 }
 
-// where is luaL_where: "chunk:line:" of the function level calls up, or
-// nothing when that is a Go function or absent.
-func where(L *lua.LState, level int) string {
-	dbg, ok := L.GetStack(level)
-	if !ok {
-		return ""
-	}
-	if _, err := L.GetInfo("Sl", dbg, nil); err != nil || dbg.CurrentLine <= 0 || dbg.What == "G" {
-		return ""
-	}
-	return dbg.Source + ":" + strconv.Itoa(dbg.CurrentLine) + ": "
-}
-
-// baseError is Lua 5.1's error: numbers count as messages and get a
-// position too, and level counts as luaL_where counts.
-func baseError(L *lua.LState) int {
+// baseError is Lua 5.1's error: a number counts as a message and becomes
+// one with its position, unless level is 0, and level counts as luaL_where
+// counts.
+func (s *state) baseError(L *lua.LState) int {
 	v := L.Get(1)
 	level := L.OptInt(2, 1)
-	if n, ok := v.(lua.LNumber); ok {
+	if n, ok := v.(lua.LNumber); ok && level > 0 {
 		v = lua.LString(fmtNumber(float64(n)))
 	}
-	if str, ok := v.(lua.LString); ok && level > 0 {
-		v = lua.LString(where(L, level) + string(str))
+	if str, ok := v.(lua.LString); ok {
+		if level > 0 {
+			str = lua.LString(s.where(L, level) + string(str))
+		}
+		v = str
+		s.ownText = str
 	}
 	L.Error(v, 0)
+	return 0
+}
+
+// baseAssert is Lua 5.1's assert: the message may be a number, and it is
+// raised as luaL_error raises, positioned by the caller.
+func baseAssert(L *lua.LState) int {
+	L.CheckAny(1)
+	if lua.LVAsBool(L.Get(1)) {
+		return L.GetTop()
+	}
+	msg := "assertion failed!"
+	switch v := L.Get(2).(type) {
+	case lua.LString:
+		msg = string(v)
+	case lua.LNumber:
+		msg = fmtNumber(float64(v))
+	default:
+		if v != lua.LNil {
+			L.ArgError(2, "string expected, got "+typeNameOf(L, 2))
+		}
+	}
+	L.RaiseError("%s", msg)
 	return 0
 }
 

@@ -115,7 +115,7 @@ func (s *luaSorter) Less(i, j int) bool {
 	return less
 }
 
-var reComparePos = regexp.MustCompile(`^[^:]*:\d+: (attempt to compare .*)$`)
+var reComparePos = regexp.MustCompile(`^(?:[^:]*:\d+:)? (attempt to compare .*)$`)
 
 // tableSort runs gopher-lua's sort, but a comparison error raised inside it
 // carries no position, as in Lua where it is raised from C. It runs under
