@@ -153,23 +153,17 @@ func (n *Node) writeMembers(w resp.Writer) {
 
 // replicationState answers ROLE and INFO replication.
 func (n *Node) replicationState() commands.ReplicationState {
-	st := commands.ReplicationState{ReplID: n.replID(), Offset: int64(n.raft.AppliedIndex())}
+	servers := n.members()
+	st := commands.ReplicationState{ReplID: replID(servers), Offset: int64(n.raft.AppliedIndex())}
 	if n.ready.Load() {
 		st.Master = true
-		f := n.raft.GetConfiguration()
-		if f.Error() != nil {
-			return st
-		}
+		voters := 0
 		n.mu.Lock()
 		defer n.mu.Unlock()
-		voters := 0
-		for _, s := range f.Configuration().Servers {
+		for _, s := range servers {
 			if s.Suffrage == raft.Voter {
 				voters++
 			}
-		}
-		st.Acked = int64(voters / 2) // a majority, this node aside
-		for _, s := range f.Configuration().Servers {
 			id := string(s.ID)
 			if id == n.opts.NodeID {
 				continue
@@ -177,6 +171,7 @@ func (n *Node) replicationState() commands.ReplicationState {
 			host, port := splitAddr(n.addrs[id])
 			st.Replicas = append(st.Replicas, commands.Replica{Host: host, Port: port, Online: n.onlineLocked(id), Offset: int64(n.raft.CommitIndex())})
 		}
+		st.Acked = int64(voters / 2) // a majority, this node aside
 		return st
 	}
 	id, addr := n.leader(0)

@@ -11,19 +11,12 @@ import (
 func (n *Node) Stats() metrics.ClusterStats {
 	term, _ := strconv.ParseUint(n.raft.Stats()["term"], 10, 64)
 	st := metrics.ClusterStats{Leader: n.ready.Load(), Term: term, Applied: n.raft.AppliedIndex(), Commit: n.raft.CommitIndex()}
-	if f := n.raft.GetConfiguration(); f.Error() == nil {
-		st.Members = len(f.Configuration().Servers)
-	}
+	servers := n.members()
+	st.Members = len(servers)
 	if st.Leader {
-		if f := n.raft.GetConfiguration(); f.Error() == nil {
-			n.mu.Lock()
-			for _, s := range f.Configuration().Servers {
-				if string(s.ID) != n.opts.NodeID && n.onlineLocked(string(s.ID)) {
-					st.FollowersOnline++
-				}
-			}
-			n.mu.Unlock()
-		}
+		n.mu.Lock()
+		st.FollowersOnline = n.followersOnlineLocked(servers)
+		n.mu.Unlock()
 		return st
 	}
 	if last := n.raft.LastContact(); last.IsZero() {

@@ -172,17 +172,36 @@ func (n *Node) raftConfig() *raft.Config {
 	return conf
 }
 
-// ReplID is the cluster's id for INFO replication: the same on every node.
-func (n *Node) replID() string {
+// members returns the cluster's configuration; nil when Raft cannot give
+// it (stopping).
+func (n *Node) members() []raft.Server {
 	f := n.raft.GetConfiguration()
 	if f.Error() != nil {
-		return ""
+		return nil
 	}
+	return f.Configuration().Servers
+}
+
+// replID is the cluster's id for INFO replication, from its members: the
+// same on every node.
+func replID(servers []raft.Server) string {
 	h := sha1.New()
-	for _, s := range f.Configuration().Servers {
+	for _, s := range servers {
 		io.WriteString(h, string(s.ID)+"\n")
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// followersOnlineLocked counts the members other than this node that answer
+// the leader's heartbeats. mu held.
+func (n *Node) followersOnlineLocked(servers []raft.Server) int {
+	on := 0
+	for _, s := range servers {
+		if string(s.ID) != n.opts.NodeID && n.onlineLocked(string(s.ID)) {
+			on++
+		}
+	}
+	return on
 }
 
 // Close leaves the cluster's work to the others: it stops Raft and closes

@@ -144,7 +144,11 @@ func (e *FileError) Unwrap() error { return e.Err }
 // holding the data file's writer lock, unless the store is closed.
 func (db *DB) settleAsReplica() error {
 	j := db.jr
-	db.SetReadOnly(true)
+	if !db.readOnly.Load() {
+		// Only a change takes the store: a follower applies frame
+		// after frame already read-only.
+		db.SetReadOnly(true)
+	}
 	j.flush(j.newest.Load())
 	j.wmu.Lock()
 	if j.closed {
@@ -187,8 +191,8 @@ func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
 				db.zidx.mu.Unlock()
 				continue
 			}
-			if k, member, ok := db.indexedMember(r.k); ok {
-				db.applyMember(k, member, r)
+			if ix, member := db.indexedMember(r.k); ix != nil {
+				applyMember(ix, member, r)
 				continue
 			}
 			if err := applyRecord(btx, r); err != nil {
@@ -205,27 +209,26 @@ func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
 	return touched, err
 }
 
-// indexedMember splits an item key that names a member of a sorted set
-// with an index.
-func (db *DB) indexedMember(item string) (dbKey, string, bool) {
+// indexedMember returns the index and the member an item key names when
+// it is a member of a sorted set with an index; nil otherwise.
+func (db *DB) indexedMember(item string) (*zindex, string) {
 	if len(item) < 3 || item[0] != tagData {
-		return dbKey{}, "", false
+		return nil, ""
 	}
 	n, w := binary.Uvarint([]byte(item[2:min(len(item), 2+binary.MaxVarintLen64)]))
 	start := 2 + w
 	if w <= 0 || uint64(len(item)-start) <= n || item[start+int(n)] != zTagMember {
-		return dbKey{}, "", false
+		return nil, ""
 	}
-	k := dbKey{int(item[1]), item[start : start+int(n)]}
-	if db.zindexOf(k.db, k.key) == nil {
-		return dbKey{}, "", false
+	ix := db.zindexOf(int(item[1]), item[start:start+int(n)])
+	if ix == nil {
+		return nil, ""
 	}
-	return k, item[start+int(n)+1:], true
+	return ix, item[start+int(n)+1:]
 }
 
-// applyMember sets or deletes a member in k's index.
-func (db *DB) applyMember(k dbKey, member string, r record) {
-	ix := db.zindexOf(k.db, k.key)
+// applyMember sets or deletes a member in an index.
+func applyMember(ix *zindex, member string, r record) {
 	old, had := ix.scores[member]
 	if r.op == opDel {
 		if had {
