@@ -26,7 +26,11 @@ type Options struct {
 	// (commands.SplitHostList), read at each request: Host names served
 	// besides the listener's own (hosts.go).
 	AllowedHosts func() []string
-	Logger       *slog.Logger
+	// Protected reports whether protected mode applies now (protected-mode
+	// yes and no password), read at Listen and at each request: see
+	// protected.go.
+	Protected func() bool
+	Logger    *slog.Logger
 }
 
 // Server is a bound listener; handlers are mounted with Mount, before or
@@ -58,6 +62,10 @@ func Listen(opts Options) (*Server, error) {
 	s.ownNames()
 	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
 		s.guarded = true
+	}
+	if err := s.checkProtected(); err != nil {
+		ln.Close()
+		return nil, err
 	}
 	s.srv = &http.Server{
 		Handler:           s,
@@ -104,13 +112,17 @@ func (s *Server) Close() error {
 }
 
 // ServeHTTP refuses a request whose Host is not one of the listener's
-// names (421), asks for the password with HTTP Basic (any user name) when
+// names (421), one from beyond loopback in protected mode (403), asks for the password with HTTP Basic (any user name) when
 // the listener is beyond loopback and requirepass is set, then serves the
 // mounted handlers.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.AllowedHost(r.Host) {
 		http.Error(w, "421 Misdirected Request: Host "+strconv.Quote(r.Host)+
 			" is not a name of this qlessd; add it to http-allowed-hosts to serve it", http.StatusMisdirectedRequest)
+		return
+	}
+	if s.deniedByProtectedMode(r) {
+		http.Error(w, protectedDenied, http.StatusForbidden)
 		return
 	}
 	if s.guarded && s.opts.Password != nil {

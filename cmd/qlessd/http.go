@@ -17,7 +17,7 @@ func listenHTTP(addr string, srv *server.Server, node *cluster.Node, logger *slo
 		return nil, nil
 	}
 	h, err := httpd.Listen(httpd.Options{Addr: addr, Password: srv.RequirePass,
-		AllowedHosts: srv.HTTPAllowedHosts, Logger: logger})
+		AllowedHosts: srv.HTTPAllowedHosts, Protected: srv.Protected, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
