@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -49,46 +50,36 @@ func outsideClient(addr string) *http.Client {
 // bound to every interface loses its password (CONFIG SET requirepass ""),
 // every path answers 403 with the reason to clients from beyond loopback,
 // and serves local ones; protected-mode no opens it, a password asks for
-// it again.
+// it again. Here the client is this machine's own non-loopback address;
+// TestHTTPProtectedModeFromAnotherHost (Linux, root) sends it over a veth
+// pair from another network namespace.
 func TestHTTPProtectedModeAtRunTime(t *testing.T) {
 	outside := outsideAddr(t)
 	port := strconv.Itoa(freePort(t))
 	q := StartQlessd(t, "", "--bind", "0.0.0.0", "--requirepass", "x", "--http-addr", "0.0.0.0:"+port, "--http-admin", "yes")
-	admin := DialRaw(t, q.Addr)
-	admin.Do(t, "AUTH", "x")
-	admin.Do(t, "QLESS", "put", "now", "producer", "emails", "jid-1", "K", "{}", "0")
-	far, near := outsideClient(outside), &http.Client{Timeout: 30 * time.Second}
-	farBase, nearBase := "http://"+net.JoinHostPort(outside, port), "http://127.0.0.1:"+port
-	send := func(c *http.Client, base, method, path, pass string) (int, string) {
-		t.Helper()
-		var body *strings.Reader
-		if method == http.MethodPost {
-			body = strings.NewReader(url.Values{"csrf": {"any"}}.Encode())
-		} else {
-			body = strings.NewReader("")
-		}
-		req, err := http.NewRequest(method, base+path, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if method == http.MethodPost {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-		if pass != "" {
-			req.SetBasicAuth("anyone", pass)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatalf("%s %s%s: %v", method, base, path, err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			return resp.StatusCode, "" // /events does not end
-		}
-		b := make([]byte, 4096)
-		n, _ := resp.Body.Read(b)
-		return resp.StatusCode, string(b[:n])
-	}
+	protectedSteps(t, protectedView{
+		admin: DialRaw(t, q.Addr),
+		far:   outsideClient(outside), farBase: "http://" + net.JoinHostPort(outside, port),
+		near: &http.Client{Timeout: 30 * time.Second}, nearBase: "http://127.0.0.1:" + port,
+	})
+}
+
+// protectedView is a node under test: an admin connection from loopback,
+// and HTTP clients from beyond loopback (far) and from loopback (near).
+type protectedView struct {
+	admin             *Raw
+	far, near         *http.Client
+	farBase, nearBase string
+	// farRESP, when set, dials the RESP port from beyond loopback.
+	farRESP func() string
+}
+
+// protectedSteps drops the password of a node started with requirepass x
+// and checks what far and near clients get at each step.
+func protectedSteps(t *testing.T, v protectedView) {
+	t.Helper()
+	v.admin.Do(t, "AUTH", "x")
+	v.admin.Do(t, "QLESS", "put", "now", "producer", "emails", "jid-1", "K", "{}", "0")
 	type step struct {
 		config []string // CONFIG SET first
 		pass   string
@@ -102,34 +93,71 @@ func TestHTTPProtectedModeAtRunTime(t *testing.T) {
 		{[]string{"requirepass", "y"}, "", http.StatusUnauthorized},
 	} {
 		if st.config != nil {
-			if got := admin.Do(t, append([]string{"CONFIG", "SET"}, st.config...)...); got != "+OK\r\n" {
+			if got := v.admin.Do(t, append([]string{"CONFIG", "SET"}, st.config...)...); got != "+OK\r\n" {
 				t.Fatalf("CONFIG SET %q: %q", st.config, got)
 			}
 		}
 		for _, path := range dashPaths {
-			code, body := send(far, farBase, http.MethodGet, path, st.pass)
+			code, body := protectedSend(t, v.far, v.farBase, http.MethodGet, path, st.pass)
 			if code != st.far {
-				t.Errorf("after %q, GET %s from %s: %d %q, want %d", st.config, path, outside, code, body, st.far)
+				t.Errorf("after %q, GET %s%s: %d %q, want %d", st.config, v.farBase, path, code, body, st.far)
 			}
 			if code == http.StatusForbidden && !strings.Contains(body, "protected mode") {
 				t.Errorf("GET %s refused without the reason: %q", path, body)
 			}
 		}
 		if st.far != http.StatusOK {
-			if code, _ := send(far, farBase, http.MethodPost, "/api/jobs/jid-1/cancel", ""); code != st.far {
-				t.Errorf("after %q, POST cancel from %s: %d, want %d", st.config, outside, code, st.far)
+			if code, _ := protectedSend(t, v.far, v.farBase, http.MethodPost, "/api/jobs/jid-1/cancel", ""); code != st.far {
+				t.Errorf("after %q, POST cancel to %s: %d, want %d", st.config, v.farBase, code, st.far)
 			}
-			if got := admin.Do(t, "QLESS", "get", "now", "jid-1"); !strings.Contains(got, `"state":"waiting"`) {
+			if got := v.admin.Do(t, "QLESS", "get", "now", "jid-1"); !strings.Contains(got, `"state":"waiting"`) {
 				t.Fatalf("a refused cancel changed the job: %s", got)
+			}
+		}
+		if st.far == http.StatusForbidden && v.farRESP != nil {
+			// The RESP port refuses the same client at the same moment.
+			if got := v.farRESP(); !strings.HasPrefix(got, "-DENIED Redis is running in protected mode") {
+				t.Errorf("after %q, RESP from beyond loopback: %q, want -DENIED", st.config, got)
 			}
 		}
 		if st.config != nil && st.config[0] == "requirepass" && st.config[1] == "" {
 			// Loopback clients are served, as RESP serves them.
 			for _, path := range dashPaths {
-				if code, body := send(near, nearBase, http.MethodGet, path, ""); code != http.StatusOK {
+				if code, body := protectedSend(t, v.near, v.nearBase, http.MethodGet, path, ""); code != http.StatusOK {
 					t.Errorf("GET %s from loopback in protected mode: %d %q, want 200", path, code, body)
 				}
 			}
 		}
 	}
+}
+
+// protectedSend sends one request; an action carries a form (its token
+// does not matter: the refusal comes first). A 200 body is not read, as
+// /events does not end.
+func protectedSend(t *testing.T, c *http.Client, base, method, path, pass string) (int, string) {
+	t.Helper()
+	body := strings.NewReader("")
+	if method == http.MethodPost {
+		body = strings.NewReader(url.Values{"csrf": {"any"}}.Encode())
+	}
+	req, err := http.NewRequest(method, base+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if pass != "" {
+		req.SetBasicAuth("anyone", pass)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s%s: %v", method, base, path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		return resp.StatusCode, ""
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
