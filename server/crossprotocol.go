@@ -11,14 +11,14 @@ const crossProtocolLog = "Possible SECURITY ATTACK detected. It looks like someb
 	"This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted."
 
 // isCrossProtocol reports whether a command's name is POST or Host:, in
-// any case, as Redis compares it. Checked on every command, so lengths
-// first.
+// any case, as Redis compares it. Checked on every command, so the length
+// and one byte first.
 func isCrossProtocol(name []byte) bool {
 	switch len(name) {
 	case 4:
-		return bytes.EqualFold(name, []byte("post"))
+		return name[0]|0x20 == 'p' && bytes.EqualFold(name, []byte("post"))
 	case 5:
-		return bytes.EqualFold(name, []byte("host:"))
+		return name[4] == ':' && bytes.EqualFold(name, []byte("host:"))
 	}
 	return false
 }
