@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"net"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -16,8 +17,9 @@ import (
 //   - localhost, 127.0.0.1 and [::1];
 //   - the host of --http-addr as given, and the address bound;
 //   - when bound to every interface (0.0.0.0, ::, or no host), the
-//     machine's interface addresses, read when a request names an address
-//     not above, so an address gained since the start counts;
+//     machine's host name and its interface addresses, read when a request
+//     names an address not above, so an address gained since the start
+//     counts;
 //
 // each alone or with the listener's port; and the names in
 // http-allowed-hosts: one without a port with none or the listener's
@@ -38,6 +40,9 @@ func (s *Server) ownNames() {
 	s.port = strconv.Itoa(a.Port)
 	if a.IP.IsUnspecified() {
 		s.anyInterface = true
+		if h, err := os.Hostname(); err == nil && h != "" {
+			s.names[normalHost(h)] = true
+		}
 		return
 	}
 	s.names[normalHost(a.IP.String())] = true

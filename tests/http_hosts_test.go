@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -144,14 +145,19 @@ func TestHTTPHostAllowList(t *testing.T) {
 }
 
 // Bound to every interface, the listener also answers to the machine's
-// own addresses, and to no other address.
+// host name and own addresses, and to no other address.
 func TestHTTPHostAllowListAnyInterface(t *testing.T) {
 	outside := outsideAddr(t)
 	_, base := StartQlessdHTTP(t, "", "0.0.0.0", "--requirepass", "s3cret")
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
 	base = "http://127.0.0.1:" + port
+	hostname, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for host, want := range map[string]int{net.JoinHostPort(outside, port): 200, outside: 200,
-		"0.0.0.0:" + port: 421, "203.0.113.9:" + port: 421, "evil.example:" + port: 421} {
+		strings.ToUpper(hostname) + ":" + port: 200,
+		"0.0.0.0:" + port:                      421, "203.0.113.9:" + port: 421, "evil.example:" + port: 421} {
 		r := hostReq{method: http.MethodGet, path: "/metrics", host: host, pass: "s3cret"}
 		code, body := r.send(t, base)
 		if code != want {
