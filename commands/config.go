@@ -53,6 +53,12 @@ func (p *ConfigParam) Check(v string) (string, string) {
 			return "", reason
 		}
 		return formatOutputLimits(limits), ""
+	case KindHostList:
+		hosts, reason := SplitHostList(v)
+		if reason != "" {
+			return "", reason
+		}
+		return strings.Join(hosts, " "), ""
 	case KindSave:
 		f := strings.Fields(v)
 		if len(f)%2 != 0 {

@@ -37,6 +37,8 @@ const (
 	// KindOutputLimit is client-output-buffer-limit: groups of
 	// <class> <hard> <soft> <soft seconds>.
 	KindOutputLimit
+	// KindHostList is http-allowed-hosts: host names (SplitHostList).
+	KindHostList
 )
 
 // The parameters, in the order CONFIG GET lists them.
@@ -78,6 +80,8 @@ var configParams = []ConfigParam{
 		Help: "serve the dashboard at / and Prometheus metrics at /metrics over HTTP on this address (off when empty)"},
 	{Name: "http-admin", Default: "auto", Kind: KindEnum, Enum: []string{"auto", "yes", "no"},
 		Help: "allow the dashboard's actions (retry, cancel, pause...): auto allows them on a loopback listener only"},
+	{Name: "http-allowed-hosts", Kind: KindHostList, Mutable: true,
+		Help: "Host names the HTTP listener answers besides its own address, localhost, 127.0.0.1 and [::1] (space or comma separated, name or name:port, * for any); others get 421"},
 	{Name: "io-uring", Default: "yes", Kind: KindBool,
 		Help: "event loops read and write a turn's sockets in one io_uring call where the kernel allows (yes) or one system call each (no)"},
 	{Name: "logfile", Help: "file the log is appended to (empty: standard error)"},
@@ -139,7 +143,7 @@ func (p *ConfigParam) DefaultValue() string {
 // is false for a wrong number of words.
 func (p *ConfigParam) FromArgs(args []string) (value string, ok bool) {
 	switch {
-	case p.Kind == KindSave || p.Kind == KindOutputLimit:
+	case p.Kind == KindSave || p.Kind == KindOutputLimit || p.Kind == KindHostList:
 		return strings.Join(args, " "), true
 	case p.Kind == KindBool && len(args) == 0:
 		return "yes", true

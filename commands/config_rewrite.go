@@ -34,7 +34,7 @@ func RewriteSettings(values map[string]string) []config.Setting {
 			continue
 		}
 		// Redis quotes its string values, bind's addresses aside.
-		quoted := p.Kind == KindString && p.Name != "bind"
+		quoted := p.Kind == KindString && p.Name != "bind" || p.Kind == KindHostList
 		out = append(out, config.Setting{Name: p.Name, Lines: p.fileLines(v), Default: v == p.DefaultValue(), Quoted: quoted})
 	}
 	return out

@@ -26,6 +26,10 @@ type Options struct {
 	// SampleEvery is how often completed-job counts are read for the
 	// throughput chart (default 10s).
 	SampleEvery time.Duration
+	// HostAllowed reports whether a host[:port] names the listener the
+	// dashboard is served on (httpd.Server.AllowedHost): an action's
+	// Origin must. Without it the Origin must match the request's Host.
+	HostAllowed func(hostport string) bool
 	// CSRFKey derives the token every POST must carry (default: random
 	// per process, so tokens end with the process).
 	CSRFKey []byte
@@ -44,7 +48,6 @@ type Dashboard struct {
 	sampler *sampler
 	hub     *hub
 	csrf    string
-	origin  *http.CrossOriginProtection
 	ctx     context.Context
 	stop    context.CancelFunc
 }
@@ -67,7 +70,7 @@ func New(opts Options) (*Dashboard, error) {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.Password), pages: p,
-		csrf: csrfToken(opts.CSRFKey), origin: http.NewCrossOriginProtection()}
+		csrf: csrfToken(opts.CSRFKey)}
 	d.ctx, d.stop = context.WithCancel(context.Background())
 	d.sampler = newSampler(d.c, opts.SampleEvery)
 	d.hub = newHub(d)

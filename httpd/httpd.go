@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -21,7 +22,15 @@ type Options struct {
 	// once; "" (or a nil Password) asks for none. It is asked for only
 	// when the listener is beyond loopback.
 	Password func() string
-	Logger   *slog.Logger
+	// AllowedHosts returns http-allowed-hosts, normalized
+	// (commands.SplitHostList), read at each request: Host names served
+	// besides the listener's own (hosts.go).
+	AllowedHosts func() []string
+	// Protected reports whether protected mode applies now (protected-mode
+	// yes and no password), read at Listen and at each request: see
+	// protected.go.
+	Protected func() bool
+	Logger    *slog.Logger
 }
 
 // Server is a bound listener; handlers are mounted with Mount, before or
@@ -32,6 +41,12 @@ type Server struct {
 	srv     *http.Server
 	opts    Options
 	guarded bool // beyond loopback: requests give the password
+	// The listener's own names (hosts.go): names holds hosts, normalized;
+	// anyInterface, when bound to every interface, adds the machine's
+	// addresses; port is the port bound.
+	names        map[string]bool
+	anyInterface bool
+	port         string
 }
 
 // Listen binds opts.Addr. It does not serve yet: see Serve.
@@ -44,8 +59,13 @@ func Listen(opts Options) (*Server, error) {
 		opts.Logger = slog.Default()
 	}
 	s := &Server{ln: ln, mux: http.NewServeMux(), opts: opts}
+	s.ownNames()
 	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
 		s.guarded = true
+	}
+	if err := s.checkProtected(); err != nil {
+		ln.Close()
+		return nil, err
 	}
 	s.srv = &http.Server{
 		Handler:           s,
@@ -91,10 +111,20 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// ServeHTTP asks for the password with HTTP Basic (any user name) when the
-// listener is beyond loopback and requirepass is set, then serves the
+// ServeHTTP refuses a request whose Host is not one of the listener's
+// names (421), one from beyond loopback in protected mode (403), asks for the password with HTTP Basic (any user name) when
+// the listener is beyond loopback and requirepass is set, then serves the
 // mounted handlers.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.AllowedHost(r.Host) {
+		http.Error(w, "421 Misdirected Request: Host "+strconv.Quote(r.Host)+
+			" is not a name of this qlessd; add it to http-allowed-hosts to serve it", http.StatusMisdirectedRequest)
+		return
+	}
+	if s.deniedByProtectedMode(r) {
+		http.Error(w, protectedDenied, http.StatusForbidden)
+		return
+	}
 	if s.guarded && s.opts.Password != nil {
 		if want := s.opts.Password(); want != "" && !passwordOK(r, want) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="qlessd", charset="UTF-8"`)

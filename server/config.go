@@ -63,4 +63,7 @@ type Config struct {
 	// HTTPAddr is the HTTP listener's address, for CONFIG GET http-addr
 	// (the listener itself is httpd's).
 	HTTPAddr string
+	// HTTPAllowedHosts is http-allowed-hosts, normalized: the Host names the
+	// HTTP listener answers besides its own (httpd reads it per request).
+	HTTPAllowedHosts string
 }

@@ -95,6 +95,7 @@ func (s *Server) ConfigValues() map[string]string {
 		"databases":                   strconv.Itoa(s.cfg.Databases),
 		"dir":                         dir,
 		"http-addr":                   s.cfg.HTTPAddr,
+		"http-allowed-hosts":          s.cfg.HTTPAllowedHosts,
 		"lua-time-limit":              strconv.FormatInt(time.Duration(s.luaLimit.Load()).Milliseconds(), 10),
 		"lua-max-memory":              strconv.FormatInt(s.luaMaxMemory.Load(), 10),
 		"loglevel":                    loglevel,
@@ -184,6 +185,8 @@ func (s *Server) SetConfig(name, value string) error {
 		s.cfg.MaxClients = n
 	case "protected-mode":
 		s.cfg.ProtectedMode = value == "yes"
+	case "http-allowed-hosts":
+		s.cfg.HTTPAllowedHosts = value
 	case "requirepass":
 		s.cfg.RequirePass = value
 		s.needPass.Store(value != "")

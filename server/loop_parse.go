@@ -9,6 +9,9 @@ type loopCmd struct {
 	cmd   *commands.Cmd // the table's entry for args[0], nil when unknown
 	start int           // where the command begins in the input
 	fail  []byte        // a protocol error's reply, in place of a command
+	// attack: a cross-protocol request (POST or Host:), in place of a
+	// command; the connection closes there, nothing of its turn sent
+	attack bool
 	// script: a script that may run past lua-time-limit (any but a
 	// library's), which the loop runs with a stand-in ready (loop_busy.go)
 	script bool
@@ -34,6 +37,11 @@ func (lp *eventLoop) parse(lc *loopConn) {
 			// The commands before it, not run yet, may authenticate the
 			// client: Redis reads a command after running the last one.
 			lc.reparse = true
+			return
+		case err == errCrossProtocol:
+			lc.cmds = append(lc.cmds, loopCmd{start: start, attack: true})
+			lc.parsed = len(lc.in)
+			lc.closing = true
 			return
 		case err != nil:
 			lc.cmds = append(lc.cmds, loopCmd{start: start, fail: []byte("-ERR " + err.Error() + "\r\n")})

@@ -39,8 +39,8 @@ var graduateOn = map[string]bool{
 var aloneOnly = map[string]bool{"info": true, "lastsave": true, "memory": true}
 
 func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
-	if rc.fail != nil {
-		return runAlone // a protocol error's reply
+	if rc.fail != nil || rc.attack {
+		return runAlone // a protocol error's reply, or the close of an attack
 	}
 	cmd := rc.cmd
 	switch {
@@ -211,6 +211,12 @@ func (lp *eventLoop) runOne(lc *loopConn) {
 		return
 	}
 	s := lp.s
+	if rc.attack {
+		s.crossProtocol(lc.sess)
+		lc.dead = true // the replies of the turn's commands before it are dropped, as Redis drops them
+		lc.cmds = nil
+		return
+	}
 	if s.closing.Load() {
 		lc.dead = true
 		return

@@ -109,6 +109,9 @@ func (oc *ownConn) ReadCommand() ([][]byte, error) {
 					return oc.keep(args, n), nil
 				}
 				continue
+			case err == errCrossProtocol:
+				s.crossProtocol(sess)
+				return nil, err
 			case err != errIncomplete:
 				return nil, err
 			}

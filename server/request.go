@@ -26,6 +26,13 @@ func (e protoError) Error() string { return "Protocol error: " + string(e) }
 // errIncomplete says the input holds only part of the next command.
 var errIncomplete = errors.New("incomplete command")
 
+// errCrossProtocol is a command named POST or Host:, the first words of an
+// HTTP request's lines: a browser page or an HTTP client is talking to the
+// RESP port, hoping that the lines of its body run as commands (cross
+// protocol scripting). As Redis 7.0 does, the commands before it run, and
+// the connection then closes with nothing more run or sent (crossprotocol.go).
+var errCrossProtocol = errors.New("cross-protocol request (POST or Host:)")
+
 // isProtocolError tells malformed input, which the client hears about
 // before the connection closes, from a failing socket.
 func isProtocolError(err error) bool {
@@ -79,8 +86,19 @@ type reqParser struct {
 // again, with more after them (they may have moved). Once the command is
 // whole it returns the bytes it took and appends its arguments to args: a
 // multibulk's point into b, an inline command's are new. A command of no
-// arguments (an empty line, *0) takes its bytes and appends none.
+// arguments (an empty line, *0) takes its bytes and appends none. A command
+// named POST or Host: takes its bytes, appends nothing, and returns
+// errCrossProtocol: nothing after it is to be read.
 func (p *reqParser) next(b []byte, lim reqLimits, args [][]byte) (int, [][]byte, error) {
+	before := len(args)
+	n, args, err := p.read(b, lim, args)
+	if err == nil && len(args) > before && isCrossProtocol(args[before]) {
+		return n, args[:before], errCrossProtocol
+	}
+	return n, args, err
+}
+
+func (p *reqParser) read(b []byte, lim reqLimits, args [][]byte) (int, [][]byte, error) {
 	if p.kind == 0 {
 		if len(b) == 0 {
 			return 0, args, errIncomplete

@@ -80,6 +80,10 @@ type Server struct {
 	statCommands atomic.Int64
 	started      time.Time
 
+	// crossProtocolLogged is when a cross-protocol request was last logged
+	// (Unix seconds): crossprotocol.go.
+	crossProtocolLogged atomic.Int64
+
 	// MONITOR, SLOWLOG, LATENCY (observe.go, slowlog.go, latency.go).
 	monitorMu        sync.RWMutex
 	monitors         []*session

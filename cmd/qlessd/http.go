@@ -16,7 +16,8 @@ func listenHTTP(addr string, srv *server.Server, node *cluster.Node, logger *slo
 	if addr == "" {
 		return nil, nil
 	}
-	h, err := httpd.Listen(httpd.Options{Addr: addr, Password: srv.RequirePass, Logger: logger})
+	h, err := httpd.Listen(httpd.Options{Addr: addr, Password: srv.RequirePass,
+		AllowedHosts: srv.HTTPAllowedHosts, Protected: srv.Protected, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +39,8 @@ func mountDashboard(h *httpd.Server, srv *server.Server, s settings) (*dashboard
 		return nil, nil
 	}
 	admin := s.str("http-admin") == "yes" || (s.str("http-admin") == "auto" && !h.Guarded())
-	d, err := dashboard.New(dashboard.Options{Addr: srv.Addr().String(), Password: srv.RequirePass, Admin: admin})
+	d, err := dashboard.New(dashboard.Options{Addr: srv.Addr().String(), Password: srv.RequirePass, Admin: admin,
+		HostAllowed: h.AllowedHost})
 	if err != nil {
 		return nil, err
 	}

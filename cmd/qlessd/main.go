@@ -151,6 +151,7 @@ func serverConfig(s settings, file string, logger *slog.Logger, levels *slog.Lev
 		LuaTimeLimit:           time.Duration(s.int("lua-time-limit")) * time.Millisecond,
 		LuaMaxMemory:           s.int("lua-max-memory"),
 		HTTPAddr:               s.str("http-addr"),
+		HTTPAllowedHosts:       s.str("http-allowed-hosts"),
 		Logger:                 logger,
 		Version:                buildVersion(),
 		PubSubLimit: &server.OutputLimit{Hard: clampInt(pubsub.Hard), Soft: clampInt(pubsub.Soft),
