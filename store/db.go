@@ -129,14 +129,14 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	if path != ":memory:" {
-		unchecked, err := loadJournal(path, bdb, db.log)
+		unchecked, link, err := loadJournal(path, bdb, db.log)
 		if err != nil {
 			bdb.Close()
 			db.lock.release()
 			return nil, err
 		}
 		db.unchecked = unchecked
-		if db.jr, err = openJournal(path, db.log); err != nil {
+		if db.jr, err = openJournal(path, db.log, link); err != nil {
 			bdb.Close()
 			db.lock.release()
 			return nil, err
@@ -193,7 +193,7 @@ func (db *DB) startBackground() {
 		go db.rewriteLoop()
 	}
 	if db.unchecked {
-		db.log.Info("the data file has records without checksums; rewriting it with checksums", "path", db.path)
+		db.log.Info("the data file has records without checksums or frames without links; rewriting it with chained frames", "path", db.path)
 		go db.rewrite()
 	}
 }

@@ -63,8 +63,8 @@ func runCheck(argv []string, stdout, stderr io.Writer) int {
 
 func printReport(w io.Writer, path string, rep store.JournalReport) {
 	fmt.Fprintf(w, "data file: %s, %d bytes\n", path, rep.Size)
-	fmt.Fprintf(w, "records: %d kept (%d checksummed frames; %d records written before checksums, not checked)\n",
-		rep.Records, rep.Frames, rep.Unchecked)
+	fmt.Fprintf(w, "records: %d kept (%d checksummed frames, %d of them without links (not chained); %d records written before checksums, not checked)\n",
+		rep.Records, rep.Frames, rep.OldFrames, rep.Unchecked)
 	fmt.Fprintf(w, "last good offset: %d\n", rep.Good)
 	switch {
 	case rep.Damage != nil:
