@@ -102,7 +102,7 @@ func TestDefaultHTTPPortFollowsPort(t *testing.T) {
 }
 
 // portWithHTTPFree is a free port whose port + 1101 is free too.
-func portWithHTTPFree(t *testing.T) int {
+func portWithHTTPFree(t testing.TB) int {
 	for range 100 {
 		p := freePort(t)
 		if p+1101 > 65535 {
