@@ -236,3 +236,39 @@ func TestRelinkedFramesLoadAfterOthers(t *testing.T) {
 		t.Fatalf("copied without relinking: %v", err)
 	}
 }
+
+// Frames appended while a rewrite copies are relinked into the new file:
+// it loads whole, with every write.
+func TestRewriteRelinksTheTail(t *testing.T) {
+	dir := t.TempDir()
+	db := openSync(t, dir, SyncNo)
+	for i := range 2000 {
+		db.Update(func(tx *Tx) error { tx.SetString(fmt.Sprint("base", i), strings.Repeat("v", 200), 0, false); return nil })
+	}
+	for round := range 5 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := range 300 {
+				db.Update(func(tx *Tx) error { tx.SetString(fmt.Sprint("r", round, "-", i), "x", 0, false); return nil })
+			}
+		}()
+		if err := db.rewriteJournal(); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	}
+	want := dumpDBs(db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err := CheckDataFile(dir)
+	if err != nil || rep.Damage != nil || rep.Torn != 0 {
+		t.Fatalf("after rewrites with writers: %v %+v %+v", err, rep, rep.Damage)
+	}
+	db = openSync(t, dir, SyncNo)
+	defer db.Close()
+	if got := dumpDBs(db); got != want {
+		t.Fatal("the rewritten file loads another keyspace")
+	}
+}
