@@ -243,7 +243,10 @@ func TestRewriteRelinksTheTail(t *testing.T) {
 	dir := t.TempDir()
 	db := openSync(t, dir, SyncNo)
 	for i := range 2000 {
-		db.Update(func(tx *Tx) error { tx.SetString(fmt.Sprint("base", i), strings.Repeat("v", 200), 0, false); return nil })
+		db.Update(func(tx *Tx) error {
+			tx.SetString(fmt.Sprint("base", i), strings.Repeat("v", 200), 0, false)
+			return nil
+		})
 	}
 	for round := range 5 {
 		done := make(chan struct{})
