@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -77,7 +78,7 @@ var configParams = []ConfigParam{
 	{Name: "gc-min-heap", Default: "16mb", Kind: KindMemory, Max: math.MaxInt64,
 		Help: "lowest heap size the Go collector aims for; a small store then collects less often (0: Go's default)"},
 	{Name: "http-addr", Default: "127.0.0.1:7480",
-		Help: "serve the dashboard at / and Prometheus metrics at /metrics over HTTP on this address (off when empty)"},
+		Help: "serve the dashboard at / and Prometheus metrics at /metrics over HTTP on this address (off when empty; unset: 127.0.0.1, port + 1101)"},
 	{Name: "http-admin", Default: "auto", Kind: KindEnum, Enum: []string{"auto", "yes", "no"},
 		Help: "allow the dashboard's actions (retry, cancel, pause...): auto allows them on a loopback listener only"},
 	{Name: "http-allowed-hosts", Kind: KindHostList, Mutable: true,
@@ -115,6 +116,26 @@ var configParams = []ConfigParam{
 	{Name: "syslog-ident", Default: "qlessd", Help: "program name the system log shows"},
 	{Name: "timeout", Default: "0", Kind: KindInt, Max: math.MaxInt32, Mutable: true,
 		Help: "close a client idle for this many seconds (0: never)"},
+}
+
+// HTTPPortOffset puts the HTTP listener, unless http-addr is set, at the
+// client port plus this (7480 for 6379), as Redis's cluster bus port
+// follows its client port: a second instance given only another port
+// does not fail on the first one's HTTP port.
+const HTTPPortOffset = 1101
+
+// DefaultHTTPAddr is http-addr when it is not set, for client port port
+// (as CONFIG GET gives it): loopback, port + HTTPPortOffset, or any free
+// port when port is 0. ok is false when that would pass 65535.
+func DefaultHTTPAddr(port string) (addr string, ok bool) {
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n+HTTPPortOffset > 65535 {
+		return "", false
+	}
+	if n > 0 {
+		n += HTTPPortOffset
+	}
+	return "127.0.0.1:" + strconv.Itoa(n), true
 }
 
 // ConfigParams returns every parameter, in CONFIG GET's order.

@@ -35,7 +35,13 @@ func RewriteSettings(values map[string]string) []config.Setting {
 		}
 		// Redis quotes its string values, bind's addresses aside.
 		quoted := p.Kind == KindString && p.Name != "bind" || p.Kind == KindHostList
-		out = append(out, config.Setting{Name: p.Name, Lines: p.fileLines(v), Default: v == p.DefaultValue(), Quoted: quoted})
+		def := v == p.DefaultValue()
+		if p.Name == "http-addr" {
+			// Its default follows the port.
+			addr, ok := DefaultHTTPAddr(values["port"])
+			def = ok && v == addr
+		}
+		out = append(out, config.Setting{Name: p.Name, Lines: p.fileLines(v), Default: def, Quoted: quoted})
 	}
 	return out
 }

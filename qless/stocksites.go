@@ -32,6 +32,9 @@ var stockSites = map[string]stockSite{
 	"put-tag-concat":           {"function QlessQueue:put(", "'ql:t:' .. tag, now, jid)"},
 	"put-tags-ipairs":          {"function QlessQueue:put(", "for i, tag in ipairs(tags) do"},
 	"put-depends-ipairs-again": {"function QlessQueue:put(", "for i, j in ipairs(depends) do"},
+	"recur-tags-ipairs":        {"function QlessQueue:check_recurring(", "for i, tag in ipairs(_tags) do"},
+	"recur-tag-concat":         {"function QlessQueue:check_recurring(", "redis.call('zadd', 'ql:t:' .. tag, now, child_jid)"},
+	"locks-grace":              {"function QlessQueue:invalidate_locks(", "if grace_period <= 0 then"},
 }
 
 // phraseLate is the scripts.LatePhrase of the builds: it words a site

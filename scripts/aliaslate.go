@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -18,9 +19,21 @@ func lateErrText(sc *script, obj lua.LValue, killed bool) string {
 		return "ERR " + errScriptKilled
 	}
 	if msg, ok := obj.(lua.LString); ok {
-		return RuntimeErrorReply(sc.sha, raiseLine(sc.body, string(msg)), string(msg))
+		text := lateMessage(string(msg))
+		return RuntimeErrorReply(sc.sha, raiseLine(sc.body, text), text)
 	}
 	return fmt.Sprintf("%s script: %s, on @user_script:1.", errMessage(obj), sc.sha)
+}
+
+// libraryPosition is where in the library a runtime error was raised,
+// as gopher-lua prefixes its message: a line of the library, not of the
+// script, which the reply frames with a line of its own.
+var libraryPosition = regexp.MustCompile(`^user_script:\d+: `)
+
+// lateMessage is an error message of the library without the library's
+// position, in Lua 5.1's words.
+func lateMessage(msg string) string {
+	return luaMessage(libraryPosition.ReplaceAllString(msg, ""))
 }
 
 // raiseLine finds the line of body whose error( or assert( call raises

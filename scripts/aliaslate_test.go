@@ -24,3 +24,17 @@ func TestRaiseLine(t *testing.T) {
 		}
 	}
 }
+
+// An error the library's Lua raised carries the library's position, which
+// the reply must not frame a second time, and gopher-lua's wording.
+func TestLateMessage(t *testing.T) {
+	for msg, want := range map[string]string{
+		"user_script:509: bad argument #1 to ipairs (table expected, got string)": "bad argument #1 to 'ipairs' (table expected, got string)",
+		"user_script:12: attempt to compare nil with number":                      "attempt to compare nil with number",
+		"Timeout(): Job j1 does not exist":                                        "Timeout(): Job j1 does not exist",
+	} {
+		if got := lateMessage(msg); got != want {
+			t.Errorf("lateMessage(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}

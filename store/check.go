@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -8,14 +9,31 @@ import (
 	"time"
 )
 
+// ErrNoDataFile is a data directory without a data file (qlessd check).
+var ErrNoDataFile = errors.New("there is no data file")
+
+// LockDataDir takes dir's lock (LockFile) as a starting server does, for
+// qlessd check: a *DirInUseError while a server, or another check, uses
+// dir. A missing directory is ErrNoDataFile, and is not created.
+func LockDataDir(dir string) (release func(), err error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w in %s (no such directory)", ErrNoDataFile, dir)
+	}
+	l, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return l.release, nil
+}
+
 // CheckDataFile reads the data file of directory dir as start-up would,
 // without loading it, and reports what it found (qlessd check). A missing
-// file is reported as an empty one.
+// file is ErrNoDataFile.
 func CheckDataFile(dir string) (path string, rep JournalReport, err error) {
 	path = filepath.Join(dir, DataFile)
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
-		return path, JournalReport{}, nil
+		return path, rep, fmt.Errorf("%w in %s (no %s)", ErrNoDataFile, dir, DataFile)
 	}
 	if err != nil {
 		return path, rep, err

@@ -80,6 +80,7 @@ type DB struct {
 	zidx      zindexes     // in-memory order of sorted sets kept as items
 	rw        rewriter     // automatic rewrites of the data file (rewrite.go)
 	unchecked bool         // the data file had records without checksums at open
+	lock      *dirLock     // the data directory's; nil for ":memory:"
 	shared    sharedMetas  // metadata of recently used keys (metashared.go)
 	// txMu mirrors buntdb's lock (writers exclusive, readers shared) so
 	// that a failed commit can drop the caches above before anyone reads
@@ -114,22 +115,30 @@ func Open(opts Options) (*DB, error) {
 			return nil, fmt.Errorf("create data directory: %w", err)
 		}
 		path = filepath.Join(opts.Dir, DataFile)
+		lock, err := lockDir(opts.Dir)
+		if err != nil {
+			return nil, err
+		}
+		db.lock = lock
 	}
 	db.path = path
 	// buntdb keeps the items in memory; the journal keeps the data file.
 	bdb, err := buntdb.Open(":memory:")
 	if err != nil {
+		db.lock.release()
 		return nil, err
 	}
 	if path != ":memory:" {
-		unchecked, err := loadJournal(path, bdb, db.log)
+		unchecked, link, err := loadJournal(path, bdb, db.log)
 		if err != nil {
 			bdb.Close()
+			db.lock.release()
 			return nil, err
 		}
 		db.unchecked = unchecked
-		if db.jr, err = openJournal(path, db.log); err != nil {
+		if db.jr, err = openJournal(path, db.log, link); err != nil {
 			bdb.Close()
+			db.lock.release()
 			return nil, err
 		}
 		db.jr.takeBack = db.takeBack
@@ -184,7 +193,7 @@ func (db *DB) startBackground() {
 		go db.rewriteLoop()
 	}
 	if db.unchecked {
-		db.log.Info("the data file has records without checksums; rewriting it with checksums", "path", db.path)
+		db.log.Info("the data file has records without checksums or frames without links; rewriting it with chained frames", "path", db.path)
 		go db.rewrite()
 	}
 }
@@ -471,5 +480,6 @@ func (db *DB) closeJournal() error {
 		}
 		db.syncer.release()
 	}
+	db.lock.release()
 	return err
 }

@@ -13,18 +13,36 @@ import (
 // records of the transactions one write carries (journal.go), or a chunk of
 // a rewrite. A frame is a header and a body of whole records:
 //
-//	'#'  body length (uint32, little endian)  CRC-32C of the body  CRC-32C of the 9 bytes before
+//	'&'  body length  CRC-32C of the body  link  CRC-32C of the 13 bytes before
 //
-// The header's own checksum tells a damaged length from a frame the file
-// ends inside of: the last write cut short by a crash is dropped at start,
-// while a changed byte anywhere stops start-up with its offset (loading a
-// changed file silently changed data). Files written before frames hold
-// bare records; they load as before, without checksums, and frames are
-// appended after them.
+// (numbers uint32, little endian). The header's own checksum tells a
+// damaged length from a frame the file ends inside of: the last write cut
+// short by a crash is dropped at start, while a changed byte anywhere stops
+// start-up with its offset (loading a changed file silently changed data).
+//
+// The link chains the frames of one file: it is the header checksum of the
+// frame before it in the file (0 for the file's first), so each header
+// stands for every frame before it. A frame deleted, zeroed, repeated or
+// moved in the middle of the file passes its own checksums, but the frame
+// after the gap no longer links to the one before it, and start-up stops
+// there as at any other damage. The link is the file's own, set as the frame
+// is appended (journal.appendFrame): a cluster follower appends the
+// leader's frames after its own history, and a rewrite copies frames into
+// a new file, relinking each header (13 bytes checksummed) without
+// touching the body. Only the loss of whole frames at the end of the file
+// looks like a crash before they were written.
+//
+// Earlier versions wrote frames without a link, marked '#' (13-byte
+// header), and before that bare records; both load as before, without the
+// chain, and chained frames are appended after them until the next
+// rewrite, which start-up runs soon after loading such a file.
 
 const (
-	frameMark      = '#'
-	frameHeaderLen = 13
+	frameMark      = '&'
+	frameHeaderLen = 17
+	// oldFrameMark and oldFrameHeaderLen are frames without a link.
+	oldFrameMark      = '#'
+	oldFrameHeaderLen = 13
 	// frameTarget is the body size a rewrite's frames are cut at.
 	frameTarget = 1 << 20
 )
@@ -38,8 +56,9 @@ var errFrameTooLarge = errors.New("a write of more than 4 GiB of records")
 var frameSpace [frameHeaderLen]byte
 
 // sealFrame fills in the header of the frame in b, whose first
-// frameHeaderLen bytes were reserved, around the records after them.
-func sealFrame(b []byte) error {
+// frameHeaderLen bytes were reserved, around the records after them,
+// linked to link.
+func sealFrame(b []byte, link uint32) error {
 	n := len(b) - frameHeaderLen
 	if n > math.MaxUint32 {
 		return errFrameTooLarge
@@ -47,14 +66,35 @@ func sealFrame(b []byte) error {
 	b[0] = frameMark
 	binary.LittleEndian.PutUint32(b[1:5], uint32(n))
 	binary.LittleEndian.PutUint32(b[5:9], crc32.Checksum(b[frameHeaderLen:], castagnoli))
-	binary.LittleEndian.PutUint32(b[9:13], crc32.Checksum(b[:9], castagnoli))
+	setFrameLink(b, link)
 	return nil
+}
+
+// setFrameLink sets the link of the frame header at the start of h and
+// its checksum.
+func setFrameLink(h []byte, link uint32) {
+	binary.LittleEndian.PutUint32(h[9:13], link)
+	binary.LittleEndian.PutUint32(h[13:17], crc32.Checksum(h[:13], castagnoli))
+}
+
+// frameLink returns the link of a sealed frame header and its checksum:
+// the link of the frame after it.
+func frameLink(h []byte) (link, sum uint32) {
+	return binary.LittleEndian.Uint32(h[9:13]), binary.LittleEndian.Uint32(h[13:17])
 }
 
 // parseFrameHeader returns the body length and checksum a frame header
 // gives, or false when the header's own checksum does not match.
 func parseFrameHeader(h *[frameHeaderLen]byte) (n int64, sum uint32, ok bool) {
-	if h[0] != frameMark || binary.LittleEndian.Uint32(h[9:13]) != crc32.Checksum(h[:9], castagnoli) {
+	if h[0] != frameMark || binary.LittleEndian.Uint32(h[13:17]) != crc32.Checksum(h[:13], castagnoli) {
+		return 0, 0, false
+	}
+	return int64(binary.LittleEndian.Uint32(h[1:5])), binary.LittleEndian.Uint32(h[5:9]), true
+}
+
+// parseOldFrameHeader is parseFrameHeader for a frame without a link.
+func parseOldFrameHeader(h *[oldFrameHeaderLen]byte) (n int64, sum uint32, ok bool) {
+	if h[0] != oldFrameMark || binary.LittleEndian.Uint32(h[9:13]) != crc32.Checksum(h[:9], castagnoli) {
 		return 0, 0, false
 	}
 	return int64(binary.LittleEndian.Uint32(h[1:5])), binary.LittleEndian.Uint32(h[5:9]), true
@@ -63,11 +103,12 @@ func parseFrameHeader(h *[frameHeaderLen]byte) (n int64, sum uint32, ok bool) {
 func crcOf(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // frameWriter cuts the records a rewrite writes into frames of about
-// frameTarget bytes.
+// frameTarget bytes, chained from the start of a new file.
 type frameWriter struct {
 	w    io.Writer
 	buf  []byte // a frame being filled: frameSpace, then records
 	size int64  // bytes written
+	link uint32 // the next frame's link
 }
 
 func newFrameWriter(w io.Writer) *frameWriter {
@@ -87,9 +128,10 @@ func (fw *frameWriter) flush() error {
 	if len(fw.buf) == frameHeaderLen {
 		return nil
 	}
-	if err := sealFrame(fw.buf); err != nil {
+	if err := sealFrame(fw.buf, fw.link); err != nil {
 		return err
 	}
+	_, fw.link = frameLink(fw.buf)
 	n, err := fw.w.Write(fw.buf)
 	fw.size += int64(n)
 	fw.buf = fw.buf[:frameHeaderLen]

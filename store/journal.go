@@ -68,6 +68,7 @@ type journal struct {
 	wmu        sync.Mutex // one writer at a time; guards the fields below
 	f          *os.File
 	size       int64    // bytes of the file that hold whole records
+	link       uint32   // the link of the next frame (frame.go)
 	cut        bool     // bytes past size, from a failed write, are still to be cut off
 	spare      []byte   // the buffer written last, reused for pending
 	spareUndo  []undoOp // likewise for undo
@@ -95,8 +96,9 @@ var errJournalClosed = errors.New("the data file is closed")
 const maxKeptBuffer = 1 << 20
 
 // openJournal opens (creating) the data file for appending after its last
-// whole record; loadJournal has dropped any torn one.
-func openJournal(path string, log *slog.Logger) (*journal, error) {
+// whole record; loadJournal has dropped any torn one, and found the link
+// of the next frame.
+func openJournal(path string, log *slog.Logger, link uint32) (*journal, error) {
 	os.Remove(rewriteTemp(path))
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -107,7 +109,7 @@ func openJournal(path string, log *slog.Logger) (*journal, error) {
 		f.Close()
 		return nil, fmt.Errorf("stat data file %s: %w", path, err)
 	}
-	j := &journal{path: path, log: log, f: f, size: st.Size()}
+	j := &journal{path: path, log: log, f: f, size: st.Size(), link: link}
 	j.newest.Store(settled)
 	return j, nil
 }
@@ -284,7 +286,7 @@ func (j *journal) writeLocked(takeBack bool) error {
 	j.spare, j.spareUndo = nil, nil
 	err := j.cutTail()
 	if err == nil && len(buf) > 0 {
-		err = sealFrame(buf)
+		err = sealFrame(buf, j.link) // what appendFrame will find, wmu held till then
 	}
 	if err == nil && len(buf) > 0 {
 		err = j.writeFrame(buf)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"io"
 	"log/slog"
 	"os"
@@ -224,7 +225,13 @@ func TestDamagedLengthBeforeFramesIsNotATornEnd(t *testing.T) {
 		n, _, _ := parseFrameHeader((*[frameHeaderLen]byte)(data[half : half+frameHeaderLen]))
 		half += frameHeaderLen + int(n)
 	}
-	b := append(unframe(t, data[:half]), data[half:]...)
+	// (Chained from the first appended, as a version with links appends
+	// them to such a file.)
+	var tail bytes.Buffer
+	if _, err := relinkFrames(&tail, bytes.NewReader(data), int64(half), int64(len(data)), 0); err != nil {
+		t.Fatal(err)
+	}
+	b := append(unframe(t, data[:half]), tail.Bytes()...)
 	dir := t.TempDir()
 	if got, err := loadBytes(t, dir, b); err != nil || got != states[len(states)-1] {
 		t.Fatalf("the undamaged file: %v\n%s", err, got)

@@ -96,8 +96,9 @@ func (j *journal) dropUnwritten(inflight []undoOp, o *outcome, we *WriteError, s
 // A probe writes as many zero bytes as the failed write carried (within
 // these bounds) past the end of the file and cuts them off: writes resume
 // once the write that failed would fit, as Redis resumes once the AOF
-// buffer it keeps retrying is written. Zero bytes between records are
-// skipped by the loader, so a crash between the two loses nothing.
+// buffer it keeps retrying is written. Zero bytes at the end of the file
+// are dropped by the loader as a torn end, so a crash between the two
+// loses nothing (zero bytes with a frame after them are damage).
 const (
 	minProbe   = 64 << 10
 	maxProbe   = 4 << 20

@@ -16,23 +16,25 @@ import (
 const loadBatch = 8192
 
 // loadJournal replays the data file into bdb and reports whether it held
-// records written before checksums. The last write cut short by a crash
-// (an incomplete frame, or an incomplete record or transaction of a file
-// without frames) is dropped, with a log line saying how many bytes went;
-// any other damage stops start-up with its offset, so data is never
-// dropped or changed silently.
-func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) (unchecked bool, err error) {
+// records or frames of earlier versions (without checksums, or without
+// links), and the link its next frame takes (frame.go). The last write cut
+// short by a crash (an incomplete frame, zero bytes after the last chained
+// frame, or an incomplete record or transaction of a file without frames)
+// is dropped, with a log line saying how many bytes went; any other damage
+// stops start-up with its offset, so data is never dropped or changed
+// silently.
+func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) (old bool, link uint32, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return false, 0, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("open data file: %w", err)
+		return false, 0, fmt.Errorf("open data file: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	var batch []record
 	apply := func() error {
@@ -56,25 +58,25 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) (unchecked bool,
 		return apply()
 	})
 	if err != nil {
-		return false, fmt.Errorf("read data file %s: %w", path, err)
+		return false, 0, fmt.Errorf("read data file %s: %w", path, err)
 	}
 	if d := rep.Damage; d != nil {
-		return false, fmt.Errorf("data file %s is damaged at byte %d: %s; refusing to start (qlessd check --dir %s --repair keeps the %d bytes before the damage, after saving a copy of the file)",
+		return false, 0, fmt.Errorf("data file %s is damaged at byte %d: %s; refusing to start (qlessd check --dir %s --repair keeps the %d bytes before the damage, after saving a copy of the file)",
 			path, d.At, d.Reason, filepath.Dir(path), rep.Good)
 	}
 	if err := apply(); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if rep.Torn > 0 {
 		log.Warn("dropped an incomplete last write at the end of the data file", "file", path, "kept_bytes", rep.Good, "dropped_bytes", rep.Torn)
 		if err := f.Truncate(rep.Good); err != nil {
-			return false, fmt.Errorf("truncate the incomplete end of %s: %w", path, err)
+			return false, 0, fmt.Errorf("truncate the incomplete end of %s: %w", path, err)
 		}
 		if err := f.Sync(); err != nil {
-			return false, err
+			return false, 0, err
 		}
 	}
-	return rep.Unchecked > 0, nil
+	return rep.Unchecked > 0 || rep.OldFrames > 0, rep.link, nil
 }
 
 func applyRecord(btx *buntdb.Tx, r record) error {
@@ -97,9 +99,11 @@ type JournalReport struct {
 	Good      int64 // bytes before a torn end or the damage: what loading keeps
 	Records   int64 // set, del and flushdb records kept
 	Frames    int64 // checksummed frames kept
+	OldFrames int64 // of them, frames written before links, not chained
 	Unchecked int64 // records kept that were written before checksums
 	Torn      int64 // bytes of an incomplete last write, which start-up drops
 	Damage    *JournalDamage
+	link      uint32 // the link of a frame appended to the good bytes
 }
 
 // JournalDamage is where and how a data file is damaged.
@@ -112,9 +116,13 @@ type JournalDamage struct {
 // whole transaction keeps to emit, in order; it stops at damage, which it
 // reports. Its error is a read error or emit's.
 func scanJournal(r io.ReaderAt, size int64, emit func(record) error) (JournalReport, error) {
-	s := &journalScan{ra: r, emit: emit}
+	return (&journalScan{ra: r, emit: emit}).scan(size)
+}
+
+func (s *journalScan) scan(size int64) (JournalReport, error) {
+	s.zeros = -1
 	s.rep.Size = size
-	s.rr = recordReader{r: newFileSource(r, size), end: size}
+	s.rr = recordReader{r: newFileSource(s.ra, size), end: size}
 	err := s.run()
 	if s.rep.Damage == nil && s.rep.Torn == 0 {
 		s.rep.Good = s.good
@@ -133,6 +141,11 @@ type journalScan struct {
 	txStart int64
 	body    []byte // the frame being read, reused
 	rep     JournalReport
+	// chained is set once a chained frame was read; the next one links
+	// to rep.link. anyLink takes the first one's link as it is (a frame
+	// of another file: frameRecords).
+	chained, anyLink bool
+	zeros            int64 // where zero bytes after a chained frame began; -1: none
 }
 
 func (s *journalScan) run() error {
@@ -144,18 +157,28 @@ func (s *journalScan) run() error {
 			if s.inTx {
 				s.torn(s.txStart)
 			}
+			if s.zeros >= 0 {
+				s.torn(s.zeros) // a write the file was grown for, never written
+			}
 			return nil
 		case err != nil:
 			return err
+		case c == 0 && s.chained: // a frame zeroed, or the end of the file
+			if s.zeros < 0 {
+				s.zeros = start
+			}
+			continue
 		case c == 0: // buntdb's loader skips zero bytes, and so do we
 			if !s.inTx {
 				s.good = s.rr.pos
 			}
 			continue
-		case c == frameMark && s.inTx:
+		case s.zeros >= 0:
+			return s.damage(s.zeros, fmt.Errorf("%d zero bytes where a frame should be (a frame was zeroed, or lost in a crash, and later ones kept)", start-s.zeros))
+		case (c == frameMark || c == oldFrameMark) && s.inTx:
 			return s.damage(start, errors.New("a checksummed frame inside a transaction without checksums"))
-		case c == frameMark:
-			if stop, err := s.frame(start); stop || err != nil {
+		case c == frameMark || c == oldFrameMark:
+			if stop, err := s.frame(start, c); stop || err != nil {
 				return err
 			}
 		case c == '*' && s.rep.Frames > 0:
@@ -172,23 +195,37 @@ func (s *journalScan) run() error {
 
 // frame reads the frame that starts at start, its mark read; stop says
 // the reading ends there (torn or damaged).
-func (s *journalScan) frame(start int64) (stop bool, err error) {
+func (s *journalScan) frame(start int64, mark byte) (stop bool, err error) {
 	var h [frameHeaderLen]byte
-	h[0] = frameMark
-	if _, err := s.rr.full(h[1:]); err != nil {
+	hl := int64(frameHeaderLen)
+	if mark == oldFrameMark {
+		hl = oldFrameHeaderLen
+	}
+	h[0] = mark
+	if _, err := s.rr.full(h[1:hl]); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			s.torn(start)
 			return true, nil
 		}
 		return true, err
 	}
-	n, sum, ok := parseFrameHeader(&h)
+	var n int64
+	var sum uint32
+	var ok bool
+	if mark == oldFrameMark {
+		n, sum, ok = parseOldFrameHeader((*[oldFrameHeaderLen]byte)(h[:oldFrameHeaderLen]))
+	} else {
+		n, sum, ok = parseFrameHeader(&h)
+	}
 	switch {
 	case !ok:
 		return true, s.damage(start, errors.New("the checksum of a frame header does not match"))
-	case start+frameHeaderLen+n > s.rr.end:
+	case start+hl+n > s.rr.end:
 		s.torn(start)
 		return true, nil
+	}
+	if err := s.linkError(h[:hl]); err != nil {
+		return true, s.damage(start, err)
 	}
 	if int64(cap(s.body)) < n {
 		s.body = make([]byte, n)
@@ -212,15 +249,40 @@ func (s *journalScan) frame(start int64) (stop bool, err error) {
 			err = s.take(r, start)
 		}
 		if err != nil {
-			return true, s.damage(start+frameHeaderLen+at, fmt.Errorf("in a frame whose checksum matches: %v", err))
+			return true, s.damage(start+hl+at, fmt.Errorf("in a frame whose checksum matches: %v", err))
 		}
 	}
 	if s.inTx {
 		return true, s.damage(start, errors.New("a transaction does not end in its frame"))
 	}
 	s.rep.Frames++
+	if mark == oldFrameMark {
+		s.rep.OldFrames++
+	} else {
+		s.chained = true
+		_, s.rep.link = frameLink(h[:])
+	}
 	s.good = s.rr.pos
 	return false, nil
+}
+
+// linkError says what is wrong with where a whole frame, whose header h
+// is, stands in the chain of frames (frame.go), or returns nil.
+func (s *journalScan) linkError(h []byte) error {
+	if h[0] == oldFrameMark {
+		if s.chained {
+			return errors.New("a frame of an earlier version (without a link) after chained frames")
+		}
+		return nil
+	}
+	link, _ := frameLink(h)
+	switch {
+	case link == s.rep.link, s.anyLink && !s.chained:
+		return nil
+	case !s.chained:
+		return errors.New("the first chained frame of the file links to a frame before it: frames before it are missing")
+	}
+	return errors.New("the frame does not link to the frame before it: a frame between them is missing, or frames are repeated or out of order")
 }
 
 // bareRecord reads a record written before frames, at start, its '*'
@@ -328,15 +390,25 @@ func findFrame(r io.ReaderAt, from, end int64) (int64, bool, error) {
 		if err != nil && err != io.EOF {
 			return 0, false, err
 		}
-		for i := 0; i+frameHeaderLen <= n; i++ {
-			if buf[i] != frameMark {
-				continue
-			}
-			h := (*[frameHeaderLen]byte)(buf[i : i+frameHeaderLen])
-			if bn, _, ok := parseFrameHeader(h); ok && off+int64(i)+frameHeaderLen+bn <= end {
+		for i := 0; i+oldFrameHeaderLen <= n; i++ {
+			if bn, hl, ok := frameAt(buf[i:n]); ok && off+int64(i)+hl+bn <= end {
 				return off + int64(i), true, nil
 			}
 		}
 	}
 	return 0, false, nil
+}
+
+// frameAt returns the body and header lengths of a frame header, of
+// either kind, with a matching checksum at the start of b.
+func frameAt(b []byte) (n, hl int64, ok bool) {
+	switch {
+	case b[0] == frameMark && len(b) >= frameHeaderLen:
+		n, _, ok = parseFrameHeader((*[frameHeaderLen]byte)(b[:frameHeaderLen]))
+		return n, frameHeaderLen, ok
+	case b[0] == oldFrameMark:
+		n, _, ok = parseOldFrameHeader((*[oldFrameHeaderLen]byte)(b[:oldFrameHeaderLen]))
+		return n, oldFrameHeaderLen, ok
+	}
+	return 0, 0, false
 }

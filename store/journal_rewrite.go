@@ -62,7 +62,7 @@ func (db *DB) rewriteJournal() error {
 			os.Remove(tmp)
 		}
 	}()
-	size, err := db.copyItems(f)
+	size, link, err := db.copyItems(f)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (db *DB) rewriteJournal() error {
 	j.wmu.Lock()
 	end := j.size
 	j.wmu.Unlock()
-	if err := copyRange(f, j.f, start, end); err != nil {
+	if link, err = relinkTail(f, j.f, start, end, link); err != nil {
 		return err
 	}
 	size += end - start
@@ -91,7 +91,7 @@ func (db *DB) rewriteJournal() error {
 	if j.takeBacks.Load() != takeBacks {
 		return errRewriteTakenBack
 	}
-	if err := copyRange(f, j.f, end, j.size); err != nil {
+	if link, err = relinkTail(f, j.f, end, j.size, link); err != nil {
 		return err
 	}
 	size += j.size - end
@@ -106,7 +106,7 @@ func (db *DB) rewriteJournal() error {
 		db.log.Error("fsync of the data directory after a rewrite failed", "err", err)
 	}
 	old := j.f
-	j.f, j.size = f, size
+	j.f, j.size, j.link = f, size, link
 	old.Close()
 	return nil
 }
@@ -117,12 +117,13 @@ func rewriteTemp(path string) string {
 	return filepath.Join(filepath.Dir(path), "temp-rewrite-"+filepath.Base(path))
 }
 
-// copyItems writes a set record for every item to out, in frames, and
-// returns the bytes written. Each read transaction only collects a chunk of
+// copyItems writes a set record for every item to out, in frames chained
+// from the start of a file, and returns the bytes written and the link of
+// the frame after them. Each read transaction only collects a chunk of
 // items (buntdb's strings are immutable, so nothing is copied); they are
 // encoded and written after it lets go, so writers wait microseconds per
 // chunk.
-func (db *DB) copyItems(out io.Writer) (int64, error) {
+func (db *DB) copyItems(out io.Writer) (int64, uint32, error) {
 	w := bufio.NewWriterSize(out, 1<<20)
 	fw := newFrameWriter(w)
 	type item struct{ k, v string }
@@ -143,12 +144,12 @@ func (db *DB) copyItems(out io.Writer) (int64, error) {
 		})
 		db.txMu.RUnlock()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		for _, it := range chunk {
 			fw.buf = appendSetRecord(fw.buf, it.k, it.v)
 			if err := fw.full(); err != nil {
-				return 0, fmt.Errorf("write rewrite file: %w", err)
+				return 0, 0, fmt.Errorf("write rewrite file: %w", err)
 			}
 		}
 		if len(chunk) < rewriteChunk {
@@ -158,15 +159,15 @@ func (db *DB) copyItems(out io.Writer) (int64, error) {
 		clear(chunk)
 	}
 	if err := db.copyMembers(fw); err != nil {
-		return 0, fmt.Errorf("write rewrite file: %w", err)
+		return 0, 0, fmt.Errorf("write rewrite file: %w", err)
 	}
 	if err := fw.flush(); err != nil {
-		return 0, fmt.Errorf("write rewrite file: %w", err)
+		return 0, 0, fmt.Errorf("write rewrite file: %w", err)
 	}
 	if err := w.Flush(); err != nil {
-		return 0, fmt.Errorf("write rewrite file: %w", err)
+		return 0, 0, fmt.Errorf("write rewrite file: %w", err)
 	}
-	return fw.size, nil
+	return fw.size, fw.link, nil
 }
 
 // copyMembers writes a set record for every member of the sorted sets
@@ -213,13 +214,20 @@ func (db *DB) copyMembers(fw *frameWriter) error {
 	return nil
 }
 
-// copyRange appends bytes [from, to) of src to dst.
-func copyRange(dst, src *os.File, from, to int64) error {
+// relinkTail appends the frames in bytes [from, to) of src to dst, the
+// new file, relinked after the frames before them there (link); it returns
+// the link of the frame after them.
+func relinkTail(dst, src *os.File, from, to int64, link uint32) (uint32, error) {
 	if to <= from {
-		return nil
+		return link, nil
 	}
-	if _, err := io.Copy(dst, io.NewSectionReader(src, from, to-from)); err != nil {
-		return fmt.Errorf("copy the data file's tail: %w", err)
+	w := bufio.NewWriterSize(dst, 1<<20)
+	link, err := relinkFrames(w, src, from, to, link)
+	if err == nil {
+		err = w.Flush()
 	}
-	return nil
+	if err != nil {
+		return link, fmt.Errorf("copy the data file's tail: %w", err)
+	}
+	return link, nil
 }

@@ -78,7 +78,13 @@ func (db *DB) AppendOwnFrame(frame []byte) error {
 	return db.jr.appendFrame(frame)
 }
 
-// appendFrame writes a sealed frame; wmu held (by the caller or for it).
+// appendFrame writes a sealed frame, linked to the frame before it in
+// this file (frame.go); wmu held (by the caller or for it). A frame this
+// node sealed links there already and is written as it is. Another
+// node's (a follower applying the leader's, whose file has a history of
+// its own), or one of an earlier version, gets a header of this file's,
+// written with the body in one writev(2): the frame belongs to the
+// cluster's log, which must not change under it.
 func (j *journal) appendFrame(frame []byte) error {
 	if j.closed {
 		return errJournalClosed
@@ -86,13 +92,24 @@ func (j *journal) appendFrame(frame []byte) error {
 	if err := j.cutTail(); err != nil {
 		return err
 	}
-	n, err := j.f.Write(frame)
+	var n int
+	var err error
+	var next uint32
+	h, hl, relink := relinkedHeader(frame, j.link)
+	if !relink {
+		n, err = j.f.Write(frame)
+		_, next = frameLink(frame)
+	} else {
+		n, err = writev(j.f, h[:], frame[hl:])
+		_, next = frameLink(h[:])
+	}
 	if err != nil && n > 0 {
 		j.cut = true
 		j.cutTail()
 	}
 	if err == nil {
 		j.size += int64(n)
+		j.link = next
 	}
 	return err
 }
@@ -158,13 +175,15 @@ func (db *DB) settleAsReplica() error {
 	return nil
 }
 
-// frameRecords decodes a sealed frame, checksums checked.
+// frameRecords decodes a sealed frame, checksums checked; its link is
+// the leader's file's, not this one's.
 func frameRecords(frame []byte) ([]record, error) {
 	var recs []record
-	rep, err := scanJournal(bytes.NewReader(frame), int64(len(frame)), func(r record) error {
+	s := &journalScan{ra: bytes.NewReader(frame), anyLink: true, emit: func(r record) error {
 		recs = append(recs, r)
 		return nil
-	})
+	}}
+	rep, err := s.scan(int64(len(frame)))
 	if err != nil {
 		return nil, err
 	}

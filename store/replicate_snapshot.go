@@ -38,7 +38,7 @@ func (db *DB) WriteSnapshot(w io.Writer) error {
 		return errNoDataFile
 	}
 	backs := j.takeBacks.Load()
-	if _, err := db.copyItems(w); err != nil {
+	if _, _, err := db.copyItems(w); err != nil {
 		return err
 	}
 	afterSnapshotCopy()
@@ -94,7 +94,15 @@ func (db *DB) RestoreSnapshot(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if _, err := loadJournal(tmp, nb, db.log); err != nil {
+	_, link, err := loadJournal(tmp, nb, db.log)
+	if err == nil {
+		// Loading drops a torn end.
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			size = fi.Size()
+		}
+	}
+	if err != nil {
 		nb.Close()
 		return err
 	}
@@ -110,7 +118,7 @@ func (db *DB) RestoreSnapshot(r io.Reader) error {
 	installed = true
 	db.swapItems(nb)
 	old := j.f
-	j.f, j.size, j.cut = f, size, false
+	j.f, j.size, j.cut, j.link = f, size, false, link
 	old.Close()
 	if err := syncDir(filepath.Dir(db.path)); err != nil {
 		db.log.Error("fsync of the data directory after installing a snapshot failed", "err", err)

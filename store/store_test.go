@@ -104,6 +104,6 @@ func TestScanAndFlush(t *testing.T) {
 // data file after a crash in the middle of a write.
 func tornFrame(records string, cut int) []byte {
 	b := append(frameSpace[:], records...)
-	sealFrame(b)
+	sealFrame(b, 0)
 	return b[:cut]
 }

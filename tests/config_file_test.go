@@ -22,7 +22,9 @@ func startWithFile(t *testing.T, file, dir string, extra ...string) *Proc {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	args := append([]string{file, "--port", strconv.Itoa(freePort(t)), "--dir", dir}, modeArgs()...)
+	// Unless the file sets http-addr, the HTTP listener takes the port
+	// + 1101: both must be free.
+	args := append([]string{file, "--port", strconv.Itoa(portWithHTTPFree(t)), "--dir", dir}, modeArgs()...)
 	p := startProc(t, dir, binary(t), append(args, extra...)...)
 	t.Cleanup(func() { p.Stop() })
 	return p

@@ -92,8 +92,9 @@ func TestDamagedTailIsRepairedWithLogLine(t *testing.T) {
 	}
 }
 
-// frame is records as the data file holds them: a header with the body's
-// length and CRC-32C, and the header's own CRC-32C (store/frame.go).
+// frame is records as the data file held them before frames were linked
+// (store/frame.go): a header with the body's length and CRC-32C, and the
+// header's own CRC-32C.
 func frame(records string) []byte {
 	crc := func(b []byte) uint32 { return crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)) }
 	b := []byte{'#'}

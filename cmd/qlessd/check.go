@@ -12,13 +12,14 @@ import (
 const (
 	checkLoads   = 0 // the file loads (start-up drops an incomplete last write itself)
 	checkDamaged = 1 // start-up refuses the file
-	checkFailed  = 2 // bad arguments, or the file could not be read or repaired
+	checkFailed  = 2 // bad arguments, no data file, a server uses the directory, or the file could not be read or repaired
 )
 
 // runCheck is `qlessd check --dir DIR [--repair]`: it reads the data file
 // as start-up would and says what it holds; with --repair it cuts an
 // incomplete last write or everything from the damage on, after copying
-// the file beside it.
+// the file beside it. It holds the directory's lock meanwhile, so it
+// refuses a directory a running qlessd uses.
 func runCheck(argv []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("qlessd check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -31,6 +32,12 @@ func runCheck(argv []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qlessd check: unexpected argument %q\n", fs.Arg(0))
 		return checkFailed
 	}
+	release, err := store.LockDataDir(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "qlessd check: %v\n", err)
+		return checkFailed
+	}
+	defer release()
 	path, rep, err := store.CheckDataFile(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "qlessd check: %v\n", err)
@@ -56,8 +63,8 @@ func runCheck(argv []string, stdout, stderr io.Writer) int {
 
 func printReport(w io.Writer, path string, rep store.JournalReport) {
 	fmt.Fprintf(w, "data file: %s, %d bytes\n", path, rep.Size)
-	fmt.Fprintf(w, "records: %d kept (%d checksummed frames; %d records written before checksums, not checked)\n",
-		rep.Records, rep.Frames, rep.Unchecked)
+	fmt.Fprintf(w, "records: %d kept (%d checksummed frames, %d of them without links (not chained); %d records written before checksums, not checked)\n",
+		rep.Records, rep.Frames, rep.OldFrames, rep.Unchecked)
 	fmt.Fprintf(w, "last good offset: %d\n", rep.Good)
 	switch {
 	case rep.Damage != nil:

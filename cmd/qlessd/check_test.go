@@ -129,9 +129,37 @@ func TestCheckReportsAndRepairs(t *testing.T) {
 			t.Fatalf("%d keys after repair, want those written before the damage", n)
 		}
 	})
+	// An empty or missing directory holds nothing to check: a mistyped
+	// --dir must not pass as a healthy file.
 	t.Run("no data file", func(t *testing.T) {
-		if code, out := check(t, "--dir", t.TempDir()); code != checkLoads || !strings.Contains(out, "state: ok") {
-			t.Fatalf("exit %d:\n%s", code, out)
+		empty := t.TempDir()
+		for _, d := range []string{empty, filepath.Join(empty, "missing")} {
+			code, out := check(t, "--dir", d)
+			if code != checkFailed || !strings.Contains(out, "there is no data file in "+d) || strings.Contains(out, "state: ok") {
+				t.Fatalf("check --dir %s: exit %d:\n%s", d, code, out)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(empty, "missing")); !os.IsNotExist(err) {
+			t.Fatalf("check created the missing directory: %v", err)
+		}
+	})
+	// A directory a store holds open is refused, repair or not.
+	t.Run("in use", func(t *testing.T) {
+		dir := t.TempDir()
+		writeStore(t, dir, 3)
+		db, err := store.Open(store.Options{Dir: dir, Sync: store.SyncNo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "data directory " + dir + " is in use by pid " + strconv.Itoa(os.Getpid())
+		for _, args := range [][]string{{"--dir", dir}, {"--dir", dir, "--repair"}} {
+			if code, out := check(t, args...); code != checkFailed || !strings.Contains(out, want) {
+				t.Fatalf("check %q on a directory in use: exit %d:\n%s", args, code, out)
+			}
+		}
+		db.Close()
+		if code, out := check(t, "--dir", dir); code != checkLoads || !strings.Contains(out, "state: ok") {
+			t.Fatalf("check after the store closed: exit %d:\n%s", code, out)
 		}
 	})
 	t.Run("bad arguments", func(t *testing.T) {

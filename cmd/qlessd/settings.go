@@ -15,7 +15,8 @@ type settings map[string]string
 
 // loadSettings reads `[file] [--name value...]`: the defaults, then the
 // file's lines, then the arguments, a later value winning (save and
-// client-output-buffer-limit lines add up, as in redis.conf). file comes
+// client-output-buffer-limit lines add up, as in redis.conf); http-addr,
+// unless given, follows the port (commands.DefaultHTTPAddr). file comes
 // back absolute, for CONFIG REWRITE. A refusal names the file and line,
 // or the argument.
 func loadSettings(argv []string) (s settings, file string, err error) {
@@ -55,6 +56,13 @@ func loadSettings(argv []string) (s settings, file string, err error) {
 		}
 		seen[p.Name] = true
 		s[p.Name] = v
+	}
+	if !seen["http-addr"] {
+		addr, ok := commands.DefaultHTTPAddr(s["port"])
+		if !ok {
+			return nil, "", fmt.Errorf("the HTTP listener's default port, port + %d, is past 65535: set --http-addr (empty: off)", commands.HTTPPortOffset)
+		}
+		s["http-addr"] = addr
 	}
 	return s, file, nil
 }

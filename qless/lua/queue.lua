@@ -178,7 +178,11 @@ local function check_recurring(now, qname, count)
       local n = call('hincrby', 'ql:r:' .. jid, 'count', 1)
       moved = moved + 1
       local child = jid .. '-' .. n
-      tags_add(now, child, _tags)
+      if type(_tags) ~= 'table' then
+        -- Tags recur accepted as JSON that is no array ("x", 5, null).
+        late_error('recur-tags-ipairs', "bad argument #1 to 'ipairs' (table expected, got " .. type(_tags) .. ")")
+      end
+      tags_add(now, child, _tags, 'recur-tag-concat')
       call('hset', 'ql:j:' .. child,
         'jid', child, 'klass', klass, 'data', data, 'priority', priority,
         'tags', tags, 'state', 'waiting', 'worker', '', 'expires', 0,
@@ -250,6 +254,10 @@ local function invalidate_locks(now, qname, count)
     call('zrem', wkey(worker), jid)
     if grace_period == nil then
       grace_period = tonumber(config('grace-period'))
+      if grace_period == nil then
+        -- config.set takes any text; qless compares it with 0.
+        late_error('locks-grace', 'attempt to compare nil with number')
+      end
     end
     local send_message = (tonumber(j[2] or 0) ~= 1)
     local invalidate = not send_message
