@@ -25,7 +25,7 @@ func capture(t *testing.T, h *harness, addr string, rows []row) {
 	}
 	defer conn.Close()
 	rd := bufio.NewReader(conn)
-	do := func(line string) string {
+	do := func(line string) resp.Value {
 		args, _ := resp.SplitArgs([]byte(line), nil)
 		fmt.Fprintf(conn, "*%d\r\n", len(args))
 		for _, a := range args {
@@ -35,14 +35,14 @@ func capture(t *testing.T, h *harness, addr string, rows []row) {
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		return Compact(v)
+		return v
 	}
 	do("FLUSHALL")
 	do("SELECT 0")
 	out := os.Stdout
 	for _, r := range rows {
-		want := do(r.line)
-		got := Compact(h.Line(r.line))
+		want := form(r.want, do(r.line))
+		got := form(r.want, h.Line(r.line))
 		if strings.HasPrefix(r.want, "~") && replyMatches(r.want, want) {
 			want = r.want
 		}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -153,7 +154,9 @@ func compactTo(b *strings.Builder, v resp.Value) {
 
 // row is one command line and Redis 7.0's reply to it in Compact form. A
 // want starting with ~ is a regular expression the whole compact reply
-// must match: for replies that hold the time or a random pick.
+// must match: for replies that hold the time or a random pick. One
+// starting with % is an array whose order Redis leaves to its hash tables
+// (KEYS, SMEMBERS): the elements are compared sorted (see Sorted).
 type row struct{ line, want string }
 
 // groups holds every group's rows by group name, filled as the group
@@ -185,11 +188,32 @@ func runRows(t *testing.T, rows []row) {
 		return
 	}
 	for i, r := range rows {
-		got := Compact(h.Line(r.line))
+		got := form(r.want, h.Line(r.line))
 		if !replyMatches(r.want, got) {
 			t.Errorf("row %d: %s\n got: %s\nwant: %s", i, r.line, got, r.want)
 		}
 	}
+}
+
+// form writes v as want is written: sorted after a %, else Compact.
+func form(want string, v resp.Value) string {
+	if strings.HasPrefix(want, "%") {
+		return "%" + Sorted(v)
+	}
+	return Compact(v)
+}
+
+// Sorted is Compact with a top-level array's elements in sorted order.
+func Sorted(v resp.Value) string {
+	if v.Kind != resp.Array {
+		return Compact(v)
+	}
+	elems := make([]string, len(v.Array))
+	for i, e := range v.Array {
+		elems[i] = Compact(e)
+	}
+	sort.Strings(elems)
+	return "[" + strings.Join(elems, " ") + "]"
 }
 
 func replyMatches(want, got string) bool {
