@@ -24,6 +24,7 @@ func capture(t *testing.T, h *harness, addr string, rows []row) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(time.Minute)) // a row that blocks in Redis fails, not hangs
 	rd := bufio.NewReader(conn)
 	do := func(line string) resp.Value {
 		args, _ := resp.SplitArgs([]byte(line), nil)
