@@ -203,14 +203,15 @@ func form(want string, v resp.Value) string {
 	return Compact(v)
 }
 
-// Sorted is Compact with a top-level array's elements in sorted order.
+// Sorted is Compact with every array's elements in sorted order (SCAN's
+// keys are an array inside its reply).
 func Sorted(v resp.Value) string {
 	if v.Kind != resp.Array {
 		return Compact(v)
 	}
 	elems := make([]string, len(v.Array))
 	for i, e := range v.Array {
-		elems[i] = Compact(e)
+		elems[i] = Sorted(e)
 	}
 	sort.Strings(elems)
 	return "[" + strings.Join(elems, " ") + "]"
