@@ -238,3 +238,30 @@ func commandNames() map[string]bool {
 	}
 	return names
 }
+
+// needConnection are the commands no row can run here: every call of
+// theirs, even a wrong one, is answered by the connection (EXEC's arity
+// error too, which Redis turns into EXECABORT), and the harness has none.
+// tests/ runs them over TCP against qlessd and Redis.
+var needConnection = map[string]bool{
+	"exec": true, "hello": true, "unsubscribe": true, "punsubscribe": true, "sunsubscribe": true,
+}
+
+// Every command qlessd serves has rows in some group's table, so a new
+// command comes with its tests.
+func TestEveryCommandHasRows(t *testing.T) {
+	h := newHarness(t)
+	used := commandNames()
+	var missing []string
+	for _, cmd := range h.table.All() {
+		if !used[cmd.Name] && !needConnection[cmd.Name] {
+			missing = append(missing, cmd.Name)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d commands have no rows in any commands/<group>_test.go table: %s",
+			len(missing), strings.Join(missing, " "))
+	}
+	t.Logf("%d commands, %d with rows, in %d groups", len(h.table.All()), len(used), len(groups))
+}
