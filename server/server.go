@@ -396,6 +396,13 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 // reject refuses a command before it runs, with msg, and counts the
 // refusal (INFO commandstats' rejected_calls, errorstats).
 func (s *Server) reject(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter, msg string) {
+	if cmd != nil && cmd.Name == "exec" {
+		// Redis answers a refused EXEC as an aborted transaction, in MULTI
+		// or not, and ends the transaction and the watches.
+		sess.setMulti(nil)
+		sess.unwatchAll()
+		msg = commands.Errorf(commands.ErrExecAbortOf, strings.TrimPrefix(msg, "ERR "))
+	}
 	w.WriteError(msg)
 	s.table.Rejected(cmd, args, msg)
 	sess.flagMulti()
