@@ -71,6 +71,12 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	spareProc()
 	startGCFloor(uint64(s.int("gc-min-heap")))
 	cfg := serverConfig(s, file, logger, levels)
+	tlsHolder, err := loadTLS(s)
+	if err != nil {
+		logger.Error("cannot start", "err", err)
+		return exitFailed
+	}
+	cfg.TLS = tlsHolder
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger,
 		ReadonlyTables: s.on("lua-readonly-tables"), MaxMemory: cfg.LuaMaxMemory})
 	table := commands.Default()
@@ -139,6 +145,7 @@ func serverConfig(s settings, file string, logger *slog.Logger, levels *slog.Lev
 	return server.Config{
 		Bind:                   s.str("bind"),
 		Port:                   int(s.int("port")),
+		TLSPort:                int(s.int("tls-port")),
 		Dir:                    s.str("dir"),
 		AppendFsync:            sync,
 		RequirePass:            s.str("requirepass"),

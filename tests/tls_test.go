@@ -1,0 +1,190 @@
+package tests
+
+import (
+	"context"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Over TLS qlessd serves what it serves in clear: go-redis and redis-cli
+// --tls get the same replies from it as from redis-server 7.0 with the
+// same certificates, qless included.
+func TestTLSServesCommands(t *testing.T) {
+	p := newPKI(t)
+	pair := startTLSPair(t, p)
+	ctx := context.Background()
+	for _, addr := range []string{pair.qTLS, pair.rTLS} {
+		c := redis.NewClient(&redis.Options{Addr: addr, TLSConfig: clientConfig(p.ca, p.client)})
+		if err := c.Set(ctx, "k", "over tls", 0).Err(); err != nil {
+			t.Fatalf("%s: SET: %v", addr, err)
+		}
+		if v, err := c.Get(ctx, "k").Result(); err != nil || v != "over tls" {
+			t.Errorf("%s: GET = %q, %v", addr, v, err)
+		}
+		c.Close()
+		out, err := exec.Command("redis-cli", "--tls", "--cacert", p.caFile, "--cert", p.file("client.crt"),
+			"--key", p.file("client.key"), "-h", "127.0.0.1", "-p", portOf(addr), "PING").CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "PONG" {
+			t.Errorf("%s: redis-cli --tls PING: %q, %v", addr, out, err)
+		}
+	}
+	c := redis.NewClient(&redis.Options{Addr: pair.qTLS, TLSConfig: clientConfig(p.ca, p.client)})
+	defer c.Close()
+	if err := c.Do(ctx, "QLESS", "put", "now", "", "q", "jid-tls", "Klass", "{}", "0").Err(); err != nil {
+		t.Fatalf("QLESS put over TLS: %v", err)
+	}
+	// The plain port serves the same store.
+	plain := redis.NewClient(&redis.Options{Addr: pair.q.Addr})
+	defer plain.Close()
+	if v, err := plain.Get(ctx, "k").Result(); err != nil || v != "over tls" {
+		t.Errorf("plain GET of the key set over TLS = %q, %v", v, err)
+	}
+	if n, err := plain.Do(ctx, "QLESS", "length", "now", "q").Int(); err != nil || n != 1 {
+		t.Errorf("QLESS length over the plain port = %d, %v", n, err)
+	}
+}
+
+func portOf(addr string) string {
+	return addr[strings.LastIndexByte(addr, ':')+1:]
+}
+
+// tls-auth-clients yes, optional and no admit and refuse the same clients
+// on qlessd as on redis-server: without a certificate, with one the CA
+// signed, and with one a foreign CA signed. A client that does not trust
+// the server's CA is refused by both, whatever the mode.
+func TestTLSAuthClients(t *testing.T) {
+	p := newPKI(t)
+	for _, mode := range []string{"yes", "optional", "no"} {
+		t.Run(mode, func(t *testing.T) {
+			pair := startTLSPair(t, p, "--tls-auth-clients", mode)
+			want := map[string]bool{ // admitted
+				"no certificate": mode != "yes", "our CA's certificate": true,
+				"a foreign CA's certificate": mode == "no", "a client not trusting the server": false,
+			}
+			for name, admitted := range want {
+				for _, srv := range []struct{ who, addr string }{{"redis-server", pair.rTLS}, {"qlessd", pair.qTLS}} {
+					var err error
+					switch name {
+					case "no certificate":
+						err = tlsPing(srv.addr, clientConfig(p.ca))
+					case "our CA's certificate":
+						err = tlsPing(srv.addr, clientConfig(p.ca, p.client))
+					case "a foreign CA's certificate":
+						err = tlsPing(srv.addr, clientConfig(p.ca, p.foreign))
+					default:
+						err = tlsPing(srv.addr, clientConfig(p.otherCA, p.client))
+					}
+					if (err == nil) != admitted {
+						t.Errorf("tls-auth-clients %s, %s, %s: PING error %v, want admitted=%v", mode, name, srv.who, err, admitted)
+					}
+				}
+			}
+		})
+	}
+}
+
+// CONFIG SET tls-cert-file (with its key) reloads the certificate as
+// Redis does: new connections get the new one, open ones carry on; a file
+// that does not load is refused with Redis's error, and the certificate
+// and the parameters stay as they were.
+func TestTLSConfigSetReloadsCertificate(t *testing.T) {
+	p := newPKI(t)
+	pair := startTLSPair(t, p)
+	conf := clientConfig(p.ca, p.client)
+	for _, srv := range []struct {
+		who, plain, tlsAddr string
+	}{{"redis-server", pair.r.Addr, pair.rTLS}, {"qlessd", pair.q.Addr, pair.qTLS}} {
+		old := redis.NewClient(&redis.Options{Addr: srv.tlsAddr, TLSConfig: conf, PoolSize: 1})
+		ctx := context.Background()
+		if err := old.Ping(ctx).Err(); err != nil {
+			t.Fatalf("%s: %v", srv.who, err)
+		}
+		if s := peerSerial(t, srv.tlsAddr, conf); s != "1001" {
+			t.Fatalf("%s: serial %s before the reload, want 1001", srv.who, s)
+		}
+		raw := DialRaw(t, srv.plain)
+		if r := raw.Do(t, "CONFIG", "SET", "tls-cert-file", p.file("server2.crt"), "tls-key-file", p.file("server2.key")); r != "+OK\r\n" {
+			t.Fatalf("%s: CONFIG SET tls-cert-file: %q", srv.who, r)
+		}
+		if s := peerSerial(t, srv.tlsAddr, conf); s != "1002" {
+			t.Errorf("%s: serial %s after CONFIG SET, want 1002", srv.who, s)
+		}
+		if err := old.Ping(ctx).Err(); err != nil {
+			t.Errorf("%s: the connection open before the reload: %v", srv.who, err)
+		}
+		old.Close()
+		want := "-ERR CONFIG SET failed (possibly related to argument 'tls-cert-file') - Unable to update TLS configuration. Check server logs.\r\n"
+		if r := raw.Do(t, "CONFIG", "SET", "tls-cert-file", p.file("missing.crt")); r != want {
+			t.Errorf("%s: CONFIG SET of a missing file: %q, want %q", srv.who, r, want)
+		}
+		if r := raw.Do(t, "CONFIG", "GET", "tls-cert-file"); !strings.Contains(r, "server2.crt") {
+			t.Errorf("%s: CONFIG GET tls-cert-file after a refused SET: %q", srv.who, r)
+		}
+		// A certificate without its key is refused too.
+		if r := raw.Do(t, "CONFIG", "SET", "tls-cert-file", p.file("server.crt")); r != want {
+			t.Errorf("%s: CONFIG SET of a certificate not matching the key: %q", srv.who, r)
+		}
+		if s := peerSerial(t, srv.tlsAddr, conf); s != "1002" {
+			t.Errorf("%s: serial %s after refused CONFIG SETs, want 1002 still", srv.who, s)
+		}
+	}
+}
+
+// With port 0 and tls-port set, qlessd serves TLS only, as Redis does.
+func TestTLSOnly(t *testing.T) {
+	p := newPKI(t)
+	tp := freePort(t)
+	q := StartQlessd(t, "", append(p.serverArgs(tp), "--port", "0")...)
+	addr := "127.0.0.1:" + strconv.Itoa(tp)
+	if q.Addr != addr {
+		t.Fatalf("started on %s, want the TLS port %s", q.Addr, addr)
+	}
+	if err := tlsPing(addr, clientConfig(p.ca, p.client)); err != nil {
+		t.Fatalf("PING over TLS: %v", err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, TLSConfig: clientConfig(p.ca, p.client)})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "server").Result()
+	if err != nil || !strings.Contains(info, "tcp_port:0\r\n") {
+		t.Errorf("INFO server over TLS only: tcp_port not 0 (%v):\n%s", err, info)
+	}
+}
+
+// Without a CA, or with a certificate file missing, TLS cannot be set up:
+// qlessd refuses to start, as redis-server does.
+func TestTLSStartRefused(t *testing.T) {
+	p := newPKI(t)
+	for name, args := range map[string][]string{
+		"no CA": {"--tls-port", "0", "--tls-cert-file", p.file("server.crt"), "--tls-key-file", p.file("server.key")},
+		"missing certificate": {"--tls-port", "0", "--tls-cert-file", p.file("missing.crt"),
+			"--tls-key-file", p.file("server.key"), "--tls-ca-cert-file", p.caFile},
+	} {
+		args[1] = strconv.Itoa(freePort(t))
+		for _, bin := range []string{redisServerPath(t), binary(t)} {
+			all := append([]string{"--port", strconv.Itoa(freePort(t)), "--dir", t.TempDir()}, args...)
+			cmd := exec.Command(bin, all...)
+			done := make(chan error, 1)
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Errorf("%s: %s exited 0, want a failure:\n%s", name, bin, out.String())
+				}
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Errorf("%s: %s started, want it refused:\n%s", name, bin, out.String())
+			}
+		}
+	}
+}
