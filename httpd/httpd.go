@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,7 +22,10 @@ type Options struct {
 	// once; "" (or a nil Password) asks for none. It is asked for only
 	// when the listener is beyond loopback.
 	Password func() string
-	Logger   *slog.Logger
+	// TLS, when set, makes the listener serve HTTPS (http-tls, with
+	// tls-port's certificate).
+	TLS    *tls.Config
+	Logger *slog.Logger
 }
 
 // Server is a bound listener; handlers are mounted with Mount, before or
@@ -43,10 +47,14 @@ func Listen(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{ln: ln, mux: http.NewServeMux(), opts: opts}
+	guarded := false
 	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
-		s.guarded = true
+		guarded = true
 	}
+	if opts.TLS != nil {
+		ln = tls.NewListener(ln, opts.TLS)
+	}
+	s := &Server{ln: ln, mux: http.NewServeMux(), opts: opts, guarded: guarded}
 	s.srv = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -71,6 +79,9 @@ func (s *Server) Serve() {
 
 // Addr is the address the listener is bound to.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// TLS reports whether the listener serves HTTPS.
+func (s *Server) TLS() bool { return s.opts.TLS != nil }
 
 // Guarded reports whether requests must give the password (when one is
 // set): the listener is beyond loopback.

@@ -57,6 +57,10 @@ func (s *Server) listenTLS(drained chan struct{}) error {
 	return nil
 }
 
+// TLSOnly reports whether only TLS clients are served (port 0 with
+// tls-port).
+func (s *Server) TLSOnly() bool { return s.cfg.Port == 0 && s.cfg.TLSPort != 0 }
+
 // TLSAddr returns the TLS listener's address, nil without one.
 func (s *Server) TLSAddr() net.Addr {
 	if s.tlsLn == nil {

@@ -2,6 +2,9 @@ package tests
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -186,5 +189,65 @@ func TestTLSStartRefused(t *testing.T) {
 				t.Errorf("%s: %s started, want it refused:\n%s", name, bin, out.String())
 			}
 		}
+	}
+}
+
+// With tls-port set the HTTP listener serves HTTPS with the same
+// certificate (http-tls yes, the default), asking for client certificates
+// as tls-auth-clients says; http-tls no keeps it plain.
+func TestTLSMetricsOverHTTPS(t *testing.T) {
+	p := newPKI(t)
+	_, base := StartQlessdHTTP(t, "", "127.0.0.1", p.serverArgs(freePort(t))...)
+	url := strings.Replace(base, "http://", "https://", 1) + "/metrics"
+	get := func(conf *tls.Config) (int, string, error) {
+		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: conf}}
+		resp, err := c.Get(url)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), err
+	}
+	code, body, err := get(clientConfig(p.ca, p.client))
+	if err != nil || code != 200 || !strings.Contains(body, "qlessd_") {
+		t.Fatalf("GET /metrics over HTTPS: %d %v\n%.300s", code, err, body)
+	}
+	if _, _, err := get(clientConfig(p.ca)); err == nil {
+		t.Error("HTTPS without a client certificate was served under tls-auth-clients yes")
+	}
+	if _, _, err := get(clientConfig(p.otherCA, p.client)); err == nil {
+		t.Error("a client trusting another CA was served")
+	}
+	// net/http answers a plain request on an HTTPS listener with a 400.
+	if resp, err := http.Get(base + "/metrics"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("plain HTTP on the HTTPS listener: %s", resp.Status)
+		}
+	}
+
+	_, plainBase := StartQlessdHTTP(t, "", "127.0.0.1", p.serverArgs(freePort(t), "--http-tls", "no")...)
+	resp, err := http.Get(plainBase + "/metrics")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("http-tls no: GET /metrics: %v", err)
+	}
+	resp.Body.Close()
+}
+
+// Serving TLS only, the dashboard reaches its server over TLS.
+func TestTLSOnlyDashboard(t *testing.T) {
+	p := newPKI(t)
+	tp := freePort(t)
+	_, base := StartQlessdHTTP(t, "", "127.0.0.1", append(p.serverArgs(tp), "--port", "0")...)
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: clientConfig(p.ca, p.client)}}
+	resp, err := c.Get(strings.Replace(base, "http://", "https://", 1) + "/api/queues")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /api/queues: %s\n%.300s", resp.Status, b)
 	}
 }

@@ -145,6 +145,25 @@ func (h *Holder) ServerConfig() *tls.Config {
 	}}
 }
 
+// ClientConfig is how this server reaches another (a cluster peer, or
+// itself): it presents its own certificate and checks the other's chain
+// against the CAs, without matching a host name, as Redis's replicas check
+// their master.
+func (h *Holder) ClientConfig() *tls.Config {
+	return &tls.Config{
+		InsecureSkipVerify: true, // the chain is checked in VerifyConnection; no host name to match
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			return &h.cur.Load().Cert, nil
+		},
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("the server presented no certificate")
+			}
+			return h.cur.Load().VerifyPeer(cs.PeerCertificates, x509.ExtKeyUsageServerAuth)
+		},
+	}
+}
+
 func clientAuth(v string) (tls.ClientAuthType, error) {
 	switch strings.ToLower(v) {
 	case "", "yes":

@@ -108,7 +108,7 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 		srv.Close()
 		return exitFailed
 	}
-	web, err := listenHTTP(s.str("http-addr"), srv, node, logger)
+	web, err := listenHTTP(s, srv, node, logger)
 	if err != nil {
 		logger.Error("cannot listen (http-addr)", "err", err)
 		node.Close()
@@ -135,6 +135,9 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	}
 	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "appendfsync", cfg.AppendFsync.String(),
 		"gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "io_uring", srv.IOUring())
+	if a := srv.TLSAddr(); a != nil {
+		logger.Info("serving TLS clients", "tls_addr", a.String(), "plain", !srv.TLSOnly())
+	}
 	return waitForStop(srv, web, dash, node, logger)
 }
 

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
+
+	"github.com/qlessd/qlessd/server"
 
 	"github.com/qlessd/qlessd/tlsconf"
 )
@@ -18,4 +21,13 @@ func loadTLS(s settings) (*tlsconf.Holder, error) {
 		return nil, fmt.Errorf("Failed to configure TLS: %v", err) //lint:ignore ST1005 Redis's text
 	}
 	return tlsconf.NewHolder(m), nil
+}
+
+// httpTLS is the HTTP listener's TLS configuration: tls-port's, unless
+// http-tls is no; nil for plain HTTP.
+func httpTLS(srv *server.Server, s settings) *tls.Config {
+	if srv.TLS() == nil || s.int("tls-port") == 0 || !s.on("http-tls") {
+		return nil
+	}
+	return srv.TLS().ServerConfig()
 }
