@@ -57,6 +57,7 @@ func newPKI(t testing.TB) *pki {
 	makeLeaf(t, p, ca, "server2", 1002, both)
 	p.client = makeLeaf(t, p, ca, "client", 2001, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth})
 	p.foreign = makeLeaf(t, p, other, "foreign", 3001, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth})
+	makeLeaf(t, p, other, "foreign-node", 3002, both)
 	return p
 }
 
@@ -136,6 +137,12 @@ func tlsPing(addr string, conf *tls.Config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	return c.Ping(ctx).Err()
+}
+
+// tlsClient is a go-redis client of addr over TLS.
+func tlsClient(addr string, conf *tls.Config) *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: addr, TLSConfig: conf, Protocol: 2, PoolSize: 1, MaxRetries: -1,
+		DialTimeout: 2 * time.Second, ReadTimeout: 5 * time.Second})
 }
 
 // peerSerial is the serial number of the certificate addr presents to a
