@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/qlessd/qlessd/tlsconf"
 )
@@ -55,6 +56,29 @@ func (s *Server) listenTLS(drained chan struct{}) error {
 		}
 	}()
 	return nil
+}
+
+// handshakeTimeout bounds a TLS client's handshake, so a connection that
+// never completes one does not hold its goroutine and descriptor for good.
+const handshakeTimeout = 10 * time.Second
+
+// handshake completes a TLS client's handshake before the connection is
+// admitted (a refusal then reaches the client encrypted); it reports
+// false, having logged why as Redis does, when it fails. Plain connections
+// pass.
+func (s *Server) handshake(nc net.Conn) bool {
+	tc, ok := nc.(tlsConn)
+	if !ok {
+		return true
+	}
+	tc.SetDeadline(time.Now().Add(handshakeTimeout))
+	err := tc.Handshake()
+	tc.SetDeadline(time.Time{})
+	if err != nil {
+		s.cfg.Logger.Debug("Error accepting a client connection: "+err.Error(), "addr", nc.RemoteAddr().String())
+		return false
+	}
+	return true
 }
 
 // TLSOnly reports whether only TLS clients are served (port 0 with
