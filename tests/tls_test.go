@@ -251,3 +251,28 @@ func TestTLSOnlyDashboard(t *testing.T) {
 		t.Fatalf("GET /api/queues: %s\n%.300s", resp.Status, b)
 	}
 }
+
+// A TLS client blocked in BLPOP that closes its connection (close_notify,
+// then FIN) stops being a blocked client at once, as on Redis, and an
+// element pushed later stays in the list.
+func TestTLSBlockedClientLeaves(t *testing.T) {
+	p := newPKI(t)
+	pair := startTLSPair(t, p)
+	for _, srv := range []struct{ who, plain, tlsAddr string }{{"redis-server", pair.r.Addr, pair.rTLS}, {"qlessd", pair.q.Addr, pair.qTLS}} {
+		ctl := DialRaw(t, srv.plain)
+		c, err := tls.Dial("tcp", srv.tlsAddr, clientConfig(p.ca, p.client))
+		if err != nil {
+			t.Fatalf("%s: %v", srv.who, err)
+		}
+		if _, err := c.Write([]byte("*3\r\n$5\r\nBLPOP\r\n$1\r\nk\r\n$1\r\n0\r\n")); err != nil {
+			t.Fatalf("%s: %v", srv.who, err)
+		}
+		waitBlocked(t, ctl, 1)
+		c.Close()
+		waitBlocked(t, ctl, 0)
+		ctl.Do(t, "RPUSH", "k", "x")
+		if r := ctl.Do(t, "LLEN", "k"); r != ":1\r\n" {
+			t.Errorf("%s: LLEN after the blocked client left: %q", srv.who, r)
+		}
+	}
+}
