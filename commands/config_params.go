@@ -111,7 +111,7 @@ var configParams = []ConfigParam{
 		Help: "SLOWLOG entries kept"},
 	{Name: "syslog-enabled", Default: "no", Kind: KindBool, Help: "also send the log to the system log"},
 	{Name: "syslog-ident", Default: "qlessd", Help: "program name the system log shows"},
-	{Name: "tls-auth-clients", Default: "yes", Kind: KindEnum, Enum: []string{"yes", "no", "optional"}, Mutable: true,
+	{Name: "tls-auth-clients", Default: "yes", Kind: KindEnum, Enum: []string{"no", "yes", "optional"}, Mutable: true,
 		Help: "TLS clients must present a certificate the CA signed (yes), may (optional), or are not asked for one (no)"},
 	{Name: "tls-ca-cert-dir", Mutable: true, Help: "directory of CA certificates that client and peer certificates are checked against"},
 	{Name: "tls-ca-cert-file", Mutable: true, Help: "file of CA certificates that client and peer certificates are checked against"},

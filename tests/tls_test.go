@@ -2,9 +2,14 @@ package tests
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -273,6 +278,69 @@ func TestTLSBlockedClientLeaves(t *testing.T) {
 		ctl.Do(t, "RPUSH", "k", "x")
 		if r := ctl.Do(t, "LLEN", "k"); r != ":1\r\n" {
 			t.Errorf("%s: LLEN after the blocked client left: %q", srv.who, r)
+		}
+	}
+}
+
+// The tls-* parameters read back as Redis's do, defaults included.
+func TestTLSConfigGetDefaults(t *testing.T) {
+	q, r := StartQlessd(t, ""), StartRedis(t)
+	names := []string{"tls-port", "tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-ca-cert-file",
+		"tls-ca-cert-dir", "tls-auth-clients", "tls-protocols", "tls-ciphersuites", "tls-ciphers",
+		"tls-prefer-server-ciphers", "tls-replication"}
+	qc, rc := DialRaw(t, q.Addr), DialRaw(t, r.Addr)
+	for _, n := range names {
+		if a, b := qc.Do(t, "CONFIG", "GET", n), rc.Do(t, "CONFIG", "GET", n); a != b {
+			t.Errorf("CONFIG GET %s: qlessd %q, redis-server %q", n, a, b)
+		}
+	}
+	for _, set := range [][]string{{"tls-auth-clients", "optional"}, {"tls-auth-clients", "maybe"},
+		{"tls-prefer-server-ciphers", "yes"}, {"tls-protocols", "TLSv1.2"}} {
+		args := append([]string{"CONFIG", "SET"}, set...)
+		if a, b := qc.Do(t, args...), rc.Do(t, args...); a != b {
+			t.Errorf("CONFIG SET %v: qlessd %q, redis-server %q", set, a, b)
+		}
+		if a, b := qc.Do(t, "CONFIG", "GET", set[0]), rc.Do(t, "CONFIG", "GET", set[0]); a != b {
+			t.Errorf("CONFIG GET %s after SET: qlessd %q, redis-server %q", set[0], a, b)
+		}
+	}
+}
+
+// A key encrypted in traditional PEM encryption loads with
+// tls-key-file-pass, on qlessd as on redis-server.
+func TestTLSKeyFilePass(t *testing.T) {
+	p := newPKI(t)
+	b, err := os.ReadFile(p.file("server.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(b)
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec1, err := x509.MarshalECPrivateKey(key.(*ecdsa.PrivateKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	//lint:ignore SA1019 the legacy format tls-key-file-pass reads
+	enc, err := x509.EncryptPEMBlock(rand.Reader, "EC PRIVATE KEY", sec1, []byte("s3cret"), x509.PEMCipherAES256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p.file("server-enc.key"), pem.EncodeToMemory(enc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := func(port int) []string {
+		return []string{"--tls-port", strconv.Itoa(port), "--tls-cert-file", p.file("server.crt"),
+			"--tls-key-file", p.file("server-enc.key"), "--tls-key-file-pass", "s3cret", "--tls-ca-cert-file", p.caFile}
+	}
+	qp, rp := freePort(t), freePort(t)
+	StartQlessd(t, "", args(qp)...)
+	StartRedis(t, args(rp)...)
+	for _, port := range []int{rp, qp} {
+		if err := tlsPing("127.0.0.1:"+strconv.Itoa(port), clientConfig(p.ca, p.client)); err != nil {
+			t.Errorf("port %d: PING with an encrypted key: %v", port, err)
 		}
 	}
 }
