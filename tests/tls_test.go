@@ -344,3 +344,32 @@ func TestTLSKeyFilePass(t *testing.T) {
 		}
 	}
 }
+
+// tls-protocols and tls-ciphers select the same versions and TLS 1.2
+// suites on qlessd as on redis-server.
+func TestTLSProtocolsAndCiphers(t *testing.T) {
+	p := newPKI(t)
+	pair := startTLSPair(t, p, "--tls-protocols", "TLSv1.2", "--tls-ciphers", "ECDHE-ECDSA-AES256-GCM-SHA384")
+	for _, srv := range []struct{ who, addr string }{{"redis-server", pair.rTLS}, {"qlessd", pair.qTLS}} {
+		only13 := clientConfig(p.ca, p.client)
+		only13.MinVersion = tls.VersionTLS13
+		if err := tlsPing(srv.addr, only13); err == nil {
+			t.Errorf("%s: a TLS 1.3-only client was served under tls-protocols TLSv1.2", srv.who)
+		}
+		other := clientConfig(p.ca, p.client)
+		other.CipherSuites = []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}
+		if err := tlsPing(srv.addr, other); err == nil {
+			t.Errorf("%s: a client offering only a suite tls-ciphers leaves out was served", srv.who)
+		}
+		c, err := tls.Dial("tcp", srv.addr, clientConfig(p.ca, p.client))
+		if err != nil {
+			t.Fatalf("%s: %v", srv.who, err)
+		}
+		st := c.ConnectionState()
+		c.Close()
+		if st.Version != tls.VersionTLS12 || st.CipherSuite != tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384 {
+			t.Errorf("%s: negotiated %s with %s, want TLS 1.2 with ECDHE-ECDSA-AES256-GCM-SHA384", srv.who,
+				tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
+		}
+	}
+}
