@@ -53,7 +53,7 @@ var errLeaderChanged = errors.New("the leader changed")
 // bridgeFrom relays the messages of leader id (at addr) until the leader
 // changes, this node leads, or the connection ends.
 func (n *Node) bridgeFrom(id, addr string) error {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := n.dialClientPort(addr)
 	if err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func (n *Node) announceSelf() {
 
 // sendToLeader runs one command on the leader over its client port.
 func (n *Node) sendToLeader(addr string, args ...string) error {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := n.dialClientPort(addr)
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,12 @@ func (n *Node) openRaft() error {
 	if err != nil {
 		return fmt.Errorf("--cluster-bind: %w", err)
 	}
-	if n.trans, err = raft.NewTCPTransport(n.opts.Bind, advertise, 4, 5*time.Second, logw); err != nil {
+	if n.opts.TLS != nil {
+		n.trans, err = n.newTLSTransport(advertise)
+	} else {
+		n.trans, err = raft.NewTCPTransport(n.opts.Bind, advertise, 4, 5*time.Second, logw)
+	}
+	if err != nil {
 		return fmt.Errorf("listen for the cluster on %s: %w", n.opts.Bind, err)
 	}
 	conf := n.raftConfig()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/store"
+	"github.com/qlessd/qlessd/tlsconf"
 )
 
 // Options configures a node.
@@ -42,7 +43,10 @@ type Options struct {
 	// HeartbeatTimeout sets the failure detection: election and lease
 	// timeouts follow it (see Start).
 	HeartbeatTimeout time.Duration
-	Logger           *slog.Logger
+	// TLS, with tls-replication, is the nodes' certificate and CA: they
+	// talk to each other over mutual TLS (tls.go).
+	TLS    *tlsconf.Holder
+	Logger *slog.Logger
 }
 
 // Peer is one member of the cluster.

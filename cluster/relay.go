@@ -32,9 +32,11 @@ func (n *Node) divert(c net.Conn) bool {
 }
 
 func (n *Node) relay(c net.Conn) {
-	if name, err := firstCommand(c); err == nil && localFirst[name] {
-		n.srv.Adopt(c)
-		return
+	if peekable(c) {
+		if name, err := firstCommand(c); err == nil && localFirst[name] {
+			n.srv.Adopt(c)
+			return
+		}
 	}
 	id, addr := n.leader(5 * time.Second)
 	if id == n.opts.NodeID {
@@ -50,7 +52,7 @@ func (n *Node) relay(c net.Conn) {
 	var up net.Conn
 	var err error
 	if addr != "" {
-		up, err = net.DialTimeout("tcp", addr, 2*time.Second)
+		up, err = n.dialClientPort(addr)
 	}
 	if addr == "" || err != nil {
 		c.Write([]byte(masterDown))

@@ -214,6 +214,18 @@ func configSet(c *Ctx, pairs [][]byte) {
 		}
 		values[i] = v
 	}
+	if batch, ok := c.Env.(ConfigBatch); ok {
+		names := make([]string, len(params))
+		for i, p := range params {
+			names[i] = p.Name
+		}
+		if name, err := batch.SetConfigs(names, values); err != nil {
+			c.Error(Errorf(ErrConfigSetFailed, name, err.Error()))
+			return
+		}
+		c.OK()
+		return
+	}
 	for i, p := range params {
 		if err := c.Env.SetConfig(p.Name, values[i]); err != nil {
 			c.Error(Errorf(ErrConfigSetFailed, p.Name, err.Error()))
@@ -221,4 +233,11 @@ func configSet(c *Ctx, pairs [][]byte) {
 		}
 	}
 	c.OK()
+}
+
+// ConfigBatch is an Env that applies one CONFIG SET's parameters itself,
+// when some of them take effect together (the tls-* files): it returns
+// the name of the parameter a failure is about.
+type ConfigBatch interface {
+	SetConfigs(names, values []string) (failed string, err error)
 }

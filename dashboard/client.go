@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,9 +24,10 @@ type client struct {
 // records it in the job's history.
 const actor = "qlessd-dashboard"
 
-func newClient(addr string, password func() string) *client {
+func newClient(addr string, password func() string, tlsConf *tls.Config) *client {
 	opts := &redis.Options{
 		Addr:         addr,
+		TLSConfig:    tlsConf,
 		Protocol:     2,
 		PoolSize:     8,
 		MinIdleConns: 1,

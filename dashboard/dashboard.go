@@ -7,6 +7,7 @@ package dashboard
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,6 +18,9 @@ import (
 type Options struct {
 	// Addr is the server's RESP address (host:port) the dashboard calls.
 	Addr string
+	// TLS, when set, is how the dashboard's calls reach Addr over TLS
+	// (a server serving TLS only).
+	TLS *tls.Config
 	// Password returns the server's requirepass ("" for none). It is read
 	// each time a connection is made, so a CONFIG SET takes effect.
 	Password func() string
@@ -69,7 +73,7 @@ func New(opts Options) (*Dashboard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
-	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.Password), pages: p,
+	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.Password, opts.TLS), pages: p,
 		csrf: csrfToken(opts.CSRFKey)}
 	d.ctx, d.stop = context.WithCancel(context.Background())
 	d.sampler = newSampler(d.c, opts.SampleEvery)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"net/http"
@@ -30,7 +31,10 @@ type Options struct {
 	// yes and no password), read at Listen and at each request: see
 	// protected.go.
 	Protected func() bool
-	Logger    *slog.Logger
+	// TLS, when set, makes the listener serve HTTPS (http-tls, with
+	// tls-port's certificate).
+	TLS    *tls.Config
+	Logger *slog.Logger
 }
 
 // Server is a bound listener; handlers are mounted with Mount, before or
@@ -66,6 +70,9 @@ func Listen(opts Options) (*Server, error) {
 	if err := s.checkProtected(); err != nil {
 		ln.Close()
 		return nil, err
+	}
+	if opts.TLS != nil {
+		s.ln = tls.NewListener(ln, opts.TLS)
 	}
 	s.srv = &http.Server{
 		Handler:           s,
@@ -110,6 +117,9 @@ func (s *Server) Close() error {
 	}
 	return nil
 }
+
+// TLS reports whether the listener serves HTTPS.
+func (s *Server) TLS() bool { return s.opts.TLS != nil }
 
 // ServeHTTP refuses a request whose Host is not one of the listener's
 // names (421), one from beyond loopback in protected mode (403), asks for the password with HTTP Basic (any user name) when

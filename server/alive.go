@@ -17,6 +17,9 @@ func connClosed(c net.Conn) bool {
 	if err != nil {
 		return true
 	}
+	if _, ok := c.(tlsConn); ok {
+		return peerShutDown(raw)
+	}
 	closed := false
 	var buf [1]byte
 	err = raw.Read(func(fd uintptr) bool {

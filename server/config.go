@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/qlessd/qlessd/store"
+	"github.com/qlessd/qlessd/tlsconf"
 )
 
 // Config holds the server settings, named after redis-server's.
@@ -60,6 +61,12 @@ type Config struct {
 	// IOUring lets each loop do a turn's socket reads, and its writes, in
 	// one io_uring call where the kernel allows it.
 	IOUring bool
+	// TLSPort is tls-port: TLS clients are served there (0: none). With
+	// TLSPort set, Port 0 means no plain listener, as in Redis.
+	TLSPort int
+	// TLS is the TLS material, which CONFIG SET of a tls-* parameter
+	// reloads; nil when TLS is off (no tls-port, no tls-replication).
+	TLS *tlsconf.Holder
 	// HTTPAddr is the HTTP listener's address, for CONFIG GET http-addr
 	// (the listener itself is httpd's).
 	HTTPAddr string

@@ -26,7 +26,7 @@ func (s *Server) take(c net.Conn) {
 
 // Adopt serves a connection accepted elsewhere.
 func (s *Server) Adopt(c net.Conn) {
-	if len(s.loops) > 0 {
+	if len(s.loops) > 0 && !IsTLS(c) {
 		n := s.nextLoop.Add(1)
 		s.loops[int(n)%len(s.loops)].adopt(c)
 		return

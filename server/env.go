@@ -147,6 +147,10 @@ func (s *Server) SetConfig(name, value string) error {
 		s.db.SetRewriteMinSize(n)
 		return nil
 	}
+	if isTLSParam(name) {
+		_, err := s.setTLS([]string{name}, []string{value})
+		return err
+	}
 	if v := s.atomicParams()[name]; v != nil {
 		n, _ := strconv.ParseInt(value, 10, 64)
 		v.Store(n)
@@ -192,6 +196,8 @@ func (s *Server) SetConfig(name, value string) error {
 		s.needPass.Store(value != "")
 	case "save":
 		s.cfg.Save = value
+	case "tls-prefer-server-ciphers":
+		s.cfg.Settings[name] = value // Go's server always picks the suite
 	case "timeout":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.cfg.Timeout = time.Duration(n) * time.Second

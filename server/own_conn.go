@@ -26,6 +26,10 @@ const handOver = 64 << 10
 
 // serveConn serves a connection accepted with --event-loop no.
 func (s *Server) serveConn(nc net.Conn) {
+	if !s.handshake(nc) {
+		nc.Close()
+		return
+	}
 	sess := newSession(s, nc, nc.RemoteAddr().String())
 	if !s.admit(sess, nc) {
 		nc.Close()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"runtime/debug"
 	"strconv"
@@ -25,8 +26,9 @@ type Server struct {
 	gate    scriptGate // see scriptgate.go
 	db      *store.DB
 	table   *commands.Table
-	loops   []*eventLoop // when cfg.EventLoop: see loop.go
-	ln      *gatedListener
+	loops   []*eventLoop   // when cfg.EventLoop: see loop.go
+	ln      *gatedListener // nil when only TLS is served
+	tlsLn   *gatedListener // tls-port's, or nil (tls.go)
 	waiters *waiters
 	pubsub  *pubsub
 
@@ -103,6 +105,10 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	cfg.Settings = maps.Clone(cfg.Settings) // CONFIG SET writes some here
+	if cfg.Settings == nil {
+		cfg.Settings = map[string]string{}
 	}
 	if err := fitMaxClients(&cfg); err != nil {
 		return nil, err
@@ -183,13 +189,24 @@ func (s *Server) Start() error {
 	if err := s.checkProtected(); err != nil {
 		return err
 	}
+	s.served = make(chan error, 1)
+	drained := make(chan struct{})
+	if err := s.listenTLS(drained); err != nil {
+		return err
+	}
+	if s.cfg.Port == 0 && s.cfg.TLSPort != 0 {
+		return nil // port 0 with tls-port: TLS only, as Redis
+	}
 	addr := net.JoinHostPort(s.cfg.Bind, strconv.Itoa(s.cfg.Port))
 	inner, err := net.Listen("tcp", addr)
 	if err != nil {
+		if s.tlsLn != nil {
+			s.tlsLn.Listener.Close()
+			close(drained)
+		}
 		return err
 	}
-	s.ln = &gatedListener{Listener: inner, drained: make(chan struct{})}
-	s.served = make(chan error, 1)
+	s.ln = &gatedListener{Listener: inner, drained: drained}
 	if s.cfg.EventLoop {
 		err := s.startLoops(inner)
 		if err == nil {
@@ -227,8 +244,14 @@ func fromLoopback(nc net.Conn) bool {
 	return ok && a.IP.IsLoopback()
 }
 
-// Addr returns the listening address.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+// Addr returns the listening address: the plain one, or the TLS one
+// when only TLS is served.
+func (s *Server) Addr() net.Addr {
+	if s.ln == nil {
+		return s.tlsLn.Addr()
+	}
+	return s.ln.Addr()
+}
 
 // Done is closed when the server begins shutting down (SHUTDOWN or Close).
 func (s *Server) Done() <-chan struct{} { return s.shutdown }
@@ -244,10 +267,18 @@ func (s *Server) Close() error {
 func (s *Server) close() error {
 	s.closing.Store(true)
 	close(s.shutdown)
-	if s.ln == nil {
+	gate := s.ln
+	if gate == nil {
+		gate = s.tlsLn
+	}
+	if gate == nil {
 		return s.db.Close()
 	}
-	s.ln.Listener.Close()
+	for _, ln := range []*gatedListener{s.ln, s.tlsLn} {
+		if ln != nil {
+			ln.Listener.Close()
+		}
+	}
 	waited := make(chan struct{})
 	go func() { s.inflight.Wait(); close(waited) }()
 	abandon := s.abandon.Load()
@@ -259,7 +290,7 @@ func (s *Server) close() error {
 			abandon = true
 		}
 	}
-	close(s.ln.drained)
+	close(gate.drained)
 	if abandon {
 		// A command that does not end (a script past its time limit,
 		// which SHUTDOWN NOSAVE is for) may hold the store and an event

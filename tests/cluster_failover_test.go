@@ -29,7 +29,12 @@ func clusterRounds() int {
 // within 3 s and that every acknowledged put and completion is there;
 // the killed node then rejoins, and the next round kills the new leader.
 func TestClusterFailover(t *testing.T) {
-	c := startCluster(t, 3, "--appendfsync", "always")
+	clusterFailover(t, startCluster(t, 3, "--appendfsync", "always"))
+}
+
+// clusterFailover kills the leader of c, three nodes, round after round
+// under load (TestClusterFailover, TestTLSClusterFailover).
+func clusterFailover(t *testing.T, c *testCluster) {
 	l := c.leader(10 * time.Second)
 	ctx := context.Background()
 	admin := client(l.addr())

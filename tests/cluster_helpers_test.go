@@ -18,12 +18,14 @@ type testCluster struct {
 	t     *testing.T
 	nodes []*clusterNode
 	extra []string
+	pki   *pki // set: the nodes serve TLS and replicate over it (tls_cluster_test.go)
 }
 
 type clusterNode struct {
 	id         string
 	dir        string
 	port, raft int
+	tlsPort    int    // with a pki
 	http       string // its HTTP listener (metrics), host:port
 	args       []string
 	proc       *Proc
@@ -36,6 +38,12 @@ func (n *clusterNode) addr() string { return fmt.Sprintf("127.0.0.1:%d", n.port)
 func startCluster(t *testing.T, size int, extra ...string) *testCluster {
 	t.Helper()
 	c := &testCluster{t: t, extra: extra}
+	c.start(size)
+	return c
+}
+
+func (c *testCluster) start(size int) {
+	t := c.t
 	var peers []string
 	for i := range size {
 		n := &clusterNode{id: fmt.Sprintf("n%d", i+1), dir: t.TempDir(), port: freePort(t), raft: freePort(t)}
@@ -46,7 +54,6 @@ func startCluster(t *testing.T, size int, extra ...string) *testCluster {
 		n.args = c.nodeArgs(n, "--cluster-peers", strings.Join(peers, ","))
 		n.proc = c.startNode(n)
 	}
-	return c
 }
 
 func (c *testCluster) nodeArgs(n *clusterNode, more ...string) []string {
@@ -54,6 +61,10 @@ func (c *testCluster) nodeArgs(n *clusterNode, more ...string) []string {
 	args := []string{"--port", strconv.Itoa(n.port), "--dir", n.dir, "--loglevel", "warning", "--http-addr", n.http,
 		"--cluster-node-id", n.id, "--cluster-bind", fmt.Sprintf("127.0.0.1:%d", n.raft)}
 	args = append(args, modeArgs()...)
+	if c.pki != nil {
+		n.tlsPort = freePort(c.t)
+		args = append(args, c.pki.serverArgs(n.tlsPort, "--tls-replication", "yes")...)
+	}
 	args = append(args, c.extra...)
 	return append(args, more...)
 }

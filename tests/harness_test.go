@@ -99,11 +99,17 @@ func (w lockedWriter) Write(b []byte) (int, error) {
 func startProc(t testing.TB, dir string, name string, args ...string) *Proc {
 	t.Helper()
 	p := &Proc{Dir: dir, out: &bytes.Buffer{}, done: make(chan struct{})}
-	port := 0
+	port, tlsPort := 0, 0
 	for i, a := range args {
-		if a == "--port" {
+		switch a {
+		case "--port":
 			port, _ = strconv.Atoi(args[i+1])
+		case "--tls-port":
+			tlsPort, _ = strconv.Atoi(args[i+1])
 		}
+	}
+	if port == 0 {
+		port = tlsPort // TLS only: a TCP connect still says it listens
 	}
 	p.Addr = fmt.Sprintf("127.0.0.1:%d", port)
 	p.cmd = exec.Command(name, args...)

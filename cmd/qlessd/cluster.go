@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/qlessd/qlessd/cluster"
 	"github.com/qlessd/qlessd/qless"
 	"github.com/qlessd/qlessd/server"
+	"github.com/qlessd/qlessd/tlsconf"
 )
 
 // startCluster joins the cluster the settings describe; nil without
@@ -21,9 +23,20 @@ func startCluster(srv *server.Server, s settings, cfg server.Config, logger *slo
 	if err != nil {
 		return nil, err
 	}
+	var peerTLS *tlsconf.Holder
+	if s.on("tls-replication") {
+		if cfg.TLSPort == 0 {
+			return nil, fmt.Errorf("tls-replication needs tls-port: the nodes reach each other's client port over TLS")
+		}
+		peerTLS = cfg.TLS
+	}
 	client := s.str("cluster-advertise-client")
 	if client == "" {
-		client = net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port))
+		port := cfg.Port
+		if peerTLS != nil {
+			port = cfg.TLSPort
+		}
+		client = net.JoinHostPort(cfg.Bind, strconv.Itoa(port))
 	}
 	node, err := cluster.Start(srv, cluster.Options{
 		NodeID: s.str("cluster-node-id"), Bind: s.str("cluster-bind"), Peers: peers, Dir: cfg.Dir,
@@ -31,6 +44,7 @@ func startCluster(srv *server.Server, s settings, cfg server.Config, logger *slo
 		Sync: cfg.AppendFsync, SnapshotThreshold: uint64(s.int("cluster-snapshot-threshold")),
 		TrailingLogs:     uint64(s.int("cluster-trailing-logs")),
 		HeartbeatTimeout: time.Duration(s.int("cluster-heartbeat-timeout")) * time.Millisecond,
+		TLS:              peerTLS,
 		Logger:           logger,
 	})
 	if err != nil {

@@ -12,12 +12,13 @@ import (
 
 // listenHTTP binds the HTTP listener (--http-addr) with /metrics mounted;
 // nil when addr is empty. It serves once srv does (serveHTTP).
-func listenHTTP(addr string, srv *server.Server, node *cluster.Node, logger *slog.Logger) (*httpd.Server, error) {
+func listenHTTP(s settings, srv *server.Server, node *cluster.Node, logger *slog.Logger) (*httpd.Server, error) {
+	addr := s.str("http-addr")
 	if addr == "" {
 		return nil, nil
 	}
 	h, err := httpd.Listen(httpd.Options{Addr: addr, Password: srv.RequirePass,
-		AllowedHosts: srv.HTTPAllowedHosts, Protected: srv.Protected, Logger: logger})
+		AllowedHosts: srv.HTTPAllowedHosts, Protected: srv.Protected, TLS: httpTLS(srv, s), Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +40,12 @@ func mountDashboard(h *httpd.Server, srv *server.Server, s settings) (*dashboard
 		return nil, nil
 	}
 	admin := s.str("http-admin") == "yes" || (s.str("http-admin") == "auto" && !h.Guarded())
-	d, err := dashboard.New(dashboard.Options{Addr: srv.Addr().String(), Password: srv.RequirePass, Admin: admin,
-		HostAllowed: h.AllowedHost})
+	opts := dashboard.Options{Addr: srv.Addr().String(), Password: srv.RequirePass, Admin: admin,
+		HostAllowed: h.AllowedHost}
+	if srv.TLSOnly() {
+		opts.TLS = srv.TLS().ClientConfig()
+	}
+	d, err := dashboard.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -54,5 +59,5 @@ func serveHTTP(h *httpd.Server, logger *slog.Logger) {
 		return
 	}
 	h.Serve()
-	logger.Info("http listener ready", "addr", h.Addr().String(), "metrics", "/metrics", "asks_requirepass", h.Guarded())
+	logger.Info("http listener ready", "addr", h.Addr().String(), "https", h.TLS(), "metrics", "/metrics", "asks_requirepass", h.Guarded())
 }

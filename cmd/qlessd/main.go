@@ -71,6 +71,12 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	spareProc()
 	startGCFloor(uint64(s.int("gc-min-heap")))
 	cfg := serverConfig(s, file, logger, levels)
+	tlsHolder, err := loadTLS(s)
+	if err != nil {
+		logger.Error("cannot start", "err", err)
+		return exitFailed
+	}
+	cfg.TLS = tlsHolder
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger,
 		ReadonlyTables: s.on("lua-readonly-tables"), MaxMemory: cfg.LuaMaxMemory})
 	table := commands.Default()
@@ -102,7 +108,7 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 		srv.Close()
 		return exitFailed
 	}
-	web, err := listenHTTP(s.str("http-addr"), srv, node, logger)
+	web, err := listenHTTP(s, srv, node, logger)
 	if err != nil {
 		logger.Error("cannot listen (http-addr)", "err", err)
 		node.Close()
@@ -129,6 +135,9 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	}
 	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "appendfsync", cfg.AppendFsync.String(),
 		"gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "io_uring", srv.IOUring())
+	if a := srv.TLSAddr(); a != nil {
+		logger.Info("serving TLS clients", "tls_addr", a.String(), "plain", !srv.TLSOnly())
+	}
 	return waitForStop(srv, web, dash, node, logger)
 }
 
@@ -139,6 +148,7 @@ func serverConfig(s settings, file string, logger *slog.Logger, levels *slog.Lev
 	return server.Config{
 		Bind:                   s.str("bind"),
 		Port:                   int(s.int("port")),
+		TLSPort:                int(s.int("tls-port")),
 		Dir:                    s.str("dir"),
 		AppendFsync:            sync,
 		RequirePass:            s.str("requirepass"),

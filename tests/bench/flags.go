@@ -36,6 +36,8 @@ func parseFlags() (*config, error) {
 	fs.IntVar(&cfg.cluster, "cluster", 0, "after the table, compare qlessd alone with a cluster of this many qlessd nodes on loopback (native QLESS, clients at the leader); 0: no cluster part")
 	clusterConc := fs.String("cluster-conc", "50", "concurrencies of the cluster part")
 	clusterWork := fs.String("cluster-workloads", "put,pop1", "workloads of the cluster part, in every pass")
+	fs.BoolVar(&cfg.tls, "tls", false, "after the tables, run put and pop1 on qlessd and Redis in clear and over TLS, and print what TLS costs each")
+	tlsConc := fs.String("tls-conc", "50", "concurrencies of the TLS part")
 	fs.StringVar(&cfg.jsonPath, "json", "bench-results.json", "where to write the results as JSON")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return nil, err
@@ -51,6 +53,9 @@ func parseFlags() (*config, error) {
 		return nil, err
 	}
 	if cfg.clusterConc, err = ints(*clusterConc); err != nil {
+		return nil, err
+	}
+	if cfg.tlsConc, err = ints(*tlsConc); err != nil {
 		return nil, err
 	}
 	cfg.workloads, cfg.alwaysWork = words(*work), words(*alwaysWork)
@@ -87,7 +92,7 @@ func parseFlags() (*config, error) {
 	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 {
 		return nil, fmt.Errorf("-jobs, -cell-time and -rounds must be positive")
 	}
-	if contains(cfg.servers, "redis") && cfg.redisBin == "" {
+	if (contains(cfg.servers, "redis") || cfg.tls) && cfg.redisBin == "" {
 		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
 			return nil, fmt.Errorf("redis-server not found (install Redis 7 or pass -redis-server)")
 		}
@@ -126,5 +131,6 @@ func settings(cfg *config) map[string]any {
 		"passes": cfg.passes, "servers": cfg.servers, "ways": cfg.ways,
 		"qless_lua": cfg.qlessLua, "redis_server": cfg.redisBin,
 		"cluster": cfg.cluster, "cluster_concurrency": cfg.clusterConc, "cluster_workloads": cfg.clusterWork,
+		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc,
 	}
 }

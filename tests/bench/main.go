@@ -36,6 +36,9 @@ type config struct {
 	cluster     int
 	clusterConc []int
 	clusterWork []string
+	// tls runs the TLS part: put and pop1 at tlsConc, in clear and over TLS.
+	tls     bool
+	tlsConc []int
 }
 
 var interrupted atomic.Bool
@@ -72,7 +75,7 @@ func run() int {
 		notes = append(notes, s)
 		fmt.Fprintln(os.Stderr, "note:", s)
 	}
-	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
+	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0 || cfg.tls) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
 		bin, cleanup, err := buildQlessd()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -128,11 +131,17 @@ func run() int {
 		}
 		printClusterTable(os.Stdout, cluster, cfg)
 	}
+	var tlsResults []*result
+	if cfg.tls && !stopping() {
+		tlsResults = runTLS(cfg, sources, note)
+		fmt.Println()
+		printTLSTable(os.Stdout, tlsResults)
+	}
 	if len(notes) > 0 {
 		fmt.Printf("\nnotes:\n%s\n", indent(notes))
 	}
 	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
-	rep := report{Started: started.UTC(), Notes: notes, Results: results, Cluster: cluster, Settings: settings(cfg)}
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, Cluster: cluster, TLS: tlsResults, Settings: settings(cfg)}
 	if err := writeJSON(cfg.jsonPath, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: write json:", err)
 		return 1
@@ -158,7 +167,7 @@ func loadSources(cfg *config, note func(string, ...any)) map[string]scriptSource
 		} else {
 			src["ours"] = scriptSource{text: string(b)}
 		}
-	case contains(cfg.ways, "ours"):
+	case contains(cfg.ways, "ours") || cfg.tls:
 		if text, err := ourScript(cfg.qlessdBin); err != nil {
 			src["ours"] = scriptSource{reason: err.Error()}
 		} else {

@@ -45,7 +45,10 @@ func (e replyError) Error() string { return string(e) }
 const ioTimeout = 60 * time.Second
 
 func dial(addr string) (*conn, error) {
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	nc, err := dialTLS(addr)
+	if nc == nil && err == nil {
+		nc, err = net.DialTimeout("tcp", addr, 5*time.Second)
+	}
 	if err != nil {
 		return nil, err
 	}

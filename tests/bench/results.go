@@ -160,6 +160,8 @@ type report struct {
 	Results  []*result `json:"results"`
 	// Cluster is the cluster part (-cluster): qlessd alone and the cluster.
 	Cluster []*result `json:"cluster,omitempty"`
+	// TLS is the TLS part (-tls): each server in clear and over TLS.
+	TLS []*result `json:"tls,omitempty"`
 }
 
 func writeJSON(path string, rep report) error {

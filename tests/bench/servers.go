@@ -78,17 +78,22 @@ func freePort() (int, error) {
 // startServer starts kind with the given fsync policy, retrying on another
 // port when the chosen one was taken between picking and binding.
 func startServer(cfg *config, kind, fsync string) (*server, error) {
+	return startServerWith(cfg, kind, fsync, nil)
+}
+
+// startServerWith is startServer with extra flags for the server.
+func startServerWith(cfg *config, kind, fsync string, extra []string) (*server, error) {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		var s *server
-		if s, err = startOnce(cfg, kind, fsync); err == nil {
+		if s, err = startOnce(cfg, kind, fsync, extra); err == nil {
 			return s, nil
 		}
 	}
 	return nil, err
 }
 
-func startOnce(cfg *config, kind, fsync string) (*server, error) {
+func startOnce(cfg *config, kind, fsync string, extra []string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -105,7 +110,7 @@ func startOnce(cfg *config, kind, fsync string) (*server, error) {
 			"--save", "", "--appendonly", "yes", "--appendfsync", fsync,
 			"--daemonize", "no", "--loglevel", "warning"}
 	}
-	if err := s.start(bin, args); err != nil {
+	if err := s.start(bin, append(args, extra...)); err != nil {
 		return nil, err
 	}
 	if err := s.ready(15*time.Second, "PING"); err != nil {
