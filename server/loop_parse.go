@@ -9,6 +9,7 @@ type loopCmd struct {
 	cmd   *commands.Cmd // the table's entry for args[0], nil when unknown
 	start int           // where the command begins in the input
 	fail  []byte        // a protocol error's reply, in place of a command
+	err   error         // that error
 	// script: a script that may run past lua-time-limit (any but a
 	// library's), which the loop runs with a stand-in ready (loop_busy.go)
 	script bool
@@ -36,7 +37,7 @@ func (lp *eventLoop) parse(lc *loopConn) {
 			lc.reparse = true
 			return
 		case err != nil:
-			lc.cmds = append(lc.cmds, loopCmd{start: start, fail: []byte("-ERR " + err.Error() + "\r\n")})
+			lc.cmds = append(lc.cmds, loopCmd{start: start, fail: []byte("-ERR " + err.Error() + "\r\n"), err: err})
 			lc.parsed = len(lc.in)
 			lc.closing = true
 			return
@@ -46,6 +47,7 @@ func (lp *eventLoop) parse(lc *loopConn) {
 		if len(args) > before {
 			rc := loopCmd{args: args[before:len(args):len(args)], cmd: s.table.Lookup(args[before]), start: start}
 			rc.script = rc.cmd != nil && s.runsLong(rc.cmd, rc.args)
+			lc.bigIn += bigBytes(rc.args)
 			lc.cmds = append(lc.cmds, rc)
 		}
 	}

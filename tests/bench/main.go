@@ -36,6 +36,8 @@ type config struct {
 	cluster     int
 	clusterConc []int
 	clusterWork []string
+	// bigValue is the size of the big-value part's SET (0: no such part).
+	bigValue int64
 }
 
 var interrupted atomic.Bool
@@ -117,6 +119,12 @@ func run() int {
 	if len(cfg.servers) > 0 {
 		printTable(os.Stdout, results)
 	}
+	var big []*bigResult
+	if cfg.bigValue > 0 && !stopping() {
+		big = runBigValue(cfg, note)
+		fmt.Println()
+		printBigValue(os.Stdout, big)
+	}
 	var cluster []*result
 	if cfg.cluster > 0 && !stopping() {
 		cluster = runCluster(cfg, note)
@@ -132,7 +140,7 @@ func run() int {
 		fmt.Printf("\nnotes:\n%s\n", indent(notes))
 	}
 	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
-	rep := report{Started: started.UTC(), Notes: notes, Results: results, Cluster: cluster, Settings: settings(cfg)}
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, BigValue: big, Cluster: cluster, Settings: settings(cfg)}
 	if err := writeJSON(cfg.jsonPath, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: write json:", err)
 		return 1
