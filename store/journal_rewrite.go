@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/qlessd/qlessd/internal/memback"
 	"github.com/tidwall/buntdb"
 )
 
@@ -125,6 +126,8 @@ func rewriteTemp(path string) string {
 func (db *DB) copyItems(out io.Writer) (int64, error) {
 	w := bufio.NewWriterSize(out, 1<<20)
 	fw := newFrameWriter(w)
+	// A long value grew the frame buffer to its size: memory to give back.
+	defer func() { memback.Gone(cap(fw.buf)) }()
 	type item struct{ k, v string }
 	chunk := make([]item, 0, rewriteChunk)
 	after, first := "", true
