@@ -81,7 +81,9 @@ func bigValueOn(cfg *config, kind string, value []byte, r *bigResult) error {
 	if r.RSSBefore, err = procStatus(pid, "VmRSS"); err != nil {
 		return err
 	}
+	// One request of this size may take minutes on a loaded machine.
 	c.nc.SetDeadline(time.Now().Add(10 * time.Minute))
+	c.rearm = time.Now().Add(10 * time.Minute)
 	start := time.Now()
 	head := fmt.Sprintf("*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$%d\r\n", len(value))
 	if err := writeAll(c.nc, []byte(head), value, []byte("\r\n")); err != nil {
@@ -95,9 +97,6 @@ func bigValueOn(cfg *config, kind string, value []byte, r *bigResult) error {
 	if rep.kind != '+' {
 		return fmt.Errorf("SET replied %q", rep.str)
 	}
-	if r.PeakRSS, err = procStatus(pid, "VmHWM"); err != nil {
-		return err
-	}
 	c.arm()
 	if n, err := c.do("DEL", "big"); err != nil || n.num != 1 {
 		return fmt.Errorf("DEL: %v %v", n.num, err)
@@ -108,7 +107,12 @@ func bigValueOn(cfg *config, kind string, value []byte, r *bigResult) error {
 	case <-s.done:
 		return fmt.Errorf("%s exited", kind)
 	}
-	r.RSSAfter, err = procStatus(pid, "VmRSS")
+	if r.RSSAfter, err = procStatus(pid, "VmRSS"); err != nil {
+		return err
+	}
+	// The peak since the start, read last: a data-file rewrite that the
+	// SET set off counts too.
+	r.PeakRSS, err = procStatus(pid, "VmHWM")
 	return err
 }
 
