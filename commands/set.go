@@ -142,7 +142,7 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, okReply, abortReply 
 		}
 		return
 	}
-	c.Tx.SetString(string(key), string(val), at, flags&optKeepTTL != 0)
+	c.Tx.SetString(string(key), KeepArg(val), at, flags&optKeepTTL != 0)
 	switch {
 	case flags&optGET != 0:
 		writeOptString(c, old, found)

@@ -7,10 +7,10 @@ import (
 )
 
 // stringBytes shows a Lua string to a command as its argument without
-// copying it. Commands never modify or keep their arguments (the server's
-// own argument buffers are reused between commands too), and the slice's
-// capacity is its length, so an append copies instead of writing into the
-// string.
+// copying it. Commands never modify their arguments, and keep only long
+// ones (commands.KeepArg), which a Lua string may be: it never changes.
+// The slice's capacity is its length, so an append copies instead of
+// writing into the string.
 func stringBytes(s string) []byte {
 	if len(s) == 0 {
 		return []byte{}

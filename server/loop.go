@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/qlessd/qlessd/internal/memback"
 )
 
 // eventLoop serves client connections from one goroutine, as Redis's one
@@ -242,6 +244,9 @@ func (lp *eventLoop) closeConn(lc *loopConn) {
 	closeFD(lc.fd)
 	lc.fd = -1
 	lc.mu.Unlock()
+	// A long argument read in part goes with the connection.
+	memback.Gone(lc.req.held() + cap(lc.in) + lc.bigIn)
+	lc.req, lc.in = reqParser{}, nil
 	go lp.s.drop(lc.sess)
 }
 

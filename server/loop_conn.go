@@ -20,6 +20,9 @@ type loopConn struct {
 	in     []byte    // input; commands' arguments point into it until the turn ends
 	parsed int       // how much of in the commands read so far took
 	req    reqParser // reads the command after them
+	// intoBig: the last room given was the long argument's own buffer
+	intoBig bool
+	bigIn   int // bytes of the long arguments of the turn's commands
 	// reparse: a command was left unread until those before it have run
 	// (they may authenticate the client)
 	reparse bool
@@ -46,10 +49,18 @@ type loopConn struct {
 
 // graduate hands lc to a goroutine of its own, which first sends what the
 // socket did not take yet, then runs the commands read but not run, and
-// reads on from there.
+// reads on from there with the loop's parser: a long argument's bytes are
+// in its own buffer, not in the input, so what was read is not read again.
 func (lp *eventLoop) graduate(lc *loopConn) {
-	oc := &ownConn{sess: lc.sess, in: lc.in[lc.cmds[0].start:], out: bufWriter{b: lc.out.b[lc.sent:]}}
-	lc.in, lc.cmds, lc.argBuf, lc.out.b = nil, nil, nil, nil
+	oc := &ownConn{sess: lc.sess, in: lc.in[lc.parsed:], req: lc.req, out: bufWriter{b: lc.out.b[lc.sent:]}}
+	for _, rc := range lc.cmds {
+		err := rc.err
+		if rc.attack {
+			err = errCrossProtocol
+		}
+		oc.queued = append(oc.queued, queuedCmd{args: keepArgs(rc.args), err: err})
+	}
+	lc.in, lc.cmds, lc.argBuf, lc.out.b, lc.req = nil, nil, nil, nil, reqParser{}
 	lc.gone = true
 	lp.p.remove(lc.fd)
 	delete(lp.conns, lc.id)

@@ -1,5 +1,7 @@
 package server
 
+import "github.com/qlessd/qlessd/internal/memback"
+
 // read takes what the connection has sent so far and the commands in it.
 func (lp *eventLoop) read(lc *loopConn) {
 	if lc.closing || lc.dead {
@@ -25,11 +27,18 @@ func (lp *eventLoop) readOn(lc *loopConn, took int) {
 	}
 }
 
-// room is where the next read goes, took of the turn's input read already.
+// room is where the next read goes, took of the turn's input read already:
+// the long argument being read (commands.BigArg bytes or more) has a
+// buffer of its own, which the socket fills directly.
 // A turn takes turnInput; of a long argument being read, which runs nothing
 // until it is whole, it takes up to argTurnInput but nothing past it, as
 // Redis reads no further either. Empty when the turn has its share.
 func (lc *loopConn) room(took int) []byte {
+	if big := lc.req.bigRoom(); big != nil {
+		lc.intoBig = true
+		return big[:min(len(big), max(argTurnInput-took, 0))]
+	}
+	lc.intoBig = false
 	missing := lc.parsed + lc.req.need() - len(lc.in)
 	if cap(lc.in)-len(lc.in) < minRead {
 		lc.in = grow(lc.in, missing)
@@ -45,7 +54,10 @@ func (lc *loopConn) room(took int) []byte {
 // whether the socket may hold more: once it gave less than asked for it is
 // empty, and asking again would only say so.
 func (lc *loopConn) received(n int, err error, asked int) bool {
-	if n > 0 {
+	switch {
+	case n > 0 && lc.intoBig:
+		lc.req.bigRead(n)
+	case n > 0:
 		lc.in = lc.in[:len(lc.in)+n]
 	}
 	if err != nil && !wouldBlock(err) || err == nil && n == 0 {
@@ -78,6 +90,8 @@ func (lc *loopConn) endTurn() {
 	lc.sess.bufs.publish(len(lc.in), cap(lc.in), len(lc.out.b)-lc.sent, cap(lc.out.b))
 	clear(lc.argBuf)
 	lc.argBuf = lc.argBuf[:0]
+	memback.Gone(lc.bigIn)
+	lc.bigIn = 0
 	clear(lc.cmds)
 	lc.cmds = lc.cmds[:0]
 }
@@ -133,6 +147,7 @@ func (lp *eventLoop) flush(lc *loopConn) {
 	} else {
 		lc.sent = 0
 		if cap(lc.out.b) > 64<<10 {
+			memback.Gone(cap(lc.out.b))
 			lc.out.b = nil
 		} else {
 			lc.out.b = lc.out.b[:0]

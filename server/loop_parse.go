@@ -9,6 +9,7 @@ type loopCmd struct {
 	cmd   *commands.Cmd // the table's entry for args[0], nil when unknown
 	start int           // where the command begins in the input
 	fail  []byte        // a protocol error's reply, in place of a command
+	err   error         // that error
 	// attack: a cross-protocol request (POST or Host:), in place of a
 	// command; the connection closes there, nothing of its turn sent
 	attack bool
@@ -44,7 +45,7 @@ func (lp *eventLoop) parse(lc *loopConn) {
 			lc.closing = true
 			return
 		case err != nil:
-			lc.cmds = append(lc.cmds, loopCmd{start: start, fail: []byte("-ERR " + err.Error() + "\r\n")})
+			lc.cmds = append(lc.cmds, loopCmd{start: start, fail: []byte("-ERR " + err.Error() + "\r\n"), err: err})
 			lc.parsed = len(lc.in)
 			lc.closing = true
 			return
@@ -54,6 +55,7 @@ func (lp *eventLoop) parse(lc *loopConn) {
 		if len(args) > before {
 			rc := loopCmd{args: args[before:len(args):len(args)], cmd: s.table.Lookup(args[before]), start: start}
 			rc.script = rc.cmd != nil && s.runsLong(rc.cmd, rc.args)
+			lc.bigIn += bigBytes(rc.args)
 			lc.cmds = append(lc.cmds, rc)
 		}
 	}

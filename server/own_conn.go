@@ -3,6 +3,9 @@ package server
 import (
 	"net"
 	"time"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/internal/memback"
 )
 
 // ownConn is a connection served by a goroutine of its own: every one with
@@ -17,6 +20,15 @@ type ownConn struct {
 	req  reqParser
 	args [][]byte
 	out  bufWriter // replies not sent yet
+	// queued are commands an event loop read and did not run before it
+	// handed the connection over; they run first.
+	queued []queuedCmd
+}
+
+// queuedCmd is a command read, or the protocol error met in its place.
+type queuedCmd struct {
+	args [][]byte
+	err  error
 }
 
 // handOver is the size from which a command's arguments keep pointing into
@@ -70,6 +82,7 @@ func (s *Server) serveOwn(sess *session, oc *ownConn) {
 		s.inflight.Add(1)
 		quit := s.process(sess, args, &oc.out)
 		s.inflight.Done()
+		memback.Gone(bigBytes(args))
 		if quit || sess.closeAfterReply {
 			oc.flush()
 			break
@@ -77,6 +90,9 @@ func (s *Server) serveOwn(sess *session, oc *ownConn) {
 	}
 	handBack(oc.out.owed) // replies the loop stopped before sending
 	oc.out.owed = nil
+	// A long argument read in part goes with the connection.
+	memback.Gone(oc.req.held() + cap(oc.in))
+	oc.req, oc.in = reqParser{}, nil
 	sess.netConn.Close()
 	s.drop(sess)
 }
@@ -89,6 +105,7 @@ func (oc *ownConn) flush() bool {
 	}
 	err := oc.send()
 	if cap(oc.out.b) > 64<<10 {
+		memback.Gone(cap(oc.out.b))
 		oc.out.b = nil
 	} else {
 		oc.out.b = oc.out.b[:0]
@@ -100,10 +117,18 @@ func (oc *ownConn) flush() bool {
 // good (MULTI queues them, a blocked command keeps them). Before it waits
 // for the socket, the replies so far go out.
 func (oc *ownConn) ReadCommand() ([][]byte, error) {
+	if len(oc.queued) > 0 {
+		q := oc.queued[0]
+		oc.queued = oc.queued[1:]
+		if q.err == errCrossProtocol {
+			oc.sess.srv.crossProtocol(oc.sess)
+		}
+		return q.args, q.err
+	}
 	sess := oc.sess
 	s := sess.srv
 	for {
-		if oc.from < len(oc.in) {
+		if oc.from < len(oc.in) || oc.req.bigRoom() != nil {
 			n, args, err := oc.req.next(oc.in[oc.from:], s.reqLimits(sess), oc.args[:0])
 			oc.args = args
 			switch {
@@ -136,31 +161,66 @@ func (oc *ownConn) ReadCommand() ([][]byte, error) {
 // keep makes the arguments of the command that took the n bytes before
 // from independent of the input buffer, which is reused.
 func (oc *ownConn) keep(args [][]byte, n int) [][]byte {
-	out := make([][]byte, len(args))
 	defer clear(args) // what they point into may be big: hold on to none of it
 	if n >= handOver {
+		out := make([][]byte, len(args))
 		copy(out, args)
 		rest := oc.in[oc.from:]
 		oc.in, oc.from = append(make([]byte, 0, max(len(rest), minRead)), rest...), 0
 		return out
 	}
+	return keepArgs(args)
+}
+
+// keepArgs copies the short arguments of a command into one block of their
+// own; a long one (commands.BigArg bytes or more) is in a buffer of its
+// own already and stays there.
+func keepArgs(args [][]byte) [][]byte {
+	out := make([][]byte, len(args))
 	size := 0
 	for _, a := range args {
-		size += len(a)
+		if len(a) < commands.BigArg {
+			size += len(a)
+		}
 	}
 	block := make([]byte, 0, size)
 	for i, a := range args {
+		if len(a) >= commands.BigArg {
+			out[i] = a
+			continue
+		}
 		block = append(block, a...)
 		out[i] = block[len(block)-len(a) : len(block) : len(block)]
 	}
 	return out
 }
 
+// bigBytes is the size of a command's long arguments, which go back to
+// the system once it has run (memback).
+func bigBytes(args [][]byte) int {
+	n := 0
+	for _, a := range args {
+		if len(a) >= commands.BigArg {
+			n += len(a)
+		}
+	}
+	return n
+}
+
 // fill reads what the socket has, into room for at least minRead bytes:
 // made by moving the unread input to the front, or by growing the buffer,
 // by no more than the argument being read still needs when it is long. Of
-// a long argument it reads nothing past its end, as the event loop does.
+// a long argument it reads nothing past its end, as the event loop does;
+// one of commands.BigArg bytes or more goes straight into its own buffer.
 func (oc *ownConn) fill() error {
+	if big := oc.req.bigRoom(); big != nil {
+		n, err := oc.nc.Read(big)
+		oc.req.bigRead(n)
+		if n > 0 {
+			return nil
+		}
+		return err
+	}
 	if oc.from == len(oc.in) {
 		oc.in, oc.from = oc.in[:0], 0
 	}

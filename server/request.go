@@ -79,6 +79,13 @@ type reqParser struct {
 	left    int  // arguments still to read; -1 before the count line
 	bulk    int  // length of the argument being read; -1 before its length line
 	spans   []int
+	// bigs are the command's long arguments (commands.BigArg bytes or
+	// more), each read into a buffer of its own of the announced size
+	// plus its CRLF, as Redis reads a bulk past PROTO_MBULK_BIG_ARG: no
+	// input buffer doubles up to it, and the command keeps it uncopied.
+	// The last may still be filling (bigFill bytes of it read).
+	bigs    [][]byte
+	bigFill int
 }
 
 // next reads the command at the start of b. When b holds only part of it
@@ -139,6 +146,16 @@ func (p *reqParser) multibulk(b []byte, lim reqLimits, args [][]byte) (int, [][]
 				return 0, args, err
 			}
 		}
+		if p.bulk >= commands.BigArg {
+			if !p.takeBig(b) {
+				return 0, args, errIncomplete
+			}
+			// a span of its own kind: (-1, its index in bigs)
+			p.spans = append(p.spans, -1, len(p.bigs)-1)
+			p.bulk = -1
+			p.left--
+			continue
+		}
 		if len(b)-p.pos-2 < p.bulk {
 			return 0, args, errIncomplete
 		}
@@ -150,10 +167,63 @@ func (p *reqParser) multibulk(b []byte, lim reqLimits, args [][]byte) (int, [][]
 	args = slices.Grow(args, len(p.spans)/2)
 	for i := 0; i < len(p.spans); i += 2 {
 		from, to := p.spans[i], p.spans[i+1]
+		if from < 0 {
+			big := p.bigs[to]
+			n := len(big) - 2 // the CRLF after it, skipped unchecked
+			args = append(args, big[:n:n])
+			continue
+		}
 		args = append(args, b[from:to:to])
 	}
 	return p.done(), args, nil
 }
+
+// takeBig moves the bytes of the long argument being read that b holds
+// past pos into the argument's own buffer, made when it begins. It
+// reports whether the argument is whole.
+func (p *reqParser) takeBig(b []byte) bool {
+	if p.bigFill == 0 && (len(p.bigs) == 0 || len(p.bigs[len(p.bigs)-1]) > 0) {
+		p.bigs = append(p.bigs, make([]byte, 0, min(p.bigWant(), bigAlloc)))
+	}
+	room := p.bigRoom()
+	n := copy(room, b[p.pos:])
+	p.pos += n
+	p.bigFill += n
+	if p.bigFill < p.bigWant() {
+		return false
+	}
+	big := &p.bigs[len(p.bigs)-1]
+	*big = (*big)[:p.bigFill]
+	p.bigFill = 0
+	return true
+}
+
+// bigWant is the size of the long argument being read with its CRLF.
+func (p *reqParser) bigWant() int { return min(p.bulk, math.MaxInt-2) + 2 }
+
+// bigAlloc is the most a long argument's buffer is made for at once: an
+// argument announced longer (proto-max-bulk-len raised past its 512 MB
+// default) grows with its bytes.
+const bigAlloc = 512<<20 + 2
+
+// bigRoom is where the next bytes of a long argument go, read straight
+// from the socket; nil when no long argument is being read. It is valid
+// only after next reported errIncomplete, which took every byte of the
+// input there was.
+func (p *reqParser) bigRoom() []byte {
+	if p.kind != '*' || p.left <= 0 || p.bulk < commands.BigArg || len(p.bigs) == 0 {
+		return nil
+	}
+	big := &p.bigs[len(p.bigs)-1]
+	want := p.bigWant()
+	if p.bigFill == cap(*big) && cap(*big) < want {
+		*big = slices.Grow((*big)[:p.bigFill], min(cap(*big), want-cap(*big)))[:0]
+	}
+	return (*big)[p.bigFill:min(cap(*big), want)]
+}
+
+// bigRead takes in n bytes read into bigRoom.
+func (p *reqParser) bigRead(n int) { p.bigFill += n }
 
 // bulkLine reads an argument's "$<length>" line.
 func (p *reqParser) bulkLine(b []byte, lim reqLimits) error {
@@ -232,6 +302,7 @@ func (p *reqParser) line(b []byte, c byte, tooBig protoError) (int, error) {
 func (p *reqParser) done() int {
 	n := p.pos
 	p.kind, p.pos, p.scanned, p.nul = 0, 0, 0, false
+	p.bigs, p.bigFill = nil, 0 // the arguments own them now
 	if cap(p.spans) > 1<<12 {
 		p.spans = nil
 	} else {
@@ -245,11 +316,18 @@ func (p *reqParser) done() int {
 // stops at 2^62, far past any buffer, so that sums with it cannot overflow
 // (proto-max-bulk-len may be set to 2^63-1).
 func (p *reqParser) need() int {
-	if p.kind != '*' || p.left <= 0 || p.bulk < 0 {
+	if p.kind != '*' || p.left <= 0 || p.bulk < 0 || p.bulk >= commands.BigArg {
 		return 0
 	}
 	return min(p.pos+min(p.bulk, 1<<62)+2, 1<<62)
 }
 
-// held is what the command read so far costs besides its bytes.
-func (p *reqParser) held() int { return len(p.spans) / 2 * argBookkeeping }
+// held is what the command read so far costs besides its bytes in the
+// input: its arguments' bookkeeping and its long arguments' bytes read.
+func (p *reqParser) held() int {
+	n := len(p.spans) / 2 * argBookkeeping
+	for _, big := range p.bigs {
+		n += len(big)
+	}
+	return n + p.bigFill
+}

@@ -211,18 +211,31 @@ func TestRequestResumesWhereItStopped(t *testing.T) {
 	}
 }
 
-// The input a command is missing is what grows a buffer: an announced
-// length is not allocated before its bytes come.
+// The input a command is missing is what grows a buffer; a long argument
+// (commands.BigArg or more) is read into one buffer of its announced size
+// instead, as Redis reads one, and the input does not grow for it.
 func TestGrowthFollowsTheInput(t *testing.T) {
 	var p reqParser
-	b := []byte("*1\r\n$536870912\r\nxx")
+	head := "*1\r\n$30000\r\n"
+	b := []byte(head + "xx")
 	if _, _, err := p.next(b, defaultLimits, nil); err != errIncomplete {
 		t.Fatal(err)
 	}
-	if p.need() != 16+536870912+2 {
+	if p.need() != len(head)+30000+2 {
 		t.Fatalf("need %d", p.need())
 	}
-	g := grow(make([]byte, len(b), 32<<10), p.need()-len(b))
+	var long reqParser
+	b = []byte("*1\r\n$536870912\r\nxx")
+	if _, _, err := long.next(b, defaultLimits, nil); err != errIncomplete {
+		t.Fatal(err)
+	}
+	if long.need() != 0 || len(long.bigs) != 1 || cap(long.bigs[0]) != 536870912+2 || long.bigFill != 2 {
+		t.Fatalf("need %d, %d own buffers, filled %d", long.need(), len(long.bigs), long.bigFill)
+	}
+	if room := long.bigRoom(); len(room) != 536870912 {
+		t.Fatalf("room for %d bytes", len(room))
+	}
+	g := grow(make([]byte, len(b), 32<<10), 1<<30)
 	if cap(g) != 64<<10 {
 		t.Fatalf("grew to %d, want double", cap(g))
 	}
@@ -237,17 +250,18 @@ func TestGrowthFollowsTheInput(t *testing.T) {
 }
 
 // With proto-max-bulk-len at its largest, an argument announced that long
-// waits for its bytes like any other, and what it needs adds up.
+// waits for its bytes like any other: its buffer is made for no more than
+// the default limit (bigRoom grows it with what comes past that).
 func TestLongestAnnouncedArgument(t *testing.T) {
 	var p reqParser
 	b := []byte("*1\r\n$9223372036854775807\r\nxx")
 	if _, _, err := p.next(b, reqLimits{maxBulk: math.MaxInt64}, nil); err != errIncomplete {
 		t.Fatal(err)
 	}
-	if need := p.need(); need < len(b) || need > 1<<62 {
+	if need := p.need(); need != 0 {
 		t.Fatalf("need %d", need)
 	}
-	if g := grow(make([]byte, len(b), 32<<10), p.need()-len(b)); cap(g) != 64<<10 {
-		t.Fatalf("grew to %d", cap(g))
+	if room := p.bigRoom(); len(room) != bigAlloc-2 {
+		t.Fatalf("room for %d", len(room))
 	}
 }

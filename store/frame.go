@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"strconv"
+	"unsafe"
 )
 
 // Records reach the data file in frames, each written by one write(2): the
@@ -63,11 +65,17 @@ func sealFrame(b []byte, link uint32) error {
 	if n > math.MaxUint32 {
 		return errFrameTooLarge
 	}
-	b[0] = frameMark
-	binary.LittleEndian.PutUint32(b[1:5], uint32(n))
-	binary.LittleEndian.PutUint32(b[5:9], crc32.Checksum(b[frameHeaderLen:], castagnoli))
-	setFrameLink(b, link)
+	putFrameHeader(b, n, crc32.Checksum(b[frameHeaderLen:], castagnoli), link)
 	return nil
+}
+
+// putFrameHeader writes into h the header of a frame of an n-byte body
+// with checksum sum, linked to link.
+func putFrameHeader(h []byte, n int, sum, link uint32) {
+	h[0] = frameMark
+	binary.LittleEndian.PutUint32(h[1:5], uint32(n))
+	binary.LittleEndian.PutUint32(h[5:9], sum)
+	setFrameLink(h, link)
 }
 
 // setFrameLink sets the link of the frame header at the start of h and
@@ -122,6 +130,40 @@ func (fw *frameWriter) full() error {
 	}
 	return fw.flush()
 }
+
+// set adds the record setting k to v. A long value goes in a frame of its
+// own, written from the item itself through the file's buffer: copied into
+// the frame buffer, a 500 MB value cost a rewrite 500 MB more.
+func (fw *frameWriter) set(k, v string) error {
+	if len(v) < bigItem {
+		fw.buf = appendSetRecord(fw.buf, k, v)
+		return fw.full()
+	}
+	if err := fw.flush(); err != nil {
+		return err
+	}
+	head := appendBulk(append(fw.buf, "*3\r\n$3\r\nset\r\n"...), k)
+	head = strconv.AppendInt(append(head, '$'), int64(len(v)), 10)
+	head = append(head, '\r', '\n')
+	fw.buf = head[:frameHeaderLen]
+	n := len(head) - frameHeaderLen + len(v) + 2
+	if n > math.MaxUint32 {
+		return errFrameTooLarge
+	}
+	sum := crc32.Update(crc32.Update(crcOf(head[frameHeaderLen:]), castagnoli, unsafe.Slice(unsafe.StringData(v), len(v))), castagnoli, crlf)
+	putFrameHeader(head, n, sum, fw.link)
+	_, fw.link = frameLink(head)
+	for _, part := range []string{string(head), v, "\r\n"} {
+		m, err := io.WriteString(fw.w, part)
+		fw.size += int64(m)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var crlf = []byte("\r\n")
 
 // flush writes the frame being filled, if it holds any record.
 func (fw *frameWriter) flush() error {

@@ -49,6 +49,7 @@ type journal struct {
 	open     []byte
 	records  int
 	undoOpen []undoOp
+	headRoom bool // open begins with openHead bytes of room (journal_big.go)
 
 	mu      sync.Mutex    // guards pending, undo and cur
 	pending []byte        // records of committed transactions not yet written
@@ -205,6 +206,9 @@ func appendBulk(b []byte, s string) []byte {
 // ones open, as seal empties open.
 func (j *journal) discard() {
 	j.open, j.records = j.open[:0], 0
+	if cap(j.open) > maxKeptBuffer || j.headRoom {
+		j.open, j.headRoom = nil, false // it may hold a long item (journal_big.go)
+	}
 	clear(j.undoOpen)
 	j.undoOpen = j.undoOpen[:0]
 }
@@ -218,17 +222,22 @@ func (j *journal) seal() (uint64, *outcome) {
 		return j.seq.Load(), j.newest.Load()
 	}
 	j.mu.Lock()
-	if len(j.pending) == 0 {
-		j.pending = append(j.pending, frameSpace[:]...) // for sealFrame
+	if !j.takeOpen() {
+		if len(j.pending) == 0 {
+			j.pending = append(j.pending, frameSpace[:]...) // for sealFrame
+		}
+		if j.records > 1 {
+			j.pending = append(j.pending, recMulti...)
+			j.pending = append(j.pending, j.openRecords()...)
+			j.pending = append(j.pending, recExec...)
+		} else {
+			j.pending = append(j.pending, j.openRecords()...)
+		}
+		j.open = j.open[:0]
+		if j.headRoom {
+			j.open, j.headRoom = nil, false
+		}
 	}
-	if j.records > 1 {
-		j.pending = append(j.pending, recMulti...)
-		j.pending = append(j.pending, j.open...)
-		j.pending = append(j.pending, recExec...)
-	} else {
-		j.pending = append(j.pending, j.open...)
-	}
-	j.open = j.open[:0]
 	if len(j.undo) == 0 {
 		j.undo, j.undoOpen = j.undoOpen, j.undo[:0]
 	} else {

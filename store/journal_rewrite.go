@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/qlessd/qlessd/internal/memback"
 	"github.com/tidwall/buntdb"
 )
 
@@ -126,6 +127,10 @@ func rewriteTemp(path string) string {
 func (db *DB) copyItems(out io.Writer) (int64, uint32, error) {
 	w := bufio.NewWriterSize(out, 1<<20)
 	fw := newFrameWriter(w)
+	// The long values the rewrite held (chunk) may be gone from the store
+	// meanwhile: memory to give back now that it lets go of them.
+	longest := 0
+	defer func() { memback.Gone(longest) }()
 	type item struct{ k, v string }
 	chunk := make([]item, 0, rewriteChunk)
 	after, first := "", true
@@ -147,8 +152,8 @@ func (db *DB) copyItems(out io.Writer) (int64, uint32, error) {
 			return 0, 0, err
 		}
 		for _, it := range chunk {
-			fw.buf = appendSetRecord(fw.buf, it.k, it.v)
-			if err := fw.full(); err != nil {
+			longest = max(longest, len(it.v))
+			if err := fw.set(it.k, it.v); err != nil {
 				return 0, 0, fmt.Errorf("write rewrite file: %w", err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/qlessd/qlessd/internal/memback"
 	"github.com/tidwall/buntdb"
 )
 
@@ -184,9 +185,15 @@ func (tx *Tx) putMeta(key string, old Meta, existed bool, m Meta) {
 		tx.rawSet(expiryKey(tx.sel, m.ExpireAt, key), "")
 	}
 	mk := metaKey(tx.sel, key)
-	tx.rawSet(mk, m.encode())
+	item := tx.setMetaItem(mk, m)
+	// The cached metadata shares the item's bytes: a long value given
+	// uncopied (commands.KeepArg) is not kept twice.
+	m.Payload = item[metaHeader:]
 	tx.metaWritten(mk, key, m, true)
 	tx.touch(key)
+	if existed && old.Type == TypeString {
+		memback.Gone(len(old.Payload))
+	}
 }
 
 // remove deletes key's metadata, expiry entry and elements.
@@ -194,6 +201,9 @@ func (tx *Tx) remove(key string, m Meta) {
 	mk := metaKey(tx.sel, key)
 	tx.rawDelete(mk)
 	tx.metaWritten(mk, key, Meta{}, false)
+	if m.Type == TypeString {
+		memback.Gone(len(m.Payload))
+	}
 	if m.ExpireAt != 0 {
 		tx.rawDelete(expiryKey(tx.sel, m.ExpireAt, key))
 	}
@@ -247,6 +257,30 @@ func (tx *Tx) rawSet(k, v string) (replaced bool) {
 		tx.db.jr.addSet(k, v, old, replaced)
 	}
 	return replaced
+}
+
+// setMetaItem sets metadata item mk to m encoded, and returns the item.
+// A long string's item is built in its record (journal_big.go).
+func (tx *Tx) setMetaItem(mk string, m Meta) string {
+	jr := tx.db.jr
+	if jr == nil || m.Type != TypeString || len(m.Payload) < bigItem {
+		item := m.encode()
+		tx.rawSet(mk, item)
+		return item
+	}
+	tx.mutating()
+	open, records := len(jr.open), jr.records
+	item := jr.addSetItem(mk, m)
+	old, replaced, err := tx.btx.Set(mk, item, nil)
+	if err != nil {
+		jr.open, jr.records = jr.open[:open], records
+		if open == 0 {
+			jr.open, jr.headRoom = nil, false
+		}
+		return item
+	}
+	jr.noteItem(mk, old, replaced)
+	return item
 }
 
 // rawDeleteAll deletes every item. buntdb refuses only read-only

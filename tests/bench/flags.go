@@ -38,6 +38,7 @@ func parseFlags() (*config, error) {
 	clusterWork := fs.String("cluster-workloads", "put,pop1", "workloads of the cluster part, in every pass")
 	fs.BoolVar(&cfg.tls, "tls", false, "after the tables, run put and pop1 on qlessd and Redis in clear and over TLS, and print what TLS costs each")
 	tlsConc := fs.String("tls-conc", "50", "concurrencies of the TLS part")
+	fs.Int64Var(&cfg.bigValue, "big-value", 500_000_000, "after the table, one SET of a value of this many bytes on each server: its time, peak RSS, and RSS after DEL; 0: no such part")
 	fs.StringVar(&cfg.jsonPath, "json", "bench-results.json", "where to write the results as JSON")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return nil, err
@@ -64,6 +65,9 @@ func parseFlags() (*config, error) {
 		if !contains(workloadNames, w) || w == "footprint" {
 			return nil, fmt.Errorf("unknown cluster workload %q (footprint is not run on a cluster)", w)
 		}
+	}
+	if cfg.bigValue < 0 || cfg.bigValue > 512<<20 {
+		return nil, fmt.Errorf("-big-value must be 0 (no big-value part) or at most 512 MB (proto-max-bulk-len)")
 	}
 	if cfg.cluster < 0 {
 		return nil, fmt.Errorf("-cluster must be 0 (no cluster part) or a node count")
@@ -130,7 +134,7 @@ func settings(cfg *config) map[string]any {
 		"workloads": cfg.workloads, "always_workloads": cfg.alwaysWork,
 		"passes": cfg.passes, "servers": cfg.servers, "ways": cfg.ways,
 		"qless_lua": cfg.qlessLua, "redis_server": cfg.redisBin,
-		"cluster": cfg.cluster, "cluster_concurrency": cfg.clusterConc, "cluster_workloads": cfg.clusterWork,
+		"big_value": cfg.bigValue, "cluster": cfg.cluster, "cluster_concurrency": cfg.clusterConc, "cluster_workloads": cfg.clusterWork,
 		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc,
 	}
 }

@@ -39,6 +39,8 @@ type config struct {
 	// tls runs the TLS part: put and pop1 at tlsConc, in clear and over TLS.
 	tls     bool
 	tlsConc []int
+	// bigValue is the size of the big-value part's SET (0: no such part).
+	bigValue int64
 }
 
 var interrupted atomic.Bool
@@ -120,6 +122,12 @@ func run() int {
 	if len(cfg.servers) > 0 {
 		printTable(os.Stdout, results)
 	}
+	var big []*bigResult
+	if cfg.bigValue > 0 && !stopping() {
+		big = runBigValue(cfg, note)
+		fmt.Println()
+		printBigValue(os.Stdout, big)
+	}
 	var cluster []*result
 	if cfg.cluster > 0 && !stopping() {
 		cluster = runCluster(cfg, note)
@@ -141,7 +149,7 @@ func run() int {
 		fmt.Printf("\nnotes:\n%s\n", indent(notes))
 	}
 	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
-	rep := report{Started: started.UTC(), Notes: notes, Results: results, Cluster: cluster, TLS: tlsResults, Settings: settings(cfg)}
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, BigValue: big, Cluster: cluster, TLS: tlsResults, Settings: settings(cfg)}
 	if err := writeJSON(cfg.jsonPath, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: write json:", err)
 		return 1

@@ -158,6 +158,8 @@ type report struct {
 	Settings any       `json:"settings"`
 	Notes    []string  `json:"notes"`
 	Results  []*result `json:"results"`
+	// BigValue is the big-value part (-big-value): one large SET per server.
+	BigValue []*bigResult `json:"big_value,omitempty"`
 	// Cluster is the cluster part (-cluster): qlessd alone and the cluster.
 	Cluster []*result `json:"cluster,omitempty"`
 	// TLS is the TLS part (-tls): each server in clear and over TLS.

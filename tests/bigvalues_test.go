@@ -1,0 +1,168 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Long arguments (32 KB and more) are read into buffers of their own, and a
+// long string's stored item is built in its journal record: values of
+// every size around those paths' limits, pipelined with commands that hand
+// the connection from the event loop to a goroutine of its own (MULTI),
+// sent in small pieces, must come back byte for byte, and again after a
+// restart. Both connection modes are run whatever QLESSD_ARGS says.
+func TestBigValuesRoundTripAndSurviveRestart(t *testing.T) {
+	for _, mode := range []string{"yes", "no"} {
+		t.Run("event-loop-"+mode, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"--event-loop", mode, "--appendfsync", "always"}
+			q := StartQlessd(t, dir, args...)
+			values := map[string][]byte{
+				"edge": bigTestValue(32<<10-1, 1), "big": bigTestValue(32<<10, 2),
+				"mid": bigTestValue(100<<10, 3), "item": bigTestValue(1<<20+1, 4),
+				// 40 MB in one SET; a few MB in MSET and behind MULTI, enough
+				// to be read in part when the loop hands the connection over
+				// (it reads 1 MB of a long argument per turn), small enough
+				// to reload fast on a loaded machine.
+				"huge1": bigTestValue(40<<20, 5), "huge2": bigTestValue(6<<20, 6),
+				"queued": bigTestValue(6<<20, 7),
+			}
+			var in bytes.Buffer
+			want := ""
+			for _, k := range []string{"edge", "big", "mid", "item", "huge1"} {
+				writeCommand(&in, []byte("SET"), []byte(k), values[k])
+				want += "+OK\r\n"
+			}
+			writeCommand(&in, []byte("MSET"), []byte("huge2"), values["huge2"], []byte("small"), []byte("s"))
+			writeCommand(&in, []byte("MULTI"))
+			writeCommand(&in, []byte("SET"), []byte("queued"), values["queued"])
+			writeCommand(&in, []byte("EXEC"))
+			writeCommand(&in, []byte("GET"), []byte("small"))
+			want += "+OK\r\n+OK\r\n+QUEUED\r\n*1\r\n+OK\r\n$1\r\ns\r\n"
+			if got := sendInPieces(t, q.Addr, in.Bytes(), len(want)); got != want {
+				t.Fatalf("replies %q, want %q", got, want)
+			}
+			checkValues(t, q.Addr, values)
+			q.Stop()
+			q = StartQlessd(t, dir, args...)
+			checkValues(t, q.Addr, values)
+		})
+	}
+}
+
+// A client that goes away in the middle of a long argument leaves the
+// server serving, the key it was setting unchanged.
+func TestBigValuesClientGoneMidBulk(t *testing.T) {
+	for _, mode := range []string{"yes", "no"} {
+		t.Run("event-loop-"+mode, func(t *testing.T) {
+			q := StartQlessd(t, "", "--event-loop", mode)
+			ctx := context.Background()
+			// a long SET may take a while on a loaded machine
+			rdb := redis.NewClient(&redis.Options{Addr: q.Addr, ReadTimeout: 5 * time.Minute, WriteTimeout: 5 * time.Minute})
+			defer rdb.Close()
+			if err := rdb.Set(ctx, "k", "before", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			for _, sent := range []int{0, 1, 100 << 10, 10 << 20} {
+				c, err := net.Dial("tcp", q.Addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(c, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n", 40<<20)
+				if _, err := c.Write(bigTestValue(sent, 8)); err != nil {
+					t.Fatal(err)
+				}
+				c.Close()
+			}
+			// The server has read the last one's bytes (or given up on
+			// them) once a command sent after it on another connection is
+			// answered; either way the key is untouched.
+			v := bigTestValue(40<<20, 9)
+			if err := rdb.Set(ctx, "other", v, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := rdb.Get(ctx, "k").Result(); err != nil || got != "before" {
+				t.Fatalf("k = %q, %v", got, err)
+			}
+			checkValues(t, q.Addr, map[string][]byte{"other": v})
+		})
+	}
+}
+
+// bigTestValue is n bytes of a pattern that holds CR, LF and every other
+// byte, different for every seed.
+func bigTestValue(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 37))
+	b := make([]byte, n)
+	for i := 0; i < n; i += 8 {
+		x := r.Uint64()
+		for j := 0; j < 8 && i+j < n; j++ {
+			b[i+j] = byte(x >> (8 * j))
+		}
+	}
+	return b
+}
+
+func writeCommand(w *bytes.Buffer, args ...[]byte) {
+	fmt.Fprintf(w, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(w, "$%d\r\n", len(a))
+		w.Write(a)
+		w.WriteString("\r\n")
+	}
+}
+
+// sendInPieces writes b in pieces of up to 64 KB of random sizes while
+// reading the replies, and returns the first want bytes of them.
+func sendInPieces(t *testing.T, addr string, b []byte, want int) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Minute))
+	wrote := make(chan error, 1)
+	go func() {
+		r := rand.New(rand.NewPCG(1, 2))
+		for len(b) > 0 {
+			n := min(len(b), 1+r.IntN(64<<10))
+			if _, err := c.Write(b[:n]); err != nil {
+				wrote <- err
+				return
+			}
+			b = b[n:]
+		}
+		wrote <- nil
+	}()
+	got := make([]byte, want)
+	if _, err := io.ReadFull(bufio.NewReader(c), got); err != nil {
+		t.Fatalf("read replies: %v (so far %q)", err, got)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	return string(got)
+}
+
+func checkValues(t *testing.T, addr string, values map[string][]byte) {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: 5 * time.Minute, WriteTimeout: 5 * time.Minute})
+	defer rdb.Close()
+	for k, v := range values {
+		got, err := rdb.Get(context.Background(), k).Bytes()
+		if err != nil || !bytes.Equal(got, v) {
+			t.Fatalf("%s: %d bytes back, %d sent, equal %v, %v; starts %q", k, len(got), len(v), bytes.Equal(got, v), err, strings.ToValidUTF8(string(got[:min(len(got), 16)]), "?"))
+		}
+	}
+}
