@@ -54,14 +54,14 @@ func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 		return
 	case "add":
 		if err = n.leading(); err == nil {
-			err = n.raft.AddVoter(raft.ServerID(args[2]), raft.ServerAddress(args[3]), 0, 10*time.Second).Error()
+			err = n.await(n.raft.AddVoter(raft.ServerID(args[2]), raft.ServerAddress(args[3]), 0, 10*time.Second), 0)
 		}
 	case "remove":
 		if err = n.leading(); err == nil {
-			err = n.raft.RemoveServer(raft.ServerID(args[2]), 0, 10*time.Second).Error()
+			err = n.await(n.raft.RemoveServer(raft.ServerID(args[2]), 0, 10*time.Second), 0)
 		}
 	case "snapshot":
-		err = n.raft.Snapshot().Error()
+		err = n.await(n.raft.Snapshot(), 0)
 	case "announce":
 		if _, _, serr := net.SplitHostPort(string(args[3])); serr != nil {
 			err = serr
@@ -110,6 +110,9 @@ func (n *Node) status() string {
 	field("node_id", n.opts.NodeID)
 	field("state", strings.ToLower(n.raft.State().String()))
 	field("serving_writes", boolInt(n.ready.Load()))
+	field("read_lease", boolInt(n.ready.Load() && n.lease.current()))
+	field("reads_confirmed", n.leaseWaits.Load())
+	field("reads_refused", n.leaseRefusals.Load())
 	field("leader_id", lid)
 	field("leader_client_addr", n.addrOf(string(lid)))
 	field("term", st["term"])

@@ -33,7 +33,7 @@ func (n *Node) divert(c net.Conn) bool {
 
 func (n *Node) relay(c net.Conn) {
 	if name, err := firstCommand(c); err == nil && localFirst[name] {
-		n.srv.Adopt(c)
+		n.srv.AdoptReplica(c)
 		return
 	}
 	id, addr := n.leader(5 * time.Second)

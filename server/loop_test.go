@@ -11,14 +11,14 @@ func TestLoopBatchReplacesOnlyTheWritesReplies(t *testing.T) {
 	write := func(lc *loopConn, reply string) {
 		start := len(lc.out.b)
 		lc.out.b = append(lc.out.b, reply...)
-		batch.spans = append(batch.spans, replySpan{lc, start, len(lc.out.b)})
+		batch.spans = append(batch.spans, replySpan{lc, start, len(lc.out.b), true})
 	}
 	write(a, ":1\r\n")
 	a.out.b = append(a.out.b, "$3\r\nget\r\n"...) // a read between two writes
 	write(a, "+OK\r\n")
 	write(b, ":7\r\n")
 	b.out.b = append(b.out.b, "+PONG\r\n"...)
-	batch.replaceReplies([]byte("-MISCONF x\r\n"))
+	batch.replaceReplies(func(replySpan) []byte { return []byte("-MISCONF x\r\n") })
 	if got, want := string(a.out.b), "+earlier\r\n-MISCONF x\r\n$3\r\nget\r\n-MISCONF x\r\n"; got != want {
 		t.Errorf("a: %q, want %q", got, want)
 	}

@@ -25,8 +25,9 @@ type ownConn struct {
 const handOver = 64 << 10
 
 // serveConn serves a connection accepted with --event-loop no.
-func (s *Server) serveConn(nc net.Conn) {
+func (s *Server) serveConn(nc net.Conn, replica bool) {
 	sess := newSession(s, nc, nc.RemoteAddr().String())
+	sess.replica = replica
 	if !s.admit(sess, nc) {
 		nc.Close()
 		return
