@@ -18,11 +18,12 @@ import (
 //
 //	RAFT STATUS                   this node's view, as INFO-style lines
 //	RAFT MEMBERS                  [id, raft address, client address, voter|nonvoter] per member
-//	RAFT ADD <id> <host:port>     add a node (its Raft address) as a voter
-//	RAFT REMOVE <id>              remove a node
+//	RAFT ADD <id> <host:port>     add a node (its Raft address) as a voter (through any node)
+//	RAFT REMOVE <id>              remove a node (through any node)
 //	RAFT SNAPSHOT                 take a snapshot now
 //	RAFT DIGEST                   a hash of this node's store, equal on nodes that applied the same entries
 //	RAFT ANNOUNCE <id> <host:port>  a follower's client address (sent by the nodes themselves)
+//	RAFT LEADER-ADD, LEADER-REMOVE  ADD and REMOVE relayed by a follower (members.go)
 func raftCommand(n *Node) *commands.Cmd {
 	return &commands.Cmd{Name: "raft", Arity: -2, Flags: commands.NoTx | commands.NoScript | commands.Loading | commands.Stale,
 		Run: func(c *commands.Ctx, args [][]byte) { n.runRaft(c, args) }}
@@ -30,7 +31,8 @@ func raftCommand(n *Node) *commands.Cmd {
 
 func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 	sub := strings.ToLower(string(args[1]))
-	want := map[string]int{"digest": 2, "status": 2, "members": 2, "add": 4, "remove": 3, "snapshot": 2, "announce": 4, "help": 2}
+	want := map[string]int{"digest": 2, "status": 2, "members": 2, "add": 4, "remove": 3, "snapshot": 2, "announce": 4, "help": 2,
+		"leader-add": 4, "leader-remove": 3}
 	if w, ok := want[sub]; !ok || w != len(args) {
 		c.W.WriteError(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try RAFT HELP.", args[1]))
 		return
@@ -52,14 +54,9 @@ func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 	case "members":
 		n.writeMembers(c.W)
 		return
-	case "add":
-		if err = n.leading(); err == nil {
-			err = n.await(n.raft.AddVoter(raft.ServerID(args[2]), raft.ServerAddress(args[3]), 0, 10*time.Second), 0)
-		}
-	case "remove":
-		if err = n.leading(); err == nil {
-			err = n.await(n.raft.RemoveServer(raft.ServerID(args[2]), 0, 10*time.Second), 0)
-		}
+	case "add", "remove", "leader-add", "leader-remove":
+		n.changeMembers(c, sub, args)
+		return
 	case "snapshot":
 		err = n.await(n.raft.Snapshot(), 0)
 	case "announce":
@@ -83,9 +80,9 @@ var raftHelp = []string{
 	"MEMBERS",
 	"    Each member: id, Raft address, client address, voter or nonvoter.",
 	"ADD <id> <host:port>",
-	"    Add a node, by its Raft address, as a voter (on the leader).",
+	"    Add a node, by its Raft address, as a voter (through any node: a follower relays it to the leader).",
 	"REMOVE <id>",
-	"    Remove a node from the cluster (on the leader).",
+	"    Remove a node from the cluster (through any node).",
 	"SNAPSHOT",
 	"    Take a snapshot of this node's store now.",
 	"DIGEST",

@@ -129,28 +129,47 @@ func (n *Node) announceSelf() {
 
 // sendToLeader runs one command on the leader over its client port.
 func (n *Node) sendToLeader(addr string, args ...string) error {
+	line, err := n.askLeader(addr, 5*time.Second, args...)
+	if err == nil && strings.HasPrefix(line, "-") {
+		err = fmt.Errorf("%s", line[1:])
+	}
+	return err
+}
+
+// askLeader runs one command on the leader over its client port and
+// returns its reply's first line (a status or an error).
+func (n *Node) askLeader(addr string, timeout time.Duration, args ...string) (string, error) {
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(timeout))
 	r := bufio.NewReader(c)
 	if n.opts.Password != "" {
 		if err := roundTrip(c, r, "AUTH", n.opts.Password); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return roundTrip(c, r, args...)
+	if err := send(c, args...); err != nil {
+		return "", err
+	}
+	line, err := r.ReadString('\n')
+	return strings.TrimRight(line, "\r\n"), err
 }
 
-func roundTrip(c net.Conn, r *bufio.Reader, args ...string) error {
+func send(c net.Conn, args ...string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
 	for _, a := range args {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 	}
-	if _, err := c.Write([]byte(b.String())); err != nil {
+	_, err := c.Write([]byte(b.String()))
+	return err
+}
+
+func roundTrip(c net.Conn, r *bufio.Reader, args ...string) error {
+	if err := send(c, args...); err != nil {
 		return err
 	}
 	line, err := r.ReadString('\n')

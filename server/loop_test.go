@@ -1,6 +1,12 @@
 package server
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/qlessd/qlessd/store"
+)
 
 // A batch that failed to reach the data file has each of its writes'
 // replies replaced, and nothing else of the connections' output.
@@ -24,5 +30,37 @@ func TestLoopBatchReplacesOnlyTheWritesReplies(t *testing.T) {
 	}
 	if got, want := string(b.out.b), "-MISCONF x\r\n+PONG\r\n"; got != want {
 		t.Errorf("b: %q, want %q", got, want)
+	}
+}
+
+// A batch caught by a change of leader tells a write's client it may or
+// may not have been applied, and a read's that it changed nothing; a read
+// gate's refusal leaves the replies to a replica's connection be.
+func TestLoopBatchFailedRepliesByKind(t *testing.T) {
+	leader, replica := &loopConn{sess: &session{}}, &loopConn{sess: &session{replica: true}}
+	var batch loopBatch
+	add := func(lc *loopConn, reply string, wrote bool) {
+		start := len(lc.out.b)
+		lc.out.b = append(lc.out.b, reply...)
+		batch.spans = append(batch.spans, replySpan{lc, start, len(lc.out.b), wrote})
+	}
+	add(leader, "+OK\r\n", true)
+	add(leader, "$1\r\nv\r\n", false)
+	caught := &store.WriteError{Err: &store.ReplicationError{Err: errors.New("lost")}}
+	batch.replaceReplies(failedReplies(caught, false))
+	want := "-" + (&store.ReplicationError{}).RedisReply() + "\r\n-" + (&store.ReplicationError{}).ReadReply() + "\r\n"
+	if got := string(leader.out.b); got != want {
+		t.Errorf("caught by a change of leader: %q, want %q", got, want)
+	}
+
+	leader.out.b, batch.spans = nil, nil
+	add(leader, "$1\r\nv\r\n", false)
+	add(replica, "$1\r\nv\r\n", false)
+	batch.replaceReplies(failedReplies(errors.New("refused"), true))
+	if got := string(replica.out.b); got != "$1\r\nv\r\n" {
+		t.Errorf("a replica's read after a gate's refusal: %q", got)
+	}
+	if got := string(leader.out.b); !strings.HasPrefix(got, "-") {
+		t.Errorf("a leader's read after a gate's refusal: %q", got)
 	}
 }
