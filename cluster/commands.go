@@ -119,6 +119,8 @@ func (n *Node) status() string {
 	field("last_snapshot_index", st["last_snapshot_index"])
 	field("num_peers", st["num_peers"])
 	field("snapshots_installed", n.installs.Load())
+	field("digest_matches", n.digestMatches.Load())
+	field("digest_mismatches", n.digestMismatches.Load())
 	n.mu.Lock()
 	relayed := len(n.relays)
 	n.mu.Unlock()
@@ -154,7 +156,8 @@ func (n *Node) writeMembers(w resp.Writer) {
 // replicationState answers ROLE and INFO replication.
 func (n *Node) replicationState() commands.ReplicationState {
 	servers := n.members()
-	st := commands.ReplicationState{ReplID: replID(servers), Offset: int64(n.raft.AppliedIndex())}
+	st := commands.ReplicationState{ReplID: replID(servers), Offset: int64(n.raft.AppliedIndex()), Cluster: true,
+		DigestMismatches: n.digestMismatches.Load()}
 	if n.ready.Load() {
 		st.Master = true
 		voters := 0

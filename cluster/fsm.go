@@ -31,8 +31,12 @@ func (f *fsm) Apply(l *raft.Log) any {
 		return err
 	}
 	n.noteClock(d.clock)
-	if d.kind == entryAddr {
+	switch d.kind {
+	case entryAddr:
 		n.setAddr(d.addr.ID, d.addr.Addr)
+		return nil
+	case entryDigest:
+		n.compareDigest(l.Index, d.digest)
 		return nil
 	}
 	n.mu.Lock()
@@ -45,6 +49,9 @@ func (f *fsm) Apply(l *raft.Log) any {
 		return nil
 	}
 	n.mu.Unlock()
+	if at := n.hooks.divergeAt; at > 0 && l.Index >= at && n.diverged.CompareAndSwap(false, true) {
+		defer n.db.DivergeForTest("diverged-by-test", "x")
+	}
 	if err := n.db.ApplyReplicated(d.frame); err != nil {
 		var fe *store.FileError
 		if errors.As(err, &fe) {

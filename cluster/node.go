@@ -42,6 +42,9 @@ type Node struct {
 	gap atomic.Bool
 	// installs counts snapshots installed from the leader (RAFT STATUS).
 	installs atomic.Int64
+	// The leader's digests this node compared its store with (digest.go).
+	digestMatches, digestMismatches atomic.Int64
+	diverged                        atomic.Bool // QLESSD_TEST_DIVERGE_AT did its change
 
 	// The read lease (lease.go): reads that waited for a round of
 	// heartbeats, and those refused.
@@ -95,8 +98,9 @@ func Start(srv *server.Server, opts Options) (*Node, error) {
 	srv.SetReadGate(n.readGate)
 	srv.Table().SetReplication(n.replicationState)
 	srv.Table().Add(raftCommand(n))
-	n.wg.Add(1)
+	n.wg.Add(2)
 	go n.watch()
+	go n.checkDigests()
 	if opts.FollowerReads {
 		n.wg.Add(1)
 		go n.bridge()

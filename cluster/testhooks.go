@@ -18,11 +18,19 @@ type testHooks struct {
 	// holdBarrier makes a new leader's barrier never answer
 	// (QLESSD_TEST_HOLD_BARRIER=1), as one queued while raft shuts down.
 	holdBarrier bool
+	// digestEvery checks the stores this often (QLESSD_TEST_DIGEST_EVERY_MS)
+	// and divergeOn makes a node that applies the entry of that index
+	// change its store alone (QLESSD_TEST_DIVERGE_AT).
+	digestEvery time.Duration
+	divergeAt   uint64
 }
 
 func readTestHooks() testHooks {
 	ms, _ := strconv.Atoi(os.Getenv("QLESSD_TEST_STEPDOWN_DELAY_MS"))
-	return testHooks{stepDownDelay: time.Duration(ms) * time.Millisecond, holdBarrier: os.Getenv("QLESSD_TEST_HOLD_BARRIER") == "1"}
+	every, _ := strconv.Atoi(os.Getenv("QLESSD_TEST_DIGEST_EVERY_MS"))
+	at, _ := strconv.ParseUint(os.Getenv("QLESSD_TEST_DIVERGE_AT"), 10, 64)
+	return testHooks{stepDownDelay: time.Duration(ms) * time.Millisecond, holdBarrier: os.Getenv("QLESSD_TEST_HOLD_BARRIER") == "1",
+		digestEvery: time.Duration(every) * time.Millisecond, divergeAt: at}
 }
 
 // heldFuture is a future that never ends.
