@@ -114,6 +114,7 @@ func (n *Node) status() string {
 	field("leader_client_addr", n.addrOf(string(lid)))
 	field("term", st["term"])
 	field("applied_index", n.raft.AppliedIndex())
+	field("store_index", n.storeIndex.Load())
 	field("commit_index", n.raft.CommitIndex())
 	field("last_index", n.raft.LastIndex())
 	field("last_snapshot_index", st["last_snapshot_index"])

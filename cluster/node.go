@@ -42,6 +42,10 @@ type Node struct {
 	gap atomic.Bool
 	// installs counts snapshots installed from the leader (RAFT STATUS).
 	installs atomic.Int64
+	// storeIndex is the last entry the store applied. Raft's applied
+	// index runs ahead of it: raft counts a batch applied once it is
+	// handed to the state machine, before it is.
+	storeIndex atomic.Uint64
 	// The leader's digests this node compared its store with (digest.go).
 	digestMatches, digestMismatches atomic.Int64
 	diverged                        atomic.Bool // QLESSD_TEST_DIVERGE_AT did its change
@@ -123,6 +127,10 @@ func (n *Node) openRaft() error {
 	}
 	if n.snaps, err = raft.NewFileSnapshotStore(dir, 2, logw); err != nil {
 		return fmt.Errorf("open the cluster snapshots: %w", err)
+	}
+	// The data file holds at least the last snapshot (raftConfig).
+	if metas, err := n.snaps.List(); err == nil && len(metas) > 0 {
+		n.storeIndex.Store(metas[0].Index)
 	}
 	advertise, err := net.ResolveTCPAddr("tcp", n.opts.Bind)
 	if err != nil {
