@@ -3,7 +3,7 @@ BIN := bin/qlessd
 # staticcheck as .ci/run installs it (go install puts it in GOPATH/bin).
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: build run test fuzz bench vet fmt release
+.PHONY: build run test fuzz bench vet fmt release soak
 
 build:
 	$(GO) build -o $(BIN) ./cmd/qlessd
@@ -28,6 +28,12 @@ test: $(STATICCHECK)
 	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
 	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
 	$(MAKE) fuzz
+
+# Long runs of the randomized fault tests: 200 SIGSTOP/SIGCONT pauses of
+# cluster leaders and followers under load, every node's store compared key
+# by key every five (QLESSD_CLUSTER_SEED=n replays a run).
+soak:
+	QLESSD_CLUSTER_PAUSES=200 $(GO) test -count=1 -timeout 120m -v ./tests -run 'TestClusterPausesKeepStoresEqual'
 
 # staticcheck, when missing, from the Go module proxy.
 $(STATICCHECK):

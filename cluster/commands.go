@@ -18,11 +18,12 @@ import (
 //
 //	RAFT STATUS                   this node's view, as INFO-style lines
 //	RAFT MEMBERS                  [id, raft address, client address, voter|nonvoter] per member
-//	RAFT ADD <id> <host:port>     add a node (its Raft address) as a voter
-//	RAFT REMOVE <id>              remove a node
+//	RAFT ADD <id> <host:port>     add a node (its Raft address) as a voter (through any node)
+//	RAFT REMOVE <id>              remove a node (through any node)
 //	RAFT SNAPSHOT                 take a snapshot now
 //	RAFT DIGEST                   a hash of this node's store, equal on nodes that applied the same entries
 //	RAFT ANNOUNCE <id> <host:port>  a follower's client address (sent by the nodes themselves)
+//	RAFT LEADER-ADD, LEADER-REMOVE  ADD and REMOVE relayed by a follower (members.go)
 func raftCommand(n *Node) *commands.Cmd {
 	return &commands.Cmd{Name: "raft", Arity: -2, Flags: commands.NoTx | commands.NoScript | commands.Loading | commands.Stale,
 		Run: func(c *commands.Ctx, args [][]byte) { n.runRaft(c, args) }}
@@ -30,7 +31,8 @@ func raftCommand(n *Node) *commands.Cmd {
 
 func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 	sub := strings.ToLower(string(args[1]))
-	want := map[string]int{"digest": 2, "status": 2, "members": 2, "add": 4, "remove": 3, "snapshot": 2, "announce": 4, "help": 2}
+	want := map[string]int{"digest": 2, "status": 2, "members": 2, "add": 4, "remove": 3, "snapshot": 2, "announce": 4, "help": 2,
+		"leader-add": 4, "leader-remove": 3}
 	if w, ok := want[sub]; !ok || w != len(args) {
 		c.W.WriteError(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try RAFT HELP.", args[1]))
 		return
@@ -52,16 +54,11 @@ func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 	case "members":
 		n.writeMembers(c.W)
 		return
-	case "add":
-		if err = n.leading(); err == nil {
-			err = n.raft.AddVoter(raft.ServerID(args[2]), raft.ServerAddress(args[3]), 0, 10*time.Second).Error()
-		}
-	case "remove":
-		if err = n.leading(); err == nil {
-			err = n.raft.RemoveServer(raft.ServerID(args[2]), 0, 10*time.Second).Error()
-		}
+	case "add", "remove", "leader-add", "leader-remove":
+		n.changeMembers(c, sub, args)
+		return
 	case "snapshot":
-		err = n.raft.Snapshot().Error()
+		err = n.await(n.raft.Snapshot(), 0)
 	case "announce":
 		if _, _, serr := net.SplitHostPort(string(args[3])); serr != nil {
 			err = serr
@@ -83,9 +80,9 @@ var raftHelp = []string{
 	"MEMBERS",
 	"    Each member: id, Raft address, client address, voter or nonvoter.",
 	"ADD <id> <host:port>",
-	"    Add a node, by its Raft address, as a voter (on the leader).",
+	"    Add a node, by its Raft address, as a voter (through any node: a follower relays it to the leader).",
 	"REMOVE <id>",
-	"    Remove a node from the cluster (on the leader).",
+	"    Remove a node from the cluster (through any node).",
 	"SNAPSHOT",
 	"    Take a snapshot of this node's store now.",
 	"DIGEST",
@@ -110,15 +107,21 @@ func (n *Node) status() string {
 	field("node_id", n.opts.NodeID)
 	field("state", strings.ToLower(n.raft.State().String()))
 	field("serving_writes", boolInt(n.ready.Load()))
+	field("read_lease", boolInt(n.ready.Load() && n.lease.current()))
+	field("reads_confirmed", n.leaseWaits.Load())
+	field("reads_refused", n.leaseRefusals.Load())
 	field("leader_id", lid)
 	field("leader_client_addr", n.addrOf(string(lid)))
 	field("term", st["term"])
 	field("applied_index", n.raft.AppliedIndex())
+	field("store_index", n.storeIndex.Load())
 	field("commit_index", n.raft.CommitIndex())
 	field("last_index", n.raft.LastIndex())
 	field("last_snapshot_index", st["last_snapshot_index"])
 	field("num_peers", st["num_peers"])
 	field("snapshots_installed", n.installs.Load())
+	field("digest_matches", n.digestMatches.Load())
+	field("digest_mismatches", n.digestMismatches.Load())
 	n.mu.Lock()
 	relayed := len(n.relays)
 	n.mu.Unlock()
@@ -154,7 +157,8 @@ func (n *Node) writeMembers(w resp.Writer) {
 // replicationState answers ROLE and INFO replication.
 func (n *Node) replicationState() commands.ReplicationState {
 	servers := n.members()
-	st := commands.ReplicationState{ReplID: replID(servers), Offset: int64(n.raft.AppliedIndex())}
+	st := commands.ReplicationState{ReplID: replID(servers), Offset: int64(n.raft.AppliedIndex()), Cluster: true,
+		DigestMismatches: n.digestMismatches.Load()}
 	if n.ready.Load() {
 		st.Master = true
 		voters := 0

@@ -11,9 +11,11 @@ import (
 //
 //	'F' nonce(8) clock(8) frame   a frame of store records (store/replicate.go)
 //	'A' clock(8) JSON             a node's client address: {"id":..,"addr":..}
+//	'D' clock(8) JSON             the leader's store digest: {"from":..,"digest":..} (digest.go)
 const (
-	entryFrame = 'F'
-	entryAddr  = 'A'
+	entryFrame  = 'F'
+	entryAddr   = 'A'
+	entryDigest = 'D'
 )
 
 var errBadEntry = errors.New("a cluster log entry qlessd does not know")
@@ -35,17 +37,22 @@ func encodeAddr(clock int64, a addrEntry) []byte {
 	j, _ := json.Marshal(a)
 	b := make([]byte, 0, 9+len(j))
 	b = append(b, entryAddr)
-	b = binary.BigEndian.AppendUint64(b, uint64(clock))
+	b = appendClock(b, clock)
 	return append(b, j...)
+}
+
+func appendClock(b []byte, clock int64) []byte {
+	return binary.BigEndian.AppendUint64(b, uint64(clock))
 }
 
 // decoded is one entry.
 type decoded struct {
-	kind  byte
-	nonce uint64
-	clock int64
-	frame []byte
-	addr  addrEntry
+	kind   byte
+	nonce  uint64
+	clock  int64
+	frame  []byte
+	addr   addrEntry
+	digest digestEntry
 }
 
 func decodeEntry(b []byte) (decoded, error) {
@@ -65,6 +72,11 @@ func decodeEntry(b []byte) (decoded, error) {
 	case entryAddr:
 		d.clock = int64(binary.BigEndian.Uint64(b[1:9]))
 		if err := json.Unmarshal(b[9:], &d.addr); err != nil {
+			return d, err
+		}
+	case entryDigest:
+		d.clock = int64(binary.BigEndian.Uint64(b[1:9]))
+		if err := json.Unmarshal(b[9:], &d.digest); err != nil {
 			return d, err
 		}
 	default:

@@ -25,14 +25,19 @@ func (f *fsm) Apply(l *raft.Log) any {
 	if l.Type != raft.LogCommand {
 		return nil
 	}
+	defer n.storeIndex.Store(l.Index)
 	d, err := decodeEntry(l.Data)
 	if err != nil {
 		n.log.Error("cluster log entry not applied", "index", l.Index, "err", err)
 		return err
 	}
 	n.noteClock(d.clock)
-	if d.kind == entryAddr {
+	switch d.kind {
+	case entryAddr:
 		n.setAddr(d.addr.ID, d.addr.Addr)
+		return nil
+	case entryDigest:
+		n.compareDigest(l.Index, d.digest)
 		return nil
 	}
 	n.mu.Lock()
@@ -45,6 +50,9 @@ func (f *fsm) Apply(l *raft.Log) any {
 		return nil
 	}
 	n.mu.Unlock()
+	if at := n.hooks.divergeAt; at > 0 && l.Index >= at && n.diverged.CompareAndSwap(false, true) {
+		defer n.db.DivergeForTest("diverged-by-test", "x")
+	}
 	if err := n.db.ApplyReplicated(d.frame); err != nil {
 		var fe *store.FileError
 		if errors.As(err, &fe) {
@@ -79,6 +87,7 @@ func (n *Node) fileGap(err error) {
 type snapshotHeader struct {
 	Addrs map[string]string `json:"addrs"`
 	Clock int64             `json:"clock"`
+	Index uint64            `json:"index,omitempty"` // the last entry the store holds
 }
 
 // Snapshot is taken between entries. The data file is synced first: after
@@ -93,7 +102,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 		return nil, err
 	}
 	n.mu.Lock()
-	h := snapshotHeader{Addrs: make(map[string]string, len(n.addrs)), Clock: n.clock.Load()}
+	h := snapshotHeader{Addrs: make(map[string]string, len(n.addrs)), Clock: n.clock.Load(), Index: n.storeIndex.Load()}
 	for k, v := range n.addrs {
 		h.Addrs[k] = v
 	}
@@ -123,6 +132,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 		return err
 	}
 	n.noteClock(h.Clock)
+	n.storeIndex.Store(h.Index)
 	for id, addr := range h.Addrs {
 		n.setAddr(id, addr)
 	}

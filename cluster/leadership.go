@@ -40,19 +40,23 @@ func (n *Node) watch() {
 // lock or expiry runs backwards across a change of leader.
 func (n *Node) lead() {
 	for {
-		err := n.raft.Barrier(10 * time.Second).Error()
+		err := n.await(n.barrier(10*time.Second), 15*time.Second)
 		if err == nil {
 			break
 		}
-		if n.raft.State() != raft.Leader {
+		if err == errStopping || n.raft.State() != raft.Leader {
 			return
 		}
 		n.log.Warn("elected, but the log is not caught up yet; trying again", "err", err)
 	}
 	for wait := time.Duration(0); time.Now().UnixMilli() <= n.clock.Load() && wait < 5*time.Second; wait += 10 * time.Millisecond {
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-n.done:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
-	if n.raft.State() != raft.Leader {
+	if n.raft.State() != raft.Leader || n.stopping() {
 		return
 	}
 	n.db.SetReadOnly(false)
@@ -73,6 +77,10 @@ func (n *Node) lead() {
 // follow stops local writes; clients that wrote here reconnect and are
 // relayed to the new leader.
 func (n *Node) follow() {
+	if d := n.hooks.stepDownDelay; d > 0 && n.ready.Load() {
+		time.Sleep(d)
+	}
+	n.lease.reset()
 	n.db.SetReadOnly(true)
 	if n.ready.Swap(false) {
 		n.log.Info("no longer leading the cluster; closing client connections")
@@ -98,7 +106,7 @@ func (n *Node) observe(o raft.Observation) {
 
 // proposeAddr puts a node's client address in the log; the leader only.
 func (n *Node) proposeAddr(id, addr string) error {
-	return n.raft.Apply(encodeAddr(n.now(), addrEntry{ID: id, Addr: addr}), 5*time.Second).Error()
+	return n.await(n.raft.Apply(encodeAddr(n.now(), addrEntry{ID: id, Addr: addr}), 5*time.Second), 5*time.Second+n.electionBound())
 }
 
 // announceSelf tells the leader this follower's client address, until the
@@ -121,28 +129,47 @@ func (n *Node) announceSelf() {
 
 // sendToLeader runs one command on the leader over its client port.
 func (n *Node) sendToLeader(addr string, args ...string) error {
+	line, err := n.askLeader(addr, 5*time.Second, args...)
+	if err == nil && strings.HasPrefix(line, "-") {
+		err = fmt.Errorf("%s", line[1:])
+	}
+	return err
+}
+
+// askLeader runs one command on the leader over its client port and
+// returns its reply's first line (a status or an error).
+func (n *Node) askLeader(addr string, timeout time.Duration, args ...string) (string, error) {
 	c, err := n.dialClientPort(addr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(timeout))
 	r := bufio.NewReader(c)
 	if n.opts.Password != "" {
 		if err := roundTrip(c, r, "AUTH", n.opts.Password); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return roundTrip(c, r, args...)
+	if err := send(c, args...); err != nil {
+		return "", err
+	}
+	line, err := r.ReadString('\n')
+	return strings.TrimRight(line, "\r\n"), err
 }
 
-func roundTrip(c net.Conn, r *bufio.Reader, args ...string) error {
+func send(c net.Conn, args ...string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
 	for _, a := range args {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 	}
-	if _, err := c.Write([]byte(b.String())); err != nil {
+	_, err := c.Write([]byte(b.String()))
+	return err
+}
+
+func roundTrip(c net.Conn, r *bufio.Reader, args ...string) error {
+	if err := send(c, args...); err != nil {
 		return err
 	}
 	line, err := r.ReadString('\n')

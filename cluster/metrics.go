@@ -10,7 +10,8 @@ import (
 // Stats is the node's state for /metrics.
 func (n *Node) Stats() metrics.ClusterStats {
 	term, _ := strconv.ParseUint(n.raft.Stats()["term"], 10, 64)
-	st := metrics.ClusterStats{Leader: n.ready.Load(), Term: term, Applied: n.raft.AppliedIndex(), Commit: n.raft.CommitIndex()}
+	st := metrics.ClusterStats{Leader: n.ready.Load(), Term: term, Applied: n.raft.AppliedIndex(), Commit: n.raft.CommitIndex(),
+		DigestMismatches: n.digestMismatches.Load()}
 	servers := n.members()
 	st.Members = len(servers)
 	if st.Leader {

@@ -31,7 +31,7 @@ type Node struct {
 	db    *store.DB
 	srv   *server.Server
 	raft  *raft.Raft
-	trans *raft.NetworkTransport
+	trans *leaseTransport
 	logs  *raftboltdb.BoltStore
 	snaps *raft.FileSnapshotStore
 
@@ -42,6 +42,22 @@ type Node struct {
 	gap atomic.Bool
 	// installs counts snapshots installed from the leader (RAFT STATUS).
 	installs atomic.Int64
+	// storeIndex is the last entry the store applied. Raft's applied
+	// index runs ahead of it: raft counts a batch applied once it is
+	// handed to the state machine, before it is.
+	storeIndex atomic.Uint64
+	// The leader's digests this node compared its store with (digest.go).
+	digestMatches, digestMismatches atomic.Int64
+	diverged                        atomic.Bool // QLESSD_TEST_DIVERGE_AT did its change
+
+	// The read lease (lease.go): reads that waited for a round of
+	// heartbeats, and those refused.
+	lease         *lease
+	leaseWaits    atomic.Int64
+	leaseRefusals atomic.Int64
+	confirmMu     sync.Mutex
+	confirmNext   *confirmRound // the round reads wait for, not started yet
+	confirming    bool          // a round runs
 
 	mu       sync.Mutex
 	inflight *proposal          // the frame being replicated (replicate.go)
@@ -50,6 +66,7 @@ type Node struct {
 	online   map[string]bool    // followers' heartbeats, as the leader sees them
 	onLead   []func()
 
+	hooks   testHooks
 	raftLog *slogWriter
 	obs     chan raft.Observation
 	done    chan struct{}
@@ -72,6 +89,8 @@ func Start(srv *server.Server, opts Options) (*Node, error) {
 		obs: make(chan raft.Observation, 64), done: make(chan struct{}),
 	}
 	n.raftLog = &slogWriter{log: n.log}
+	n.hooks = readTestHooks()
+	n.lease = newLease(n.heartbeat()/2, n.otherVoters)
 	n.nonce.Store(rand.Uint64())
 	n.loadAddrs()
 	n.db.SetReadOnly(true)
@@ -80,10 +99,12 @@ func Start(srv *server.Server, opts Options) (*Node, error) {
 	}
 	n.db.SetReplicator(n)
 	srv.SetDivert(n.divert)
+	srv.SetReadGate(n.readGate)
 	srv.Table().SetReplication(n.replicationState)
 	srv.Table().Add(raftCommand(n))
-	n.wg.Add(1)
+	n.wg.Add(2)
 	go n.watch()
+	go n.checkDigests()
 	if opts.FollowerReads {
 		n.wg.Add(1)
 		go n.bridge()
@@ -107,18 +128,24 @@ func (n *Node) openRaft() error {
 	if n.snaps, err = raft.NewFileSnapshotStore(dir, 2, logw); err != nil {
 		return fmt.Errorf("open the cluster snapshots: %w", err)
 	}
+	// The data file holds at least the last snapshot (raftConfig).
+	if metas, err := n.snaps.List(); err == nil && len(metas) > 0 {
+		n.storeIndex.Store(metas[0].Index)
+	}
 	advertise, err := net.ResolveTCPAddr("tcp", n.opts.Bind)
 	if err != nil {
 		return fmt.Errorf("--cluster-bind: %w", err)
 	}
+	var tcp *raft.NetworkTransport
 	if n.opts.TLS != nil {
-		n.trans, err = n.newTLSTransport(advertise)
+		tcp, err = n.newTLSTransport(advertise)
 	} else {
-		n.trans, err = raft.NewTCPTransport(n.opts.Bind, advertise, 4, 5*time.Second, logw)
+		tcp, err = raft.NewTCPTransport(n.opts.Bind, advertise, 4, 5*time.Second, logw)
 	}
 	if err != nil {
 		return fmt.Errorf("listen for the cluster on %s: %w", n.opts.Bind, err)
 	}
+	n.trans = &leaseTransport{NetworkTransport: tcp, lease: n.lease}
 	conf := n.raftConfig()
 	had, err := raft.HasExistingState(n.logs, n.logs, n.snaps)
 	if err != nil {
@@ -140,27 +167,38 @@ func (n *Node) openRaft() error {
 		for _, p := range n.opts.Peers {
 			servers = append(servers, raft.Server{ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Addr)})
 		}
-		if err := n.raft.BootstrapCluster(raft.Configuration{Servers: servers}).Error(); err != nil && err != raft.ErrCantBootstrap {
+		if err := n.await(n.raft.BootstrapCluster(raft.Configuration{Servers: servers}), 10*time.Second); err != nil && err != raft.ErrCantBootstrap {
 			return fmt.Errorf("bootstrap the cluster: %w", err)
 		}
 	}
 	return nil
 }
 
-// raftConfig: the timeouts follow the heartbeat timeout (raft's default
-// is one second; qlessd's is 500 ms on loopback-fast networks): a leader
-// that hears from no majority for a lease steps down, and a follower that
-// hears from no leader for about a heartbeat timeout starts an election.
+// defaultHeartbeat is cluster-heartbeat-timeout's default: raft's, which
+// holds on a loaded machine (at 500 ms, with raft's lease at half of it,
+// leaders stepped down with no fault on a busy 2-core machine).
+const defaultHeartbeat = time.Second
+
+// heartbeat is the heartbeat timeout in force.
+func (n *Node) heartbeat() time.Duration {
+	if n.opts.HeartbeatTimeout > 0 {
+		return n.opts.HeartbeatTimeout
+	}
+	return defaultHeartbeat
+}
+
+// raftConfig: the timeouts follow the heartbeat timeout: a follower that
+// hears from no leader for about a heartbeat timeout starts an election,
+// and a leader that hears from no majority for as long steps down (raft's
+// largest lease, so a leader starved of CPU for a moment keeps leading;
+// reads have their own, shorter lease: lease.go).
 func (n *Node) raftConfig() *raft.Config {
 	conf := raft.DefaultConfig()
 	conf.LocalID = raft.ServerID(n.opts.NodeID)
-	hb := n.opts.HeartbeatTimeout
-	if hb <= 0 {
-		hb = 500 * time.Millisecond
-	}
+	hb := n.heartbeat()
 	conf.HeartbeatTimeout = hb
 	conf.ElectionTimeout = hb
-	conf.LeaderLeaseTimeout = hb / 2
+	conf.LeaderLeaseTimeout = hb
 	conf.CommitTimeout = 5 * time.Millisecond
 	if n.opts.SnapshotThreshold > 0 {
 		conf.SnapshotThreshold = n.opts.SnapshotThreshold
@@ -221,7 +259,7 @@ func (n *Node) Close() error {
 	default:
 	}
 	close(n.done)
-	err := n.raft.Shutdown().Error()
+	err := n.awaitShutdown()
 	n.wg.Wait()
 	n.closeRelays("")
 	if cerr := n.logs.Close(); err == nil {
@@ -236,7 +274,10 @@ func (n *Node) Leave() {
 	if n == nil || n.raft.State() != raft.Leader {
 		return
 	}
-	if err := n.raft.LeadershipTransfer().Error(); err != nil {
+	// The node it hands over to is elected at once, not a heartbeat
+	// timeout after this one was last heard: reads confirm first.
+	n.lease.suspend()
+	if err := n.await(n.raft.LeadershipTransfer(), n.electionBound()); err != nil {
 		n.log.Warn("handing leadership over before stopping failed", "err", err)
 	}
 }

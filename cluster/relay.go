@@ -34,7 +34,7 @@ func (n *Node) divert(c net.Conn) bool {
 func (n *Node) relay(c net.Conn) {
 	if peekable(c) {
 		if name, err := firstCommand(c); err == nil && localFirst[name] {
-			n.srv.Adopt(c)
+			n.srv.AdoptReplica(c)
 			return
 		}
 	}

@@ -30,7 +30,7 @@ func (n *Node) Replicate(frame []byte) error {
 	n.mu.Lock()
 	n.inflight = p
 	n.mu.Unlock()
-	err := n.raft.Apply(encodeFrame(p.nonce, n.now(), frame), 0).Error()
+	err := n.await(n.raft.Apply(encodeFrame(p.nonce, n.now(), frame), 0), 0)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.inflight = nil

@@ -21,6 +21,10 @@ type ReplicationState struct {
 	Replicas   []Replica
 	// Acked is how many replicas hold every acknowledged write (WAIT).
 	Acked int64
+	// Cluster: a cluster node, whose INFO replication also tells how many
+	// times its store was found to differ from the leader's.
+	Cluster          bool
+	DigestMismatches int64
 }
 
 // Replica is one replica, as its master sees it.
@@ -87,6 +91,7 @@ func infoReplication(c *Ctx, b *infoBuilder) {
 		b.field("master_failover_state", "no-failover")
 		b.field("master_replid", st.ReplID)
 		b.field("master_repl_offset", st.Offset)
+		clusterFields(b, st)
 		return
 	}
 	b.field("role", "slave")
@@ -108,4 +113,12 @@ func infoReplication(c *Ctx, b *infoBuilder) {
 	b.field("master_failover_state", "no-failover")
 	b.field("master_replid", st.ReplID)
 	b.field("master_repl_offset", st.Offset)
+	clusterFields(b, st)
+}
+
+// clusterFields are a cluster node's own lines of INFO replication.
+func clusterFields(b *infoBuilder, st ReplicationState) {
+	if st.Cluster {
+		b.field("cluster_digest_mismatches", st.DigestMismatches)
+	}
 }

@@ -13,6 +13,9 @@ type ClusterStats struct {
 	// heard from the leader (-1: never).
 	FollowersOnline int
 	LastContact     float64
+	// DigestMismatches counts the leader's store digests this node's
+	// store did not match at the same log index.
+	DigestMismatches int64
 }
 
 var (
@@ -30,6 +33,8 @@ var (
 		"Followers answering the leader's heartbeats (on the leader; 0 elsewhere).", nil, nil)
 	descClusterContact = prometheus.NewDesc("qlessd_cluster_last_contact_seconds",
 		"Seconds since this follower last heard from the leader (0 on the leader, -1 never).", nil, nil)
+	descClusterMismatches = prometheus.NewDesc("qlessd_cluster_digest_mismatches_total",
+		"Times this node's store differed from the leader's at the same log index (docs/cluster.md).", nil, nil)
 )
 
 type clusterCollector struct{ read func() ClusterStats }
@@ -41,7 +46,7 @@ func ClusterCollector(read func() ClusterStats) prometheus.Collector { return cl
 // Describe implements prometheus.Collector.
 func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descClusterLeader, descClusterTerm, descClusterApplied, descClusterCommit,
-		descClusterMembers, descClusterOnline, descClusterContact} {
+		descClusterMembers, descClusterOnline, descClusterContact, descClusterMismatches} {
 		ch <- d
 	}
 }
@@ -60,4 +65,5 @@ func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 	} {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
 	}
+	ch <- prometheus.MustNewConstMetric(descClusterMismatches, prometheus.CounterValue, float64(st.DigestMismatches))
 }

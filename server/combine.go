@@ -31,6 +31,7 @@ type writeReq struct {
 	hs    []handoff
 	err   error
 	panic any
+	wrote bool          // the command changed a key
 	lead  bool          // woken to lead the next batch, not with a result
 	wake  chan struct{} // buffered: the waker never blocks
 }
@@ -60,6 +61,9 @@ func (s *Server) update(fn func(tx *store.Tx) []commands.Message) error {
 		s.lead()
 	}
 	err, p := r.err, r.panic
+	if err != nil && !r.wrote {
+		err = asRead(err)
+	}
 	*r = writeReq{wake: r.wake}
 	writeReqs.Put(r)
 	if p != nil {
@@ -105,6 +109,9 @@ func (s *Server) lead() {
 	if err == nil {
 		err = done.Wait()
 	}
+	if err == nil && !done.Wrote() {
+		err = s.gateRead(nil)
+	}
 	s.settle(batch, err)
 	for _, r := range batch[1:] {
 		r.wake <- struct{}{}
@@ -125,6 +132,7 @@ func (s *Server) runWrite(tx *store.Tx, r *writeReq) {
 	tx.Tick()
 	msgs := r.fn(tx)
 	msgs = append(msgs, s.serveBlocked(tx, start, &r.hs)...)
+	r.wrote = len(tx.Touched()) > start
 	s.touchWatched(tx.Touched()[start:])
 	if len(msgs) > 0 {
 		r.place = s.pubsub.order.reserve(msgs)

@@ -25,13 +25,15 @@ func (s *Server) take(c net.Conn) {
 }
 
 // Adopt serves a connection accepted elsewhere.
-func (s *Server) Adopt(c net.Conn) {
+func (s *Server) Adopt(c net.Conn) { s.adopt(c, false) }
+
+func (s *Server) adopt(c net.Conn, replica bool) {
 	if len(s.loops) > 0 && !IsTLS(c) {
 		n := s.nextLoop.Add(1)
-		s.loops[int(n)%len(s.loops)].adopt(c)
+		s.loops[int(n)%len(s.loops)].adopt(c, replica)
 		return
 	}
-	go s.serveConn(c)
+	go s.serveConn(c, replica)
 }
 
 // DropClients closes every client connection.

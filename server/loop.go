@@ -113,7 +113,7 @@ func (s *Server) EventLoops() int { return len(s.loops) }
 // IOUring reports whether the event loops read and write through io_uring.
 func (s *Server) IOUring() bool { return len(s.loops) > 0 && s.loops[0].ringOn.Load() }
 
-func (lp *eventLoop) adopt(c net.Conn) {
+func (lp *eventLoop) adopt(c net.Conn, replica bool) {
 	fd, err := takeFD(c)
 	if err != nil {
 		if isFDLimit(err) {
@@ -126,6 +126,7 @@ func (lp *eventLoop) adopt(c net.Conn) {
 	}
 	lc := &loopConn{lp: lp, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
 	sess := newSession(lp.s, lc, c.RemoteAddr().String())
+	sess.replica = replica
 	sess.lc = lc
 	lc.sess = sess
 	if !lp.s.admit(sess, c) {

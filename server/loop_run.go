@@ -17,6 +17,7 @@ type loopBatch struct {
 type replySpan struct {
 	lc         *loopConn
 	start, end int
+	wrote      bool // the command changed a key
 }
 
 // How a command runs in the loop.
@@ -144,9 +145,13 @@ func (lp *eventLoop) runBatch() {
 	if err == nil {
 		err = c.Wait()
 	}
+	gated := false
+	if err == nil && !c.Wrote() && b.gated() {
+		err, gated = s.gateRead(nil), true
+	}
 	s.settle(b.reqs, err)
 	if err != nil {
-		b.replaceReplies(misconfReply(err))
+		b.replaceReplies(failedReplies(err, gated))
 	}
 	for i, r := range b.reqs {
 		*r = writeReq{wake: r.wake}
@@ -178,21 +183,53 @@ func (lp *eventLoop) batchRunsScript() bool {
 
 // noteReply records where the reply of a command of the batch, written
 // to w from start on, is in its connection's output.
-func (b *loopBatch) noteReply(sess *session, w replyWriter, start int) {
+func (b *loopBatch) noteReply(sess *session, w replyWriter, start int, wrote bool) {
 	if w == replyWriter(&sess.lc.out) {
-		b.spans = append(b.spans, replySpan{sess.lc, start, len(sess.lc.out.b)})
+		b.spans = append(b.spans, replySpan{sess.lc, start, len(sess.lc.out.b), wrote})
 	}
 }
 
-// replaceReplies puts msg in place of every reply of a batch whose write
-// to the data file failed: no client hears OK for a write that was taken
-// back, nor a read that may have seen one.
-func (b *loopBatch) replaceReplies(msg []byte) {
+// gated reports whether a reply of the batch goes to a connection whose
+// reads the read gate passes (readgate.go).
+func (b *loopBatch) gated() bool {
+	for _, sp := range b.spans {
+		if !sp.lc.sess.replica {
+			return true
+		}
+	}
+	return false
+}
+
+// failedReplies is what replaces the replies of a batch that failed with
+// err: a write's is err's reply, a command's that wrote nothing its read
+// reply; a refusal of the read gate (gated) leaves replicas' replies be.
+func failedReplies(err error, gated bool) func(replySpan) []byte {
+	write, read := misconfReply(err), misconfReply(asRead(err))
+	return func(sp replySpan) []byte {
+		switch {
+		case gated && sp.lc.sess.replica:
+			return nil
+		case sp.wrote:
+			return write
+		}
+		return read
+	}
+}
+
+// replaceReplies puts what with gives in place of each reply of a batch
+// whose write to the data file failed (nil: the reply stays): no client
+// hears OK for a write that was taken back, nor a read that may have seen
+// one.
+func (b *loopBatch) replaceReplies(with func(replySpan) []byte) {
 	for i := 0; i < len(b.spans); {
 		lc := b.spans[i].lc
 		var out []byte
 		from := 0
 		for ; i < len(b.spans) && b.spans[i].lc == lc; i++ {
+			msg := with(b.spans[i])
+			if msg == nil {
+				continue
+			}
 			out = append(out, lc.out.b[from:b.spans[i].start]...)
 			out = append(out, msg...)
 			from = b.spans[i].end
@@ -241,7 +278,7 @@ func (s *Server) runBatched(b *loopBatch, sess *session, ctx *commands.Ctx, cmd 
 	start := len(sess.lc.out.b)
 	s.runWrite(b.tx, r)
 	b.reqs = append(b.reqs, r)
-	b.noteReply(sess, w, start)
+	b.noteReply(sess, w, start, r.wrote)
 	ctx.Tx, ctx.W = nil, nil
 	if p := r.panic; p != nil {
 		r.panic = nil

@@ -88,8 +88,20 @@ func (s *Server) runRefusingWrites(sess *session, ctx *commands.Ctx, cmd *comman
 		w.WriteError(commands.Misconf(refused.Err))
 		return
 	}
+	if err := s.gateRead(sess); err != nil {
+		ctx.TakePublished()
+		s.replyFailed(w, err)
+		return
+	}
 	w.WriteRaw(buf.b)
 	s.pubsub.publish(ctx.TakePublished())
+}
+
+// replyFailed answers a command whose reply a failure replaced.
+func (s *Server) replyFailed(w replyWriter, err error) {
+	msg := commands.Misconf(err)
+	w.WriteError(msg)
+	s.table.Stats().CountError(msg)
 }
 
 // misconfReply is the reply that replaces those of a batch whose write to

@@ -208,6 +208,9 @@ func (s *session) Exec(c *commands.Ctx) {
 			msgs = body(tx)
 			return nil
 		})
+		if err == nil {
+			err = srv.gateRead(s)
+		}
 		if err != nil {
 			c.Error(commands.Misconf(err))
 			return

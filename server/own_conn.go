@@ -37,12 +37,13 @@ type queuedCmd struct {
 const handOver = 64 << 10
 
 // serveConn serves a connection accepted with --event-loop no.
-func (s *Server) serveConn(nc net.Conn) {
+func (s *Server) serveConn(nc net.Conn, replica bool) {
 	if !s.handshake(nc) {
 		nc.Close()
 		return
 	}
 	sess := newSession(s, nc, nc.RemoteAddr().String())
+	sess.replica = replica
 	if !s.admit(sess, nc) {
 		nc.Close()
 		return

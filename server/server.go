@@ -33,6 +33,7 @@ type Server struct {
 	pubsub  *pubsub
 
 	divert   func(net.Conn) bool // see divert.go
+	readGate func() error        // see readgate.go
 	nextLoop atomic.Uint32       // the loop the next connection goes to
 
 	busyCheck BusyFunc            // see busy.go
@@ -565,7 +566,7 @@ func (s *Server) runRead(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 		ctx.Tx = tx
 		start := len(sess.lc.out.b)
 		s.table.Dispatch(ctx, cmd, args)
-		b.noteReply(sess, w, start)
+		b.noteReply(sess, w, start, false)
 		ctx.Tx = nil
 		return
 	}
@@ -581,6 +582,11 @@ func (s *Server) runRead(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 		return nil
 	})
 	ctx.Tx, ctx.W = nil, w
+	if err := s.gateRead(sess); err != nil {
+		ctx.TakePublished()
+		s.replyFailed(w, err)
+		return
+	}
 	w.WriteRaw(buf.b)
 }
 

@@ -60,7 +60,10 @@ type session struct {
 	replySkip  bool // CLIENT REPLY SKIP: the next command's reply
 
 	closeAfterReply bool // CLIENT KILL of itself
-	dropOnce        sync.Once
+	// replica: a cluster follower serves it as a read-only replica's
+	// (AdoptReplica); its reads are not gated.
+	replica  bool
+	dropOnce sync.Once
 }
 
 // commandReader is where a detached connection's commands come from.

@@ -238,7 +238,15 @@ type Committed struct {
 	db  *DB
 	seq uint64
 	o   *outcome // nil without a data file
+	// own: the transaction wrote a frame of its own, which its Wait
+	// waits for (in a cluster: which a majority took after it ran).
+	own bool
 }
+
+// Wrote reports whether the transaction wrote anything of its own to the
+// data file (in a cluster, to the log): one that only read waits for the
+// writes before it, if any.
+func (c Committed) Wrote() bool { return c.own }
 
 // UpdateAsync is Update returning as soon as the transaction committed,
 // before its changes reach the data file, so that the next transaction can
@@ -253,7 +261,7 @@ func (db *DB) UpdateAsync(fn func(tx *Tx) error) (c Committed, err error) {
 	}
 	var fnErr error
 	var tx *Tx
-	seq, o, err := db.commit(func(btx *buntdb.Tx) error {
+	seq, o, own, err := db.commit(func(btx *buntdb.Tx) error {
 		tx = newTx(db, btx, true)
 		fnErr = fn(tx)
 		return nil
@@ -271,7 +279,7 @@ func (db *DB) UpdateAsync(fn func(tx *Tx) error) (c Committed, err error) {
 			db.onCommit(touched)
 		}
 	}
-	return Committed{db, seq, o}, fnErr
+	return Committed{db, seq, o, own}, fnErr
 }
 
 // Wait returns once the transaction's changes, and those of every earlier
@@ -297,11 +305,11 @@ func (c Committed) Wait() error {
 // before any other transaction can start. Sorted-set indexes are kept:
 // buntdb commits what fn wrote even when it panics, which is what they
 // hold, and its in-memory commit cannot fail.
-func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, o *outcome, err error) {
+func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, o *outcome, own bool, err error) {
 	db.txMu.Lock()
 	if db.readOnly.Load() {
 		db.txMu.Unlock()
-		return 0, nil, ReadOnlyError{}
+		return 0, nil, false, ReadOnlyError{}
 	}
 	start := time.Now()
 	failed := true
@@ -317,6 +325,7 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, o *outcome, err
 			return fn(btx)
 		}
 		returned := false
+		before := db.jr.seq.Load() // txMu held: no other transaction seals
 		defer func() {
 			// buntdb commits unless fn returns an error, a panic
 			// included: the journal keeps exactly what buntdb keeps.
@@ -324,6 +333,7 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, o *outcome, err
 				db.jr.discard()
 			} else {
 				seq, o = db.jr.seal()
+				own = seq != before
 			}
 		}()
 		ferr = fn(btx)
@@ -331,7 +341,7 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, o *outcome, err
 		return ferr
 	})
 	failed = false
-	return seq, o, err
+	return seq, o, own, err
 }
 
 // View runs fn in a read-only transaction. It returns once what fn could
@@ -369,7 +379,7 @@ func (db *DB) viewOnce(refuse error, fn func(tx *Tx) error) (c Committed, fnErr,
 	db.txMu.RLock()
 	defer db.txMu.RUnlock()
 	if db.jr != nil {
-		c = Committed{db, db.jr.seq.Load(), db.jr.newest.Load()}
+		c = Committed{db, db.jr.seq.Load(), db.jr.newest.Load(), false}
 	}
 	err = db.bdb.View(func(btx *buntdb.Tx) error {
 		tx := newTx(db, btx, false)

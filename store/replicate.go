@@ -40,6 +40,13 @@ func (e *ReplicationError) RedisReply() string {
 	return "TRYAGAIN the cluster's leader changed while this write was being replicated; it may or may not have been applied"
 }
 
+// ReadReply is the error reply for a command that wrote nothing, answered
+// with a batch whose write a change of leader caught: it changed nothing,
+// and what it read may be gone.
+func (e *ReplicationError) ReadReply() string {
+	return "TRYAGAIN the cluster's leader changed while this read was being served; it changed nothing, retry it"
+}
+
 // ReadOnlyError refuses writes on a node that does not lead, in the words
 // of a Redis replica.
 type ReadOnlyError struct{}

@@ -148,6 +148,13 @@ func (db *DB) swapItems(nb *buntdb.DB) {
 // sorted-set member): nodes of a cluster that applied the same entries
 // have the same one.
 func (db *DB) Digest() string {
+	db.txMu.RLock()
+	defer db.txMu.RUnlock()
+	return db.digestLocked()
+}
+
+// digestLocked is Digest; txMu held.
+func (db *DB) digestLocked() string {
 	h := sha1.New()
 	var n [8]byte
 	put := func(s string) {
@@ -155,8 +162,6 @@ func (db *DB) Digest() string {
 		h.Write(n[:])
 		io.WriteString(h, s)
 	}
-	db.txMu.RLock()
-	defer db.txMu.RUnlock()
 	db.bdb.View(func(btx *buntdb.Tx) error {
 		return btx.Ascend("", func(k, v string) bool {
 			put(k)

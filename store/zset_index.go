@@ -325,7 +325,7 @@ func (ix *zindex) descendFrom(max ScoreBound, fn func(Entry) bool) {
 // records that the file is past that), then moves every such set's
 // members from their items into its index.
 func (db *DB) loadZSets() error {
-	_, _, err := db.commit(func(btx *buntdb.Tx) error {
+	_, _, _, err := db.commit(func(btx *buntdb.Tx) error {
 		db.indexZSets(btx, true)
 		return nil
 	})

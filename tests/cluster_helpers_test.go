@@ -162,16 +162,22 @@ func (c *testCluster) leader(timeout time.Duration) *clusterNode {
 	return nil
 }
 
-// caughtUp waits until n has applied what the leader committed.
+// caughtUp waits until n's store holds what the leader's holds: the last
+// log entry applied to the store (store_index; raft's applied_index runs
+// ahead of the store) is the leader's, and raft applied what the leader
+// committed.
 func (c *testCluster) caughtUp(n *clusterNode, timeout time.Duration) {
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		l := c.leader(timeout)
-		want, _ := strconv.ParseUint(status(l)["commit_index"], 10, 64)
+		lst := status(l)
+		want, _ := strconv.ParseUint(lst["commit_index"], 10, 64)
+		wantStore, _ := strconv.ParseUint(lst["store_index"], 10, 64)
 		if st := status(n); st != nil {
 			got, _ := strconv.ParseUint(st["applied_index"], 10, 64)
-			if got >= want {
+			gotStore, _ := strconv.ParseUint(st["store_index"], 10, 64)
+			if got >= want && gotStore >= wantStore {
 				return
 			}
 		}

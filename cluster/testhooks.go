@@ -1,0 +1,48 @@
+package cluster
+
+import (
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// Faults the end-to-end tests make happen at will, from the environment
+// (never set in use): what a loaded machine does now and then.
+type testHooks struct {
+	// stepDownDelay holds a node that raft deposed before it notices,
+	// with its clients still served (QLESSD_TEST_STEPDOWN_DELAY_MS): a
+	// read then meets the lease, not a node that already stepped down.
+	stepDownDelay time.Duration
+	// holdBarrier makes a new leader's barrier never answer
+	// (QLESSD_TEST_HOLD_BARRIER=1), as one queued while raft shuts down.
+	holdBarrier bool
+	// digestEvery checks the stores this often (QLESSD_TEST_DIGEST_EVERY_MS)
+	// and divergeOn makes a node that applies the entry of that index
+	// change its store alone (QLESSD_TEST_DIVERGE_AT).
+	digestEvery time.Duration
+	divergeAt   uint64
+}
+
+func readTestHooks() testHooks {
+	ms, _ := strconv.Atoi(os.Getenv("QLESSD_TEST_STEPDOWN_DELAY_MS"))
+	every, _ := strconv.Atoi(os.Getenv("QLESSD_TEST_DIGEST_EVERY_MS"))
+	at, _ := strconv.ParseUint(os.Getenv("QLESSD_TEST_DIVERGE_AT"), 10, 64)
+	return testHooks{stepDownDelay: time.Duration(ms) * time.Millisecond, holdBarrier: os.Getenv("QLESSD_TEST_HOLD_BARRIER") == "1",
+		digestEvery: time.Duration(every) * time.Millisecond, divergeAt: at}
+}
+
+// heldFuture is a future that never ends.
+type heldFuture struct{}
+
+func (heldFuture) Error() error { select {} }
+
+// barrier is raft's Barrier, or a held one under QLESSD_TEST_HOLD_BARRIER.
+func (n *Node) barrier(timeout time.Duration) raft.Future {
+	if n.hooks.holdBarrier {
+		n.log.Warn("test hook: the barrier is held")
+		return heldFuture{}
+	}
+	return n.raft.Barrier(timeout)
+}
