@@ -239,9 +239,9 @@ func (s *Server) clientLine(sess *session, args [][]byte) string {
 		events = "rw"
 	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d "+
-		"qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=%d oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=default redir=-1 resp=2\n",
+		"qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=%d oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=-1 resp=2\n",
 		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, multi,
-		m.qbuf, m.qbufFree, m.argv, m.multi, m.qbufCap, m.qbufPeak, m.obl, m.omem, m.tot, events, cmd)
+		m.qbuf, m.qbufFree, m.argv, m.multi, m.qbufCap, m.qbufPeak, m.obl, m.omem, m.tot, events, cmd, sess.user.Load().Name)
 }
 
 // connFD returns the socket's file descriptor, -1 when unknown.

@@ -186,7 +186,7 @@ func (s *Server) SetConfig(name, value string) error {
 		s.cfg.ProtectedMode = value == "yes"
 	case "requirepass":
 		s.cfg.RequirePass = value
-		s.needPass.Store(value != "")
+		s.acl.SetRequirePass(value)
 	case "save":
 		s.cfg.Save = value
 	case "timeout":

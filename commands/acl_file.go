@@ -1,0 +1,134 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
+
+// LoadFile replaces the users with those of the ACL file: lines
+// "user <name> <rule> ...". On any error nothing changes and the error
+// names the file and line. A file without "default" gets the default
+// user with every permission and no password, as Redis's does.
+func (a *ACL) LoadFile(caller Session) error {
+	data, err := os.ReadFile(a.File)
+	if err != nil {
+		return fmt.Errorf("Error loading ACLs, opening file '%s': %v", a.File, err)
+	}
+	a.mu.Lock()
+	fresh := map[string]*aclPerms{}
+	var errs []string
+	for i, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if msg := a.loadLine(f, fresh); msg != "" {
+			errs = append(errs, fmt.Sprintf("%s:%d: %s. ", a.File, i+1, msg))
+		}
+	}
+	if len(errs) > 0 {
+		a.mu.Unlock()
+		return fmt.Errorf("%s", strings.TrimSuffix(strings.Join(errs, ""), " "))
+	}
+	if fresh["default"] == nil {
+		fresh["default"] = a.defaultUser().perms.Load()
+	}
+	var gone []*User
+	for name, u := range a.users {
+		if fresh[name] == nil {
+			delete(a.users, name)
+			gone = append(gone, u)
+		}
+	}
+	for name, p := range fresh {
+		u := a.users[name]
+		if u == nil {
+			u = &User{Name: name}
+			a.users[name] = u
+		}
+		a.store(u, p)
+	}
+	a.mu.Unlock()
+	if len(gone) > 0 && a.OnDelete != nil {
+		a.OnDelete(caller, gone)
+	}
+	return nil
+}
+
+// loadLine parses one user line into fresh; "" when it is good.
+func (a *ACL) loadLine(f []string, fresh map[string]*aclPerms) string {
+	if f[0] != "user" || len(f) < 2 {
+		return "line should start with user keyword"
+	}
+	name := f[1]
+	if fresh[name] != nil {
+		return fmt.Sprintf("Duplicate user '%s' found", name)
+	}
+	p := a.newPerms()
+	for _, r := range f[2:] {
+		if err := a.apply(p, r); err != nil {
+			return fmt.Sprintf("Error in user declaration '%s': %v", r, err)
+		}
+	}
+	fresh[name] = p
+	return ""
+}
+
+// SaveFile writes every user to the ACL file, through a temporary file
+// renamed over it so that a crash leaves the old file or the new.
+func (a *ACL) SaveFile() error {
+	var b strings.Builder
+	for _, n := range a.names() {
+		if u := a.User(n); u != nil {
+			b.WriteString(a.describeUser(u) + "\n")
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(a.File), ".acl-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), a.File)
+}
+
+func (a *ACL) saveCmd(c *Ctx) {
+	if a.File == "" {
+		c.Error(errNoACLFile)
+		return
+	}
+	if err := a.SaveFile(); err != nil {
+		c.Error("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
+		return
+	}
+	c.OK()
+}
+
+func (a *ACL) loadCmd(c *Ctx) {
+	if a.File == "" {
+		c.Error(errNoACLFile)
+		return
+	}
+	if err := a.LoadFile(c.Sess); err != nil {
+		c.Error("ERR " + err.Error())
+		return
+	}
+	c.OK()
+}
