@@ -24,12 +24,15 @@ type ACL struct {
 	OnDelete func(caller Session, users []*User)
 	// File is the aclfile parameter, read at start ("" for none).
 	File string
+	// LogMax is acl-log-max-len: how many entries ACL LOG keeps.
+	LogMax atomic.Int64
 }
 
 // NewACL gives the table its users: only "default", on, nopass, with every
 // permission, or with password requirepass when that is set.
 func NewACL(t *Table, requirepass string) *ACL {
 	a := &ACL{uni: newACLUniverse(t), users: map[string]*User{}}
+	a.LogMax.Store(128)
 	a.Default = a.defaultUser()
 	a.users["default"] = a.Default
 	a.SetRequirePass(requirepass)

@@ -16,23 +16,21 @@ const errNoACLFile = "ERR This Redis instance is not configured to use an ACL fi
 func (a *ACL) LoadFile(caller Session) error {
 	data, err := os.ReadFile(a.File)
 	if err != nil {
-		return fmt.Errorf("Error loading ACLs, opening file '%s': %v", a.File, err)
+		return fmt.Errorf("Error loading ACLs, opening file '%s': %s", a.File, strerror(err))
 	}
 	a.mu.Lock()
 	fresh := map[string]*aclPerms{}
-	var errs []string
+	var errs strings.Builder
 	for i, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+		line = strings.Trim(line, " \t\r\n")
+		if line == "" {
 			continue
 		}
-		if msg := a.loadLine(f, fresh); msg != "" {
-			errs = append(errs, fmt.Sprintf("%s:%d: %s. ", a.File, i+1, msg))
-		}
+		errs.WriteString(a.loadLine(strings.Split(line, " "), i+1, fresh))
 	}
-	if len(errs) > 0 {
+	if errs.Len() > 0 {
 		a.mu.Unlock()
-		return fmt.Errorf("%s", strings.TrimSuffix(strings.Join(errs, ""), " "))
+		return fmt.Errorf("%sWARNING: ACL errors detected, no change to the previously active ACL rules was performed", errs.String())
 	}
 	if fresh["default"] == nil {
 		fresh["default"] = a.defaultUser().perms.Load()
@@ -59,19 +57,24 @@ func (a *ACL) LoadFile(caller Session) error {
 	return nil
 }
 
-// loadLine parses one user line into fresh; "" when it is good.
-func (a *ACL) loadLine(f []string, fresh map[string]*aclPerms) string {
+// loadLine parses one user line (its words split at single spaces, as
+// Redis splits them) into fresh: "" when it is good, else its errors in
+// Redis's words.
+func (a *ACL) loadLine(f []string, n int, fresh map[string]*aclPerms) string {
 	if f[0] != "user" || len(f) < 2 {
-		return "line should start with user keyword"
+		return fmt.Sprintf("%s:%d should start with user keyword followed by the username. ", a.File, n)
 	}
 	name := f[1]
 	if fresh[name] != nil {
-		return fmt.Sprintf("Duplicate user '%s' found", name)
+		return fmt.Sprintf("WARNING: Duplicate user '%s' found on line %d. ", name, n)
 	}
 	p := a.newPerms()
 	for _, r := range f[2:] {
+		if r == "" || name == "" {
+			return fmt.Sprintf("%s:%d: Syntax error. ", a.File, n)
+		}
 		if err := a.apply(p, r); err != nil {
-			return fmt.Sprintf("Error in user declaration '%s': %v", r, err)
+			return fmt.Sprintf("%s:%d: Error in applying operation '%s': %v. ", a.File, n, r, err)
 		}
 	}
 	fresh[name] = p

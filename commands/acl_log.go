@@ -6,9 +6,6 @@ import (
 	"time"
 )
 
-// aclLogMax is how many entries ACL LOG keeps (Redis's acl-log-max-len).
-const aclLogMax = 128
-
 // aclLogEntry is one ACL LOG entry, newest first in the log.
 type aclLogEntry struct {
 	count                         int64
@@ -46,8 +43,8 @@ func (a *ACL) logDenial(sess Session, user, reason, context, object string) {
 	}
 	e := &aclLogEntry{count: 1, reason: reason, context: context, object: object, user: user, created: now, clientInfo: info}
 	l.entries = append([]*aclLogEntry{e}, l.entries...)
-	if len(l.entries) > aclLogMax {
-		l.entries = l.entries[:aclLogMax]
+	if max := int(a.LogMax.Load()); len(l.entries) > max {
+		l.entries = l.entries[:max]
 	}
 }
 

@@ -41,6 +41,9 @@ const (
 
 // The parameters, in the order CONFIG GET lists them.
 var configParams = []ConfigParam{
+	{Name: "acl-log-max-len", Default: "128", Kind: KindInt, Max: math.MaxInt64, Mutable: true,
+		Help: "ACL LOG entries kept"},
+	{Name: "aclfile", Help: "file of ACL users, read at start and by ACL LOAD, written by ACL SAVE; users outlive a restart only there"},
 	{Name: "appendfsync", Default: "everysec", Kind: KindEnum, Enum: []string{"everysec", "always", "no"}, Mutable: true,
 		Help: "when writes reach the disk: always (before the reply), everysec or no (the kernel decides)"},
 	{Name: "appendonly", Default: "yes", Kind: KindBool, Mutable: true,

@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"path/filepath"
+	"strconv"
 
 	"github.com/qlessd/qlessd/commands"
 )
@@ -12,7 +14,14 @@ import (
 func (s *Server) startACL() error {
 	s.acl = commands.NewACL(s.table, s.cfg.RequirePass)
 	s.acl.OnDelete = s.dropUsers
+	if n, err := strconv.ParseInt(s.cfg.Settings["acl-log-max-len"], 10, 64); err == nil {
+		s.acl.LogMax.Store(n)
+	}
 	if f := s.cfg.Settings["aclfile"]; f != "" {
+		// ACL SAVE and LOAD find it whatever the working directory.
+		if abs, err := filepath.Abs(f); err == nil {
+			f = abs
+		}
 		s.acl.File = f
 		if err := s.acl.LoadFile(nil); err != nil {
 			return fmt.Errorf("aborting start because of ACL errors: %v", err)

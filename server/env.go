@@ -102,6 +102,7 @@ func (s *Server) ConfigValues() map[string]string {
 		"port":                        strconv.Itoa(s.cfg.Port),
 		"protected-mode":              yesNo(s.cfg.ProtectedMode),
 		"requirepass":                 s.cfg.RequirePass,
+		"acl-log-max-len":             strconv.FormatInt(s.acl.LogMax.Load(), 10),
 		"save":                        s.cfg.Save,
 		"timeout":                     strconv.FormatInt(int64(s.cfg.Timeout/time.Second), 10),
 	} {
@@ -189,6 +190,9 @@ func (s *Server) SetConfig(name, value string) error {
 		s.acl.SetRequirePass(value)
 	case "save":
 		s.cfg.Save = value
+	case "acl-log-max-len":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		s.acl.LogMax.Store(n)
 	case "timeout":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.cfg.Timeout = time.Duration(n) * time.Second
