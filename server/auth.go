@@ -3,7 +3,7 @@ package server
 import "github.com/qlessd/qlessd/commands"
 
 // authenticate opens the session as user with pass, or logs the failure
-// (object: the command, AUTH or HELLO) and reports false.
+// (object: the command as typed, AUTH or HELLO) and reports false.
 func (s *session) authenticate(user, pass []byte, cmdName string) bool {
 	u := s.srv.acl.Authenticate(user, pass)
 	if u == nil {
@@ -38,7 +38,7 @@ func (s *session) Auth(c *commands.Ctx, args [][]byte) {
 	} else {
 		user, pass = args[1], args[2]
 	}
-	if !s.authenticate(user, pass, "auth") {
+	if !s.authenticate(user, pass, string(args[0])) {
 		c.Error(commands.ErrWrongPass)
 		return
 	}
@@ -83,7 +83,7 @@ func (s *session) Hello(c *commands.Ctx, args [][]byte) {
 		return
 	}
 	if user != nil {
-		if !s.authenticate(user, pass, "hello") {
+		if !s.authenticate(user, pass, string(args[0])) {
 			c.Error(commands.ErrWrongPass)
 			return
 		}
