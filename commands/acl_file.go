@@ -69,13 +69,23 @@ func (a *ACL) loadLine(f []string, n int, fresh map[string]*aclPerms) string {
 		return fmt.Sprintf("WARNING: Duplicate user '%s' found on line %d. ", name, n)
 	}
 	p := a.newPerms()
+	// Redis names every unknown command or category, and of the other
+	// errors only the first, which may explain those after it.
+	var errs strings.Builder
+	other := false
 	for _, r := range f[2:] {
-		if r == "" || name == "" {
-			return fmt.Sprintf("%s:%d: Syntax error. ", a.File, n)
+		err := a.apply(p, r)
+		switch {
+		case err == nil:
+		case err == errRuleUnknown:
+			fmt.Fprintf(&errs, "%s:%d: Error in applying operation '%s': %v. ", a.File, n, r, err)
+		case !other:
+			fmt.Fprintf(&errs, "%s:%d: %v. ", a.File, n, err)
+			other = true
 		}
-		if err := a.apply(p, r); err != nil {
-			return fmt.Sprintf("%s:%d: Error in applying operation '%s': %v. ", a.File, n, r, err)
-		}
+	}
+	if errs.Len() > 0 {
+		return errs.String()
 	}
 	fresh[name] = p
 	return ""
