@@ -392,3 +392,36 @@ func TestACLDifferentialNoPerm(t *testing.T) {
 		a.Same(t, "ACL", "SETUSER", "pub", "on", ">pw", "+ping")
 	}
 }
+
+// TestACLCategoriesLikeRedis: every command qlessd shares with Redis 7.0
+// has Redis's ACL categories in COMMAND INFO, and ACL CAT lists Redis's
+// categories in Redis's order before qlessd's two.
+func TestACLCategoriesLikeRedis(t *testing.T) {
+	a := startACLPair(t)
+	names, ok := doAny(a.q, "COMMAND", "LIST").([]any)
+	if !ok {
+		t.Fatal("COMMAND LIST")
+	}
+	checked := 0
+	for _, n := range names {
+		name := n.(string)
+		ri, _ := doAny(a.r, "COMMAND", "INFO", name).([]any)
+		qi, _ := doAny(a.q, "COMMAND", "INFO", name).([]any)
+		if len(ri) != 1 || ri[0] == nil {
+			continue // qlessd's own
+		}
+		rc, qc := ri[0].([]any)[6], qi[0].([]any)[6]
+		if !reflect.DeepEqual(rc, qc) {
+			t.Errorf("COMMAND INFO %s categories: qlessd %v, redis %v", name, qc, rc)
+		}
+		checked++
+	}
+	if checked < 150 {
+		t.Errorf("only %d commands compared", checked)
+	}
+	qcats, rcats := doAny(a.q, "ACL", "CAT").([]any), doAny(a.r, "ACL", "CAT").([]any)
+	want := append(append([]any(nil), rcats...), "qless-read", "qless-write")
+	if !reflect.DeepEqual(qcats, want) {
+		t.Errorf("ACL CAT: qlessd %v, want %v", qcats, want)
+	}
+}
