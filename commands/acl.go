@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -26,6 +28,11 @@ type ACL struct {
 	File string
 	// LogMax is acl-log-max-len: how many entries ACL LOG keeps.
 	LogMax atomic.Int64
+
+	// internalUser may log in with internalPass, a secret that never
+	// leaves the process: the dashboard's way in as http-user, whose
+	// password qlessd is not told.
+	internalUser, internalPass string
 }
 
 // NewACL gives the table its users: only "default", on, nopass, with every
@@ -92,10 +99,39 @@ func (a *ACL) User(name string) *User {
 // Authenticate returns the user that name and pass open, or nil.
 func (a *ACL) Authenticate(name, pass []byte) *User {
 	u := a.User(string(name))
-	if u == nil || !u.checkPass(pass) {
+	if u == nil {
 		return nil
 	}
-	return u
+	a.mu.Lock()
+	internal := a.internalPass != "" && a.internalUser == u.Name && subtleEq(a.internalPass, string(pass))
+	a.mu.Unlock()
+	if internal && u.Enabled() || u.checkPass(pass) {
+		return u
+	}
+	return nil
+}
+
+// InternalPass returns the secret with which a part of qlessd itself (the
+// dashboard) logs in as user: 256 random bits made once, kept in memory.
+func (a *ACL) InternalPass(user string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.internalPass == "" {
+		buf := make([]byte, 32)
+		if _, err := rand.Read(buf); err != nil {
+			panic("qlessd: no random bytes for the internal password: " + err.Error())
+		}
+		a.internalPass = hex.EncodeToString(buf)
+	}
+	a.internalUser = user
+	return a.internalPass
+}
+
+// May reports whether the user named name exists and may run the command
+// or subcommand fullName ("qless|cancel").
+func (a *ACL) May(name, fullName string) bool {
+	u := a.User(name)
+	return u != nil && u.Allowed(a, fullName)
 }
 
 // SetUser applies rules to a user, creating it when there is none; on an

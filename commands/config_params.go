@@ -81,6 +81,8 @@ var configParams = []ConfigParam{
 		Help: "serve the dashboard at / and Prometheus metrics at /metrics over HTTP on this address (off when empty)"},
 	{Name: "http-admin", Default: "auto", Kind: KindEnum, Enum: []string{"auto", "yes", "no"},
 		Help: "allow the dashboard's actions (retry, cancel, pause...): auto allows them on a loopback listener only"},
+	{Name: "http-user", Default: "default",
+		Help: "ACL user the dashboard logs in as: it shows and serves only the actions that user may run"},
 	{Name: "io-uring", Default: "yes", Kind: KindBool,
 		Help: "event loops read and write a turn's sockets in one io_uring call where the kernel allows (yes) or one system call each (no)"},
 	{Name: "logfile", Help: "file the log is appended to (empty: standard error)"},

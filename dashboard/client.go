@@ -23,7 +23,7 @@ type client struct {
 // records it in the job's history.
 const actor = "qlessd-dashboard"
 
-func newClient(addr string, password func() string) *client {
+func newClient(addr, user string, password func() string) *client {
 	opts := &redis.Options{
 		Addr:         addr,
 		Protocol:     2,
@@ -38,7 +38,7 @@ func newClient(addr string, password func() string) *client {
 			if password == nil {
 				return "", ""
 			}
-			return "", password()
+			return user, password()
 		},
 	}
 	return &client{rdb: redis.NewClient(opts)}

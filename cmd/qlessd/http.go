@@ -38,7 +38,10 @@ func mountDashboard(h *httpd.Server, srv *server.Server, s settings) (*dashboard
 		return nil, nil
 	}
 	admin := s.str("http-admin") == "yes" || (s.str("http-admin") == "auto" && !h.Guarded())
-	d, err := dashboard.New(dashboard.Options{Addr: srv.Addr().String(), Password: srv.RequirePass, Admin: admin})
+	acl, user := srv.ACL(), s.str("http-user")
+	d, err := dashboard.New(dashboard.Options{Addr: srv.Addr().String(), Admin: admin, User: user,
+		Password: func() string { return acl.InternalPass(user) },
+		May:      func(fn string) bool { return acl.May(user, "qless|"+fn) }})
 	if err != nil {
 		return nil, err
 	}
