@@ -296,7 +296,8 @@ func TestACLDifferentialAuth(t *testing.T) {
 		{"ACL", "WHOAMI"},
 		{"CONFIG", "SET", "requirepass", ""},
 	})
-	sameAll(t, a.Pair, [][]string{{"ACL", "GETUSER", "default"}, {"ACL", "LOG", "RESET"}, {"ACL", "LOG"}})
+	sameAll(t, a.Pair, [][]string{{"ACL", "GETUSER", "default"}, {"ACL", "LOG", "RESET"}, {"ACL", "LOG"},
+		{"CLIENT", "KILL", "USER", "nosuch"}, {"CLIENT", "KILL", "USER", "alice"}})
 }
 
 func TestACLDifferentialNoPerm(t *testing.T) {
