@@ -1,6 +1,6 @@
 package commands
 
-// Code generated from Redis 7.0's COMMAND reply; DO NOT EDIT.
+// Code generated from Redis 7.0's COMMAND reply by internal/aclgen; DO NOT EDIT.
 
 // redisACL holds, for each Redis 7.0 command and subcommand, its ACL
 // categories in COMMAND INFO's order and what its keys need: R when a

@@ -1,5 +1,8 @@
 package commands
 
+// redisACL (acl_redistable.go) is read from a redis-server 7.0:
+//go:generate go run ../internal/aclgen -addr 127.0.0.1:6379 -o acl_redistable.go
+
 import (
 	"sort"
 	"strings"

@@ -159,88 +159,93 @@ func normLog(v any) any {
 
 const aclHashA = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb" // sha256("a")
 
+// aclSubcommandCases are the ACL calls compared byte for byte: users made
+// with every kind of rule, refused rules, arity errors, and DRYRUN of
+// each kind of denial.
+var aclSubcommandCases = [][]string{
+	{"ACL", "SETUSER", "alice", "on", ">pw", "~foo*", "%R~r*", "%W~w*", "&ch*", "+get", "+@hash", "-hset", "+config|get"},
+	{"ACL", "SETUSER", "bob", "reset", "+@all", "-@dangerous", "~*", "allchannels"},
+	{"ACL", "SETUSER", "carol", "on", "nopass", "-@all", "+@read", "-@keyspace", "+select|0", "~*"},
+	{"ACL", "SETUSER", "dave", "reset", "on", ">a", ">b", "<a", "#" + aclHashA, "!" + aclHashA, "resetpass", ">p"},
+	{"ACL", "SETUSER", "erin", "reset", "+@read", "+@write", "-@string", "sanitize-payload"},
+	{"ACL", "SETUSER", "frank", "skip-sanitize-payload", "resetkeys", "allkeys", "resetchannels", "&a", "&b", "nocommands", "allcommands", "-get", "+get|x"},
+	{"ACL", "SETUSER", "gina", "ON", "+@ALL", "-config|set", "-CLIENT", "%RW~x", "off"},
+	// Refused rules: each names the rule and the reason, and changes nothing.
+	{"ACL", "SETUSER", "alice", "allkeys", "~foo"},
+	{"ACL", "SETUSER", "alice", "~*", "~foo"},
+	{"ACL", "SETUSER", "alice", "allchannels", "&x"},
+	{"ACL", "SETUSER", "e1", "%~x"},
+	{"ACL", "SETUSER", "e1", "%Rx~y"},
+	{"ACL", "SETUSER", "e1", "-select|0"},
+	{"ACL", "SETUSER", "e1", "+config|get|x"},
+	{"ACL", "SETUSER", "e1", "+select|0|x"},
+	{"ACL", "SETUSER", "e1", "+@nosuch"},
+	{"ACL", "SETUSER", "e1", "-@nosuch"},
+	{"ACL", "SETUSER", "e1", "foo"},
+	{"ACL", "SETUSER", "e1", "#abc"},
+	{"ACL", "SETUSER", "e1", "#" + strings.ToUpper(aclHashA)},
+	{"ACL", "SETUSER", "e1", "<nopw"},
+	{"ACL", "SETUSER", "e1", "!" + aclHashA},
+	{"ACL", "SETUSER", "e1", "+nosuchcmd"},
+	{"ACL", "SETUSER", "e1", "+config|nosuch"},
+	{"ACL", "SETUSER", "e1", "on", "+get", "bogus"},
+	{"ACL", "GETUSER", "e1"},
+	{"ACL", "GETUSER", "nosuch"},
+	// Arity and unknown subcommands.
+	{"ACL"},
+	{"ACL", "NOSUCH"},
+	{"ACL", "SETUSER"},
+	{"ACL", "GETUSER"},
+	{"ACL", "GETUSER", "a", "b"},
+	{"ACL", "DELUSER"},
+	{"ACL", "USERS", "x"},
+	{"ACL", "LIST", "x"},
+	{"ACL", "WHOAMI", "x"},
+	{"ACL", "CAT", "a", "b"},
+	{"ACL", "LOG", "1", "2"},
+	{"ACL", "DRYRUN", "alice"},
+	{"ACL", "HELP"},
+	{"acl", "help", "x"},
+	{"ACL", "WHOAMI"},
+	{"ACL", "USERS"},
+	{"ACL", "CAT", "nosuch"},
+	{"ACL", "GENPASS", "0"},
+	{"ACL", "GENPASS", "-1"},
+	{"ACL", "GENPASS", "4097"},
+	{"ACL", "GENPASS", "abc"},
+	{"ACL", "DELUSER", "default"},
+	{"ACL", "DELUSER", "nosuch", "default"},
+	{"ACL", "LOG", "x"},
+	{"ACL", "LOG", "-1"},
+	{"ACL", "SAVE"},
+	{"ACL", "LOAD"},
+	{"ACL", "DRYRUN", "nouser", "get", "x"},
+	{"ACL", "DRYRUN", "alice", "nocmd"},
+	{"ACL", "DRYRUN", "alice", "set", "x"},
+	{"ACL", "DRYRUN", "alice", "get", "foo1"},
+	{"ACL", "DRYRUN", "alice", "get", "bar"},
+	{"ACL", "DRYRUN", "alice", "set", "foo", "v"},
+	{"ACL", "DRYRUN", "alice", "config", "get", "x"},
+	{"ACL", "DRYRUN", "alice", "config", "set", "x", "y"},
+	{"ACL", "DRYRUN", "alice", "hget", "r1", "f"},
+	{"ACL", "DRYRUN", "alice", "hget", "w1", "f"},
+	{"ACL", "DRYRUN", "alice", "hdel", "w1", "f"},
+	{"ACL", "DRYRUN", "alice", "hincrby", "w1", "f", "1"},
+	{"ACL", "DRYRUN", "bob", "publish", "x", "y"},
+	{"ACL", "DRYRUN", "bob", "flushall"},
+	{"ACL", "DRYRUN", "carol", "select", "0"},
+	{"ACL", "DRYRUN", "carol", "select", "1"},
+	{"ACL", "DRYRUN", "frank", "get", "x"},
+	{"ACL", "DRYRUN", "frank", "get", "y"},
+	{"ACL", "DRYRUN", "frank", "subscribe", "a", "c"},
+	{"ACL", "DRYRUN", "gina", "client", "id"},
+	{"ACL", "DRYRUN", "gina", "config", "set", "a", "b"},
+	{"ACL", "DRYRUN", "gina", "config", "get", "a"},
+}
+
 func TestACLDifferentialSubcommands(t *testing.T) {
 	a := startACLPair(t)
-	sameAll(t, a.Pair, [][]string{
-		{"ACL", "SETUSER", "alice", "on", ">pw", "~foo*", "%R~r*", "%W~w*", "&ch*", "+get", "+@hash", "-hset", "+config|get"},
-		{"ACL", "SETUSER", "bob", "reset", "+@all", "-@dangerous", "~*", "allchannels"},
-		{"ACL", "SETUSER", "carol", "on", "nopass", "-@all", "+@read", "-@keyspace", "+select|0", "~*"},
-		{"ACL", "SETUSER", "dave", "reset", "on", ">a", ">b", "<a", "#" + aclHashA, "!" + aclHashA, "resetpass", ">p"},
-		{"ACL", "SETUSER", "erin", "reset", "+@read", "+@write", "-@string", "sanitize-payload"},
-		{"ACL", "SETUSER", "frank", "skip-sanitize-payload", "resetkeys", "allkeys", "resetchannels", "&a", "&b", "nocommands", "allcommands", "-get", "+get|x"},
-		{"ACL", "SETUSER", "gina", "ON", "+@ALL", "-config|set", "-CLIENT", "%RW~x", "off"},
-		// Refused rules: each names the rule and the reason, and changes nothing.
-		{"ACL", "SETUSER", "alice", "allkeys", "~foo"},
-		{"ACL", "SETUSER", "alice", "~*", "~foo"},
-		{"ACL", "SETUSER", "alice", "allchannels", "&x"},
-		{"ACL", "SETUSER", "e1", "%~x"},
-		{"ACL", "SETUSER", "e1", "%Rx~y"},
-		{"ACL", "SETUSER", "e1", "-select|0"},
-		{"ACL", "SETUSER", "e1", "+config|get|x"},
-		{"ACL", "SETUSER", "e1", "+select|0|x"},
-		{"ACL", "SETUSER", "e1", "+@nosuch"},
-		{"ACL", "SETUSER", "e1", "-@nosuch"},
-		{"ACL", "SETUSER", "e1", "foo"},
-		{"ACL", "SETUSER", "e1", "#abc"},
-		{"ACL", "SETUSER", "e1", "#" + strings.ToUpper(aclHashA)},
-		{"ACL", "SETUSER", "e1", "<nopw"},
-		{"ACL", "SETUSER", "e1", "!" + aclHashA},
-		{"ACL", "SETUSER", "e1", "+nosuchcmd"},
-		{"ACL", "SETUSER", "e1", "+config|nosuch"},
-		{"ACL", "SETUSER", "e1", "on", "+get", "bogus"},
-		{"ACL", "GETUSER", "e1"},
-		{"ACL", "GETUSER", "nosuch"},
-		// Arity and unknown subcommands.
-		{"ACL"},
-		{"ACL", "NOSUCH"},
-		{"ACL", "SETUSER"},
-		{"ACL", "GETUSER"},
-		{"ACL", "GETUSER", "a", "b"},
-		{"ACL", "DELUSER"},
-		{"ACL", "USERS", "x"},
-		{"ACL", "LIST", "x"},
-		{"ACL", "WHOAMI", "x"},
-		{"ACL", "CAT", "a", "b"},
-		{"ACL", "LOG", "1", "2"},
-		{"ACL", "DRYRUN", "alice"},
-		{"ACL", "HELP"},
-		{"acl", "help", "x"},
-		{"ACL", "WHOAMI"},
-		{"ACL", "USERS"},
-		{"ACL", "CAT", "nosuch"},
-		{"ACL", "GENPASS", "0"},
-		{"ACL", "GENPASS", "-1"},
-		{"ACL", "GENPASS", "4097"},
-		{"ACL", "GENPASS", "abc"},
-		{"ACL", "DELUSER", "default"},
-		{"ACL", "DELUSER", "nosuch", "default"},
-		{"ACL", "LOG", "x"},
-		{"ACL", "LOG", "-1"},
-		{"ACL", "SAVE"},
-		{"ACL", "LOAD"},
-		{"ACL", "DRYRUN", "nouser", "get", "x"},
-		{"ACL", "DRYRUN", "alice", "nocmd"},
-		{"ACL", "DRYRUN", "alice", "set", "x"},
-		{"ACL", "DRYRUN", "alice", "get", "foo1"},
-		{"ACL", "DRYRUN", "alice", "get", "bar"},
-		{"ACL", "DRYRUN", "alice", "set", "foo", "v"},
-		{"ACL", "DRYRUN", "alice", "config", "get", "x"},
-		{"ACL", "DRYRUN", "alice", "config", "set", "x", "y"},
-		{"ACL", "DRYRUN", "alice", "hget", "r1", "f"},
-		{"ACL", "DRYRUN", "alice", "hget", "w1", "f"},
-		{"ACL", "DRYRUN", "alice", "hdel", "w1", "f"},
-		{"ACL", "DRYRUN", "alice", "hincrby", "w1", "f", "1"},
-		{"ACL", "DRYRUN", "bob", "publish", "x", "y"},
-		{"ACL", "DRYRUN", "bob", "flushall"},
-		{"ACL", "DRYRUN", "carol", "select", "0"},
-		{"ACL", "DRYRUN", "carol", "select", "1"},
-		{"ACL", "DRYRUN", "frank", "get", "x"},
-		{"ACL", "DRYRUN", "frank", "get", "y"},
-		{"ACL", "DRYRUN", "frank", "subscribe", "a", "c"},
-		{"ACL", "DRYRUN", "gina", "client", "id"},
-		{"ACL", "DRYRUN", "gina", "config", "set", "a", "b"},
-		{"ACL", "DRYRUN", "gina", "config", "get", "a"},
-	})
+	sameAll(t, a.Pair, aclSubcommandCases)
 	for _, u := range []string{"alice", "bob", "carol", "dave", "erin", "frank", "gina", "default"} {
 		a.sameNorm(t, normUser, "ACL", "GETUSER", u)
 	}
@@ -300,6 +305,52 @@ func TestACLDifferentialAuth(t *testing.T) {
 		{"CLIENT", "KILL", "USER", "nosuch"}, {"CLIENT", "KILL", "USER", "alice"}})
 }
 
+// aclAliceCases are alice's calls: key patterns read, write and both,
+// a denied subcommand and channel, and MULTI with denials queued.
+var aclAliceCases = [][]string{
+	{"GET", "foo1"},
+	{"GET", "bar"},
+	{"SET", "foo2", "v"},
+	{"SET", "bar", "v"},
+	{"SET", "w1", "v"},        // write-only pattern: SET without GET only writes
+	{"SET", "w1", "v", "GET"}, // with GET it reads too
+	{"GET", "r1"},
+	{"SET", "r1", "v"},
+	{"HSET", "foo1", "a", "b"},
+	{"HGET", "w1", "a"},
+	{"HGET", "r1", "a"},
+	{"HDEL", "w1", "a"},
+	{"HINCRBY", "w1", "a", "1"},
+	{"HINCRBY", "foo3", "a", "1"},
+	{"CONFIG", "SET", "maxmemory", "1"},
+	{"PUBLISH", "c", "x"},
+	{"DEL", "foo1"},
+	{"ACL", "WHOAMI"},
+	{"MULTI"},
+	{"GET", "foo1"},
+	{"DEL", "foo1"},
+	{"GET", "bar"},
+	{"EXEC"},
+	{"MULTI"},
+	{"GET", "foo1"},
+	{"SET", "foo1", "v2"},
+	{"HINCRBY", "foo3", "a", "1"},
+}
+
+// aclScriptCases are a restricted user's scripts: redis.call and
+// redis.pcall denied a command, a key and a channel, and EVAL's own keys.
+var aclScriptCases = [][]string{
+	{"EVAL", "return redis.call('set','k1','v')", "0"},
+	{"EVAL", "return redis.call('get','zz')", "0"},
+	{"EVAL", "return redis.call('get','k1')", "0"},
+	{"EVAL", "return redis.pcall('set','k1','v')", "0"},
+	{"EVAL", "local r = redis.pcall('get','zz'); return r['err']", "0"},
+	{"EVAL", "return redis.call('publish','zz','v')", "0"},
+	{"EVAL", "return 1", "1", "zz"},
+	{"EVAL", "return 1", "1", "k2"},
+	{"EVAL", "return redis.call('acl','whoami')", "0"},
+}
+
 func TestACLDifferentialNoPerm(t *testing.T) {
 	a := startACLPair(t)
 	sameAll(t, a.Pair, [][]string{
@@ -310,35 +361,7 @@ func TestACLDifferentialNoPerm(t *testing.T) {
 		{"SET", "foo1", "v"},
 	})
 	alice := a.as(t, "alice", "pw")
-	sameAll(t, alice, [][]string{
-		{"GET", "foo1"},
-		{"GET", "bar"},
-		{"SET", "foo2", "v"},
-		{"SET", "bar", "v"},
-		{"SET", "w1", "v"},        // write-only pattern: SET without GET only writes
-		{"SET", "w1", "v", "GET"}, // with GET it reads too
-		{"GET", "r1"},
-		{"SET", "r1", "v"},
-		{"HSET", "foo1", "a", "b"},
-		{"HGET", "w1", "a"},
-		{"HGET", "r1", "a"},
-		{"HDEL", "w1", "a"},
-		{"HINCRBY", "w1", "a", "1"},
-		{"HINCRBY", "foo3", "a", "1"},
-		{"CONFIG", "SET", "maxmemory", "1"},
-		{"PUBLISH", "c", "x"},
-		{"DEL", "foo1"},
-		{"ACL", "WHOAMI"},
-		{"MULTI"},
-		{"GET", "foo1"},
-		{"DEL", "foo1"},
-		{"GET", "bar"},
-		{"EXEC"},
-		{"MULTI"},
-		{"GET", "foo1"},
-		{"SET", "foo1", "v2"},
-		{"HINCRBY", "foo3", "a", "1"},
-	})
+	sameAll(t, alice, aclAliceCases)
 	// Rules changed between queueing and EXEC: EXEC checks again.
 	a.Same(t, "ACL", "SETUSER", "alice", "-set", "resetkeys", "~foo3")
 	alice.Same(t, "EXEC")
@@ -355,17 +378,7 @@ func TestACLDifferentialNoPerm(t *testing.T) {
 	})
 
 	lua := a.as(t, "lua", "pw")
-	sameAll(t, lua, [][]string{
-		{"EVAL", "return redis.call('set','k1','v')", "0"},
-		{"EVAL", "return redis.call('get','zz')", "0"},
-		{"EVAL", "return redis.call('get','k1')", "0"},
-		{"EVAL", "return redis.pcall('set','k1','v')", "0"},
-		{"EVAL", "local r = redis.pcall('get','zz'); return r['err']", "0"},
-		{"EVAL", "return redis.call('publish','zz','v')", "0"},
-		{"EVAL", "return 1", "1", "zz"},
-		{"EVAL", "return 1", "1", "k2"},
-		{"EVAL", "return redis.call('acl','whoami')", "0"},
-	})
+	sameAll(t, lua, aclScriptCases)
 
 	carol := a.as(t, "carol", "pw")
 	sameAll(t, carol, [][]string{{"SELECT", "0"}, {"SELECT", "1"}, {"GET", "x"}, {"SET", "x", "y"}})
