@@ -59,21 +59,29 @@ func firstArgAllowed(p *aclPerms, id int, args [][]byte) bool {
 	return false
 }
 
-// callKeys returns a call's key arguments: by numkeys for scripts and
-// functions, else by the table's first/last/step.
+// numKeysAt is where the commands whose keys follow a count have it; the
+// table's first/last/step cover only what comes before (a destination).
+var numKeysAt = map[string]int{
+	"eval": 2, "evalsha": 2, "eval_ro": 2, "evalsha_ro": 2, "fcall": 2, "fcall_ro": 2,
+	"zunionstore": 2, "zinterstore": 2, "zdiffstore": 2, "blmpop": 2, "bzmpop": 2,
+	"zunion": 1, "zinter": 1, "zdiff": 1, "zintercard": 1, "sintercard": 1, "lmpop": 1, "zmpop": 1,
+}
+
+// callKeys returns a call's key arguments, as Redis 7.0's key specs find
+// them: the table's first/last/step, the keys after a count, and MEMORY
+// USAGE's key.
 func callKeys(cmd *Cmd, args [][]byte) [][]byte {
-	switch cmd.Name {
-	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
-		if len(args) < 3 {
-			return nil
+	keys := cmd.Keys(args)
+	if at, ok := numKeysAt[cmd.Name]; ok && len(args) > at {
+		n, ok := ParseInt(args[at])
+		if ok && n > 0 && int(n) <= len(args)-at-1 {
+			keys = append(keys, args[at+1:at+1+int(n)]...)
 		}
-		n, ok := ParseInt(args[2])
-		if !ok || n < 0 || int(n) > len(args)-3 {
-			return nil
-		}
-		return args[3 : 3+n]
 	}
-	return cmd.Keys(args)
+	if cmd.Name == "memory" && len(args) > 2 && EqualFold(args[1], "usage") {
+		keys = append(keys, args[2])
+	}
+	return keys
 }
 
 func keysAllowed(p *aclPerms, cmd *Cmd, need string, args [][]byte) (string, bool) {

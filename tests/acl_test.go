@@ -351,6 +351,38 @@ var aclScriptCases = [][]string{
 	{"EVAL", "return redis.call('acl','whoami')", "0"},
 }
 
+// aclNumKeysCases name keys after a count, after a subcommand, or keys a
+// command neither reads nor writes: each key is checked.
+var aclNumKeysCases = [][]string{
+	{"ZUNIONSTORE", "foo1", "2", "foo2", "bar"},
+	{"ZUNIONSTORE", "bar", "2", "foo2", "foo3"},
+	{"ZUNIONSTORE", "foo1", "2", "foo2", "foo3"},
+	{"ZINTERSTORE", "foo1", "2", "foo2", "bar"},
+	{"ZDIFFSTORE", "foo1", "2", "foo2", "bar"},
+	{"ZUNION", "2", "foo1", "bar"},
+	{"ZUNION", "2", "foo1", "foo2"},
+	{"ZINTER", "2", "foo1", "bar"},
+	{"ZDIFF", "2", "foo1", "bar"},
+	{"ZINTERCARD", "2", "foo1", "bar"},
+	{"SINTERCARD", "2", "foo1", "bar"},
+	{"SINTERCARD", "2", "foo1", "foo2"},
+	{"LMPOP", "2", "foo1", "bar", "LEFT"},
+	{"LMPOP", "2", "foo1", "foo2", "LEFT"},
+	{"ZMPOP", "2", "foo1", "bar", "MIN"},
+	{"BLMPOP", "0.01", "2", "foo1", "bar", "LEFT"},
+	{"BZMPOP", "0.01", "2", "foo1", "bar", "MIN"},
+	{"MEMORY", "USAGE", "bar"},
+	{"MEMORY", "USAGE", "foo9"},
+	// Keys that are neither read nor written (EXISTS, TYPE, TTL) still
+	// have to match a pattern.
+	{"EXISTS", "bar"},
+	{"EXISTS", "foo1", "foo2"},
+	{"TYPE", "bar"},
+	{"TTL", "bar"},
+	{"DEL", "foo7", "bar"},
+	{"RENAME", "foo1", "bar"},
+}
+
 func TestACLDifferentialNoPerm(t *testing.T) {
 	a := startACLPair(t)
 	sameAll(t, a.Pair, [][]string{
@@ -358,6 +390,7 @@ func TestACLDifferentialNoPerm(t *testing.T) {
 		{"ACL", "SETUSER", "pub", "on", ">pw", "&news.*", "+publish", "+subscribe", "+psubscribe", "+ping"},
 		{"ACL", "SETUSER", "lua", "on", ">pw", "~k*", "+eval", "+evalsha", "+get", "&c*"},
 		{"ACL", "SETUSER", "carol", "on", ">pw", "~*", "-@all", "+select|0", "+get"},
+		{"ACL", "SETUSER", "zed", "on", ">pw", "~foo*", "+@sortedset", "+@list", "+@set", "+memory|usage", "+@keyspace"},
 		{"SET", "foo1", "v"},
 	})
 	alice := a.as(t, "alice", "pw")
@@ -379,6 +412,9 @@ func TestACLDifferentialNoPerm(t *testing.T) {
 
 	lua := a.as(t, "lua", "pw")
 	sameAll(t, lua, aclScriptCases)
+
+	zed := a.as(t, "zed", "pw")
+	sameAll(t, zed, aclNumKeysCases)
 
 	carol := a.as(t, "carol", "pw")
 	sameAll(t, carol, [][]string{{"SELECT", "0"}, {"SELECT", "1"}, {"GET", "x"}, {"SET", "x", "y"}})

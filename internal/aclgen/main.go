@@ -1,7 +1,7 @@
 // Command aclgen writes commands/acl_redistable.go from a running Redis
 // 7.0's COMMAND reply: each command's and subcommand's ACL categories, and
 // what its keys need (R when a key spec has ACCESS, W when one inserts,
-// deletes or updates). Run it through go generate in commands/ with a
+// deletes or updates, K when it has keys needing neither). Run it through go generate in commands/ with a
 // redis-server 7.0 listening at -addr.
 package main
 
@@ -37,7 +37,8 @@ func main() {
 	b.WriteString("package commands\n\n// Code generated from Redis 7.0's COMMAND reply by internal/aclgen; DO NOT EDIT.\n\n")
 	b.WriteString("// redisACL holds, for each Redis 7.0 command and subcommand, its ACL\n")
 	b.WriteString("// categories in COMMAND INFO's order and what its keys need: R when a\n")
-	b.WriteString("// key spec reads (ACCESS), W when one inserts, deletes or updates.\n")
+	b.WriteString("// key spec reads (ACCESS), W when one inserts, deletes or updates, K for\n")
+	b.WriteString("// keys that need neither but must match a pattern (\"\": no keys).\n")
 	b.WriteString("var redisACL = map[string]struct{ cats, keys string }{\n")
 	names := make([]string, 0, len(rows))
 	for n := range rows {
@@ -87,6 +88,9 @@ func add(rows map[string][2]string, c []any) {
 	}
 	if w {
 		keys += "W"
+	}
+	if keys == "" && len(c[8].([]any)) > 0 {
+		keys = "K" // keys that must match a pattern, of either kind
 	}
 	rows[c[0].(string)] = [2]string{strings.Join(cats, " "), keys}
 	for _, sub := range c[9].([]any) {
