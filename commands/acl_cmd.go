@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
@@ -37,6 +38,10 @@ func cmdACL(c *Ctx, args [][]byte) {
 	}
 	switch sub {
 	case "setuser":
+		if bytes.ContainsAny(rest[0], " \t\n\v\f\r\x00") {
+			c.Error("ERR Usernames can't contain spaces or null characters")
+			return
+		}
 		if rule, err := a.SetUser(string(rest[0]), byteStrings(rest[1:])); err != nil {
 			c.Error("ERR Error in ACL SETUSER modifier '" + rule + "': " + err.Error())
 			return

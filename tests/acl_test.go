@@ -190,6 +190,11 @@ var aclSubcommandCases = [][]string{
 	{"ACL", "SETUSER", "e1", "+config|nosuch"},
 	{"ACL", "SETUSER", "e1", "on", "+get", "bogus"},
 	{"ACL", "GETUSER", "e1"},
+	{"ACL", "SETUSER", "a b"},
+	{"ACL", "SETUSER", "a\x00b"},
+	{"ACL", "SETUSER", "", "on"},
+	{"ACL", "GETUSER", ""},
+	{"ACL", "DELUSER", ""},
 	{"ACL", "GETUSER", "nosuch"},
 	// Arity and unknown subcommands.
 	{"ACL"},
