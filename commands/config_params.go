@@ -44,6 +44,9 @@ const (
 
 // The parameters, in the order CONFIG GET lists them.
 var configParams = []ConfigParam{
+	{Name: "acl-log-max-len", Default: "128", Kind: KindInt, Max: math.MaxInt64, Mutable: true,
+		Help: "ACL LOG entries kept"},
+	{Name: "aclfile", Help: "file of ACL users, read at start and by ACL LOAD, written by ACL SAVE; users outlive a restart only there"},
 	{Name: "appendfsync", Default: "everysec", Kind: KindEnum, Enum: []string{"everysec", "always", "no"}, Mutable: true,
 		Help: "when writes reach the disk: always (before the reply), everysec or no (the kernel decides)"},
 	{Name: "appendonly", Default: "yes", Kind: KindBool, Mutable: true,
@@ -85,6 +88,8 @@ var configParams = []ConfigParam{
 		Help: "Host names the HTTP listener answers besides its own address, localhost, 127.0.0.1 and [::1] (space or comma separated, name or name:port, * for any); others get 421"},
 	{Name: "http-tls", Default: "yes", Kind: KindBool,
 		Help: "serve HTTPS on http-addr with the TLS certificate when tls-port is set (no: plain HTTP)"},
+	{Name: "http-user", Default: "default",
+		Help: "ACL user the dashboard logs in as: it shows and serves only the actions that user may run"},
 	{Name: "io-uring", Default: "yes", Kind: KindBool,
 		Help: "event loops read and write a turn's sockets in one io_uring call where the kernel allows (yes) or one system call each (no)"},
 	{Name: "logfile", Help: "file the log is appended to (empty: standard error)"},

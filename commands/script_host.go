@@ -12,8 +12,12 @@ import (
 type scriptHost struct {
 	c        *Ctx
 	readOnly bool // EVAL_RO and friends: write commands are refused
-	sess     scriptSession
-	sub      Ctx // the context of the command redis.call runs, reused
+	// trusted hosts run QLESS's own library, whose function the ACL
+	// checked as a whole: its redis.call are not checked one by one.
+	trusted bool
+	user    *User // the user of a script whose calls are checked
+	sess    scriptSession
+	sub     Ctx // the context of the command redis.call runs, reused
 
 	// What Lookup found, which Call reuses: redis.call looks a command
 	// up to check its flags and then runs it with the same name.
@@ -21,13 +25,21 @@ type scriptHost struct {
 	lastCmd  *Cmd
 }
 
-// ScriptHost returns the scripts.Host through which Lua run for c (EVAL, or
-// a native library via Engine.CallLibrary) calls commands: c's transaction,
-// table and session. readOnly refuses write commands as EVAL_RO does.
-func ScriptHost(c *Ctx, readOnly bool) scripts.Host { return newScriptHost(c, readOnly) }
+// ScriptHost returns the scripts.Host through which a native library run
+// for c (Engine.CallLibrary: QLESS) calls commands: c's transaction, table
+// and session. readOnly refuses write commands as EVAL_RO does. The ACL
+// checked c's command as a whole, so the library's calls are not checked.
+func ScriptHost(c *Ctx, readOnly bool) scripts.Host {
+	h := newScriptHost(c, readOnly)
+	h.trusted = true
+	return h
+}
 
 func newScriptHost(c *Ctx, readOnly bool) *scriptHost {
 	h := &scriptHost{c: c, readOnly: readOnly}
+	if u := SessionUser(c); u != nil && !u.Unrestricted() {
+		h.user = u
+	}
 	h.sess = scriptSession{Session: c.Sess, c: c}
 	if c.Tx != nil {
 		h.sess.db = c.Tx.Selected()
@@ -91,6 +103,8 @@ func (h *scriptHost) Call(args [][]byte, w resp.Writer) {
 	case cmd.Flags&Write != 0 && (h.readOnly || h.c.Tx == nil || !h.c.Tx.Writable()):
 		w.WriteError(ErrScriptReadOnly)
 		return
+	case h.user != nil && !h.trusted && h.denied(cmd, args, w):
+		return
 	}
 	// One Ctx per script rather than per call: a Ctx is large, and a
 	// script's commands run one after another.
@@ -104,6 +118,18 @@ func (h *scriptHost) Call(args [][]byte, w resp.Writer) {
 	*sub = Ctx{}
 }
 
+// denied checks a script's call against its user's rules, as Redis does
+// for redis.call, and writes the error for a denial.
+func (h *scriptHost) denied(cmd *Cmd, args [][]byte, w resp.Writer) bool {
+	d, ok := h.c.Table.ACL.Check(h.user, cmd, args)
+	if ok {
+		return false
+	}
+	h.c.Table.ACL.logDenial(h.c.Sess, h.user.Name, aclReasonNames[d.Reason], "lua", d.Object)
+	w.WriteError(scriptNoPerm(d))
+	return true
+}
+
 // scriptSession is the caller's session as a script's commands see it:
 // SELECT inside a script changes the script's database only, as in Redis 7.0.
 type scriptSession struct {
@@ -113,6 +139,17 @@ type scriptSession struct {
 }
 
 func (s *scriptSession) DB() int { return s.db }
+
+// ACLUser implements ACLSession for the caller's session.
+func (s *scriptSession) ACLUser() *User { return SessionUser(s.c) }
+
+// ClientInfo implements ACLSession for the caller's session.
+func (s *scriptSession) ClientInfo() string {
+	if a, ok := s.Session.(ACLSession); ok {
+		return a.ClientInfo()
+	}
+	return ""
+}
 
 func (s *scriptSession) SetDB(i int) {
 	s.db = i
@@ -126,7 +163,9 @@ func (s *scriptSession) SetDB(i int) {
 // scripts (EVAL_RO and friends) and hosts of other kinds.
 func WritableHostCtx(h scripts.Host) (*Ctx, bool) {
 	sh, ok := h.(*scriptHost)
-	if !ok || sh.readOnly || sh.c.Tx == nil || !sh.c.Tx.Writable() {
+	// A restricted user's script takes the library's path, whose every
+	// call the ACL checks.
+	if !ok || sh.readOnly || sh.c.Tx == nil || !sh.c.Tx.Writable() || sh.user != nil && !sh.trusted {
 		return nil, false
 	}
 	return sh.c, true

@@ -227,6 +227,8 @@ func (t *Table) Rejected(cmd *Cmd, args [][]byte, msg string) {
 // containerSubs are Redis 7.0's subcommands of the container commands
 // qlessd has, which INFO commandstats counts apart (cmdstat_client|list).
 var containerSubs = map[string][]string{
+	"acl": {"cat", "deluser", "dryrun", "genpass", "getuser", "help", "list", "load", "log", "save",
+		"setuser", "users", "whoami"},
 	"client": {"caching", "getname", "getredir", "help", "id", "info", "kill", "list", "no-evict",
 		"no-touch", "pause", "reply", "setinfo", "setname", "tracking", "trackinginfo", "unblock", "unpause"},
 	"command": {"count", "docs", "getkeys", "getkeysandflags", "help", "info", "list"},

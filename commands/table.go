@@ -65,6 +65,12 @@ type Cmd struct {
 	// Blocking as a whole may wait (QLESS bpop), so it is served as
 	// blocking commands are.
 	Blocks func(args [][]byte) bool
+	// ACLSubs names the subcommands ACL rules may name (cmd|sub) beyond
+	// Redis's containers, with their categories: QLESS's functions.
+	ACLSubs map[string]string
+	// ACLSub, when set, names the subcommand a call runs for the ACL when
+	// its first argument alone does not (QLESS tag get).
+	ACLSub func(args [][]byte) string
 
 	stats *CmdStats            // see stats.go
 	subs  map[string]*CmdStats // a container command's subcommands'
@@ -83,6 +89,9 @@ type Table struct {
 	Observe Observer
 
 	replication func() ReplicationState // see replication.go
+
+	// ACL holds the users (acl.go); set by NewACL once the table is full.
+	ACL *ACL
 }
 
 // Observer sees the commands run: Before before each call (MONITOR shows
@@ -175,6 +184,7 @@ func Default() *Table {
 		registerMemory,
 		registerPubSub,
 		registerConnection,
+		registerACL,
 	} {
 		register(t)
 	}

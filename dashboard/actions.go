@@ -21,30 +21,64 @@ const (
 // action does one thing and returns a sentence saying what was done.
 type action func(ctx context.Context, r *http.Request) (string, error)
 
+// actionFns are the QLESS functions each action runs, by the name the
+// pages know it by: the dashboard's user must be allowed them all.
+var actionFns = map[string][]string{
+	"pause": {"pause"}, "unpause": {"unpause"}, "retry": {"requeue"}, "move": {"requeue"},
+	"cancel": {"cancel"}, "priority": {"priority"}, "track": {"track"}, "untrack": {"track"},
+	"tag": {"tag"}, "untag": {"tag"}, "retry-group": {"requeue"}, "cancel-group": {"cancel"},
+}
+
+// can reports whether the dashboard may run action: admin mode, and its
+// user may run the action's QLESS functions.
+func (d *Dashboard) can(action string) bool {
+	if !d.opts.Admin {
+		return false
+	}
+	for _, fn := range actionFns[action] {
+		if d.opts.May != nil && !d.opts.May(fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// canMap is can for every action, for the pages.
+func (d *Dashboard) canMap() map[string]bool {
+	m := make(map[string]bool, len(actionFns))
+	for a := range actionFns {
+		m[a] = d.can(a)
+	}
+	return m
+}
+
 // actionRoutes are the POSTs that change something. A page's form posts
 // them with a back field and is sent back to that page; any other caller
 // gets JSON.
 func (d *Dashboard) actionRoutes(m *http.ServeMux) {
-	acts := map[string]action{
-		"/api/queues/{queue}/pause":   d.pause(true),
-		"/api/queues/{queue}/unpause": d.pause(false),
-		"/api/jobs/{jid}/retry":       d.requeue(false),
-		"/api/jobs/{jid}/move":        d.requeue(true),
-		"/api/jobs/{jid}/cancel":      d.cancel,
-		"/api/jobs/{jid}/priority":    d.priority,
-		"/api/jobs/{jid}/track":       d.track("track"),
-		"/api/jobs/{jid}/untrack":     d.track("untrack"),
-		"/api/jobs/{jid}/tag":         d.tag("add"),
-		"/api/jobs/{jid}/untag":       d.tag("remove"),
-		"/api/failed/{group}/retry":   d.retryGroup,
-		"/api/failed/{group}/cancel":  d.cancelGroup,
+	acts := map[string]struct {
+		name string
+		act  action
+	}{
+		"/api/queues/{queue}/pause":   {"pause", d.pause(true)},
+		"/api/queues/{queue}/unpause": {"unpause", d.pause(false)},
+		"/api/jobs/{jid}/retry":       {"retry", d.requeue(false)},
+		"/api/jobs/{jid}/move":        {"move", d.requeue(true)},
+		"/api/jobs/{jid}/cancel":      {"cancel", d.cancel},
+		"/api/jobs/{jid}/priority":    {"priority", d.priority},
+		"/api/jobs/{jid}/track":       {"track", d.track("track")},
+		"/api/jobs/{jid}/untrack":     {"untrack", d.track("untrack")},
+		"/api/jobs/{jid}/tag":         {"tag", d.tag("add")},
+		"/api/jobs/{jid}/untag":       {"untag", d.tag("remove")},
+		"/api/failed/{group}/retry":   {"retry-group", d.retryGroup},
+		"/api/failed/{group}/cancel":  {"cancel-group", d.cancelGroup},
 	}
-	for path, act := range acts {
-		m.HandleFunc("POST "+path, d.serveAction(act))
+	for path, a := range acts {
+		m.HandleFunc("POST "+path, d.serveAction(a.name, a.act))
 	}
 }
 
-func (d *Dashboard) serveAction(act action) http.HandlerFunc {
+func (d *Dashboard) serveAction(name string, act action) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		if err := r.ParseForm(); err != nil {
@@ -52,6 +86,11 @@ func (d *Dashboard) serveAction(act action) http.HandlerFunc {
 			return
 		}
 		if !d.allowAction(w, r) {
+			return
+		}
+		if !d.can(name) {
+			d.fail(w, r, http.StatusForbidden, "the dashboard's user ("+d.userName()+") may not "+name+
+				" (QLESS "+strings.Join(actionFns[name], ", ")+"): see its ACL rules")
 			return
 		}
 		done, err := act(r.Context(), r)

@@ -9,7 +9,7 @@ import (
 // apiRoutes are the JSON reads behind the pages (docs/dashboard.md).
 func (d *Dashboard) apiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /api/csrf", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"token": d.csrf, "admin": d.opts.Admin})
+		writeJSON(w, http.StatusOK, map[string]any{"token": d.csrf, "admin": d.opts.Admin, "can": d.canMap()})
 	})
 	m.HandleFunc("GET /api/overview", d.apiOverview)
 	m.HandleFunc("GET /api/queues", d.apiQueues)

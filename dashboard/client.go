@@ -24,7 +24,7 @@ type client struct {
 // records it in the job's history.
 const actor = "qlessd-dashboard"
 
-func newClient(addr string, password func() string, tlsConf *tls.Config) *client {
+func newClient(addr, user string, password func() string, tlsConf *tls.Config) *client {
 	opts := &redis.Options{
 		Addr:         addr,
 		TLSConfig:    tlsConf,
@@ -40,7 +40,7 @@ func newClient(addr string, password func() string, tlsConf *tls.Config) *client
 			if password == nil {
 				return "", ""
 			}
-			return "", password()
+			return user, password()
 		},
 	}
 	return &client{rdb: redis.NewClient(opts)}

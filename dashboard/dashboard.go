@@ -27,6 +27,12 @@ type Options struct {
 	// Admin allows actions (retry, cancel, pause...); without it the
 	// dashboard is read-only and refuses every POST.
 	Admin bool
+	// User, when set, is the ACL user the dashboard logs in as (with
+	// Password's password); "" logs in as the default user.
+	User string
+	// May, when set, tells whether the dashboard's user may run QLESS fn:
+	// the dashboard shows, and serves, only the actions it may.
+	May func(fn string) bool
 	// SampleEvery is how often completed-job counts are read for the
 	// throughput chart (default 10s).
 	SampleEvery time.Duration
@@ -73,7 +79,7 @@ func New(opts Options) (*Dashboard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
-	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.Password, opts.TLS), pages: p,
+	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.User, opts.Password, opts.TLS), pages: p,
 		csrf: csrfToken(opts.CSRFKey)}
 	d.ctx, d.stop = context.WithCancel(context.Background())
 	d.sampler = newSampler(d.c, opts.SampleEvery)

@@ -63,7 +63,9 @@ type view struct {
 	Title string
 	Page  string
 	Admin bool
-	CSRF  string
+	// Can tells, per action (actionFns), whether the page shows it.
+	Can  map[string]bool
+	CSRF string
 	// Here is the page's own path and query, where its forms come back to.
 	Here string
 	// Done says what the action that led here did.
@@ -79,7 +81,12 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	if len(q) > 0 {
 		here += "?" + q.Encode()
 	}
-	v := view{Title: title, Page: page, Admin: d.opts.Admin, CSRF: d.csrf, Here: here,
+	can := d.canMap()
+	admin := false
+	for _, ok := range can {
+		admin = admin || ok
+	}
+	v := view{Title: title, Page: page, Admin: admin, Can: can, CSRF: d.csrf, Here: here,
 		Done: r.URL.Query().Get("done"), Data: data}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {

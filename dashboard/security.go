@@ -16,6 +16,14 @@ func csrfToken(key []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// userName is the ACL user the dashboard logs in as.
+func (d *Dashboard) userName() string {
+	if d.opts.User == "" {
+		return "default"
+	}
+	return d.opts.User
+}
+
 // allowAction checks that a POST may act: the dashboard is in admin mode,
 // the request comes from the dashboard's own origin and carries the CSRF
 // token (form field csrf or header X-CSRF-Token). It answers the refusal

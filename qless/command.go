@@ -68,7 +68,9 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 			}
 			e.CallLibrary(commands.ScriptHost(c, false), libName, call, c.W)
 		},
-		Blocks: bpopBlocks,
+		Blocks:  bpopBlocks,
+		ACLSubs: aclSubs(),
+		ACLSub:  aclSub,
 	})
 	return nil
 }

@@ -1,22 +1,18 @@
 package server
 
-import (
-	"crypto/subtle"
+import "github.com/qlessd/qlessd/commands"
 
-	"github.com/qlessd/qlessd/commands"
-)
-
-// checkPassword applies Redis's default-user rules: the only user is
-// "default"; without requirepass it has nopass and takes any password.
-func (s *Server) checkPassword(user, pass []byte) bool {
-	if string(user) != "default" {
+// authenticate opens the session as user with pass, or logs the failure
+// (object: the command as typed, AUTH or HELLO) and reports false.
+func (s *session) authenticate(user, pass []byte, cmdName string) bool {
+	u := s.srv.acl.Authenticate(user, pass)
+	if u == nil {
+		s.srv.acl.LogAuthFailure(s, string(user), cmdName)
 		return false
 	}
-	want := s.cfg.RequirePass
-	if want == "" {
-		return true
-	}
-	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
+	s.user.Store(u)
+	s.authed.Store(true)
+	return true
 }
 
 // RequirePass returns requirepass as it is now (CONFIG SET changes it),
@@ -35,18 +31,17 @@ func (s *session) Auth(c *commands.Ctx, args [][]byte) {
 	}
 	user, pass := []byte("default"), args[1]
 	if len(args) == 2 {
-		if s.srv.cfg.RequirePass == "" {
+		if s.srv.acl.DefaultNoPass() {
 			c.Error(commands.ErrAuthNoPass)
 			return
 		}
 	} else {
 		user, pass = args[1], args[2]
 	}
-	if !s.srv.checkPassword(user, pass) {
+	if !s.authenticate(user, pass, string(args[0])) {
 		c.Error(commands.ErrWrongPass)
 		return
 	}
-	s.authed.Store(true)
 	c.OK()
 }
 
@@ -88,11 +83,10 @@ func (s *session) Hello(c *commands.Ctx, args [][]byte) {
 		return
 	}
 	if user != nil {
-		if !s.srv.checkPassword(user, pass) {
+		if !s.authenticate(user, pass, string(args[0])) {
 			c.Error(commands.ErrWrongPass)
 			return
 		}
-		s.authed.Store(true)
 	}
 	if !s.authed.Load() {
 		c.Error(commands.ErrHelloNoAuth)

@@ -239,9 +239,9 @@ func (s *Server) clientLine(sess *session, args [][]byte) string {
 		events = "rw"
 	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d "+
-		"qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=%d oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=default redir=-1 resp=2\n",
+		"qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=%d oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=-1 resp=2\n",
 		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, multi,
-		m.qbuf, m.qbufFree, m.argv, m.multi, m.qbufCap, m.qbufPeak, m.obl, m.omem, m.tot, events, cmd)
+		m.qbuf, m.qbufFree, m.argv, m.multi, m.qbufCap, m.qbufPeak, m.obl, m.omem, m.tot, events, cmd, sess.user.Load().Name)
 }
 
 // connFD returns the socket's file descriptor, -1 when unknown.
@@ -277,9 +277,8 @@ func clientKill(s *session, c *commands.Ctx, args [][]byte) {
 		c.Error(commands.ErrNoSuchClient)
 		return
 	}
-	var id int64
-	var typ, addr, laddr string
-	skipMe := true
+	var f killFilter
+	f.skipMe = true
 	for i := 2; i < len(args); i += 2 {
 		if i+1 >= len(args) {
 			c.Error(commands.ErrSyntax)
@@ -293,30 +292,30 @@ func clientKill(s *session, c *commands.Ctx, args [][]byte) {
 				c.Error(commands.ErrClientID)
 				return
 			}
-			id = n
+			f.id = n
 		case commands.EqualFold(opt, "type"):
 			t, ok := clientType(val)
 			if !ok {
 				c.Error(commands.Errorf(commands.ErrClientType, string(val)))
 				return
 			}
-			typ = t
+			f.typ = t
 		case commands.EqualFold(opt, "addr"):
-			addr = string(val)
+			f.addr = string(val)
 		case commands.EqualFold(opt, "laddr"):
-			laddr = string(val)
+			f.laddr = string(val)
 		case commands.EqualFold(opt, "user"):
-			// "default" is the only user, and every client is it.
-			if string(val) != "default" {
+			if srv.acl.User(string(val)) == nil {
 				c.Error(commands.Errorf("ERR No such user '%s'", string(val)))
 				return
 			}
+			f.user = string(val)
 		case commands.EqualFold(opt, "skipme"):
 			switch {
 			case commands.EqualFold(val, "yes"):
-				skipMe = true
+				f.skipMe = true
 			case commands.EqualFold(val, "no"):
-				skipMe = false
+				f.skipMe = false
 			default:
 				c.Error(commands.ErrSyntax)
 				return
@@ -328,14 +327,26 @@ func clientKill(s *session, c *commands.Ctx, args [][]byte) {
 	}
 	var n int64
 	for _, sess := range srv.allSessions() {
-		if (id != 0 && sess.id != id) || (typ != "" && srv.typeOf(sess) != typ) ||
-			(addr != "" && sess.addr != addr) || (laddr != "" && sess.laddr != laddr) || (skipMe && sess == s) {
+		if !f.matches(s, sess) {
 			continue
 		}
 		srv.kill(s, sess)
 		n++
 	}
 	c.W.WriteInt(n)
+}
+
+// killFilter is CLIENT KILL's filters; zero values match every client.
+type killFilter struct {
+	id                     int64
+	typ, addr, laddr, user string
+	skipMe                 bool
+}
+
+func (f *killFilter) matches(caller, sess *session) bool {
+	return (f.id == 0 || sess.id == f.id) && (f.typ == "" || caller.srv.typeOf(sess) == f.typ) &&
+		(f.addr == "" || sess.addr == f.addr) && (f.laddr == "" || sess.laddr == f.laddr) &&
+		!(f.skipMe && sess == caller) && (f.user == "" || sess.user.Load().Name == f.user)
 }
 
 // kill closes a client: the caller itself after this reply, another at

@@ -103,6 +103,7 @@ func (s *Server) ConfigValues() map[string]string {
 		"port":                        strconv.Itoa(s.cfg.Port),
 		"protected-mode":              yesNo(s.cfg.ProtectedMode),
 		"requirepass":                 s.cfg.RequirePass,
+		"acl-log-max-len":             strconv.FormatInt(s.acl.LogMax.Load(), 10),
 		"save":                        s.cfg.Save,
 		"timeout":                     strconv.FormatInt(int64(s.cfg.Timeout/time.Second), 10),
 	} {
@@ -193,11 +194,14 @@ func (s *Server) SetConfig(name, value string) error {
 		s.cfg.HTTPAllowedHosts = value
 	case "requirepass":
 		s.cfg.RequirePass = value
-		s.needPass.Store(value != "")
+		s.acl.SetRequirePass(value)
 	case "save":
 		s.cfg.Save = value
 	case "tls-prefer-server-ciphers":
 		s.cfg.Settings[name] = value // Go's server always picks the suite
+	case "acl-log-max-len":
+		n, _ := strconv.ParseInt(value, 10, 64)
+		s.acl.LogMax.Store(n)
 	case "timeout":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.cfg.Timeout = time.Duration(n) * time.Second

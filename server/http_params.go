@@ -14,11 +14,12 @@ func (s *Server) HTTPAllowedHosts() []string {
 	return hosts
 }
 
-// Protected reports whether protected mode applies now: it is on and no
-// password is set (CONFIG SET may change either at any time). Clients from
+// Protected reports whether protected mode applies now: it is on and the
+// default user has no password (CONFIG SET and ACL SETUSER may change
+// either at any time), as admit decides for RESP. Clients from
 // beyond loopback are then refused, over RESP and HTTP alike.
 func (s *Server) Protected() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cfg.ProtectedMode && s.cfg.RequirePass == ""
+	return s.cfg.ProtectedMode && s.acl.DefaultNoPass()
 }

@@ -23,7 +23,7 @@ func (s *Server) reqLimits(sess *session) reqLimits {
 // authRequired is Redis's authRequired: the client has not authenticated
 // and a password is set.
 func (s *Server) authRequired(sess *session) bool {
-	return !sess.authed.Load() && s.needPass.Load()
+	return !sess.authed.Load() && s.acl.NeedAuth()
 }
 
 // overQueryLimit reports whether the unfinished command in pending, which

@@ -170,6 +170,7 @@ func (s *session) Exec(c *commands.Ctx) {
 			write = true
 		}
 	}
+	denied := s.execDenials(m.cmds)
 	var buf bufWriter
 	aborted := false
 	body := func(tx *store.Tx) []commands.Message {
@@ -181,7 +182,11 @@ func (s *session) Exec(c *commands.Ctx) {
 		s.unwatchAll()
 		buf.WriteArray(len(m.cmds))
 		var msgs []commands.Message
-		for _, q := range m.cmds {
+		for i, q := range m.cmds {
+			if denied != nil && denied[i] != "" {
+				buf.WriteError(denied[i])
+				continue
+			}
 			tx.Select(s.DB())
 			ctx := &commands.Ctx{Tx: tx, W: &buf, Sess: s, Env: srv, Table: srv.table, InMulti: true}
 			if !pingSubscribed(s, q.cmd, q.args, &buf) {

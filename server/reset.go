@@ -11,6 +11,7 @@ func (s *session) Reset(c *commands.Ctx) {
 	s.SetDB(0)
 	s.setName("")
 	s.replyOff, s.replySkip = false, false
-	s.authed.Store(s.srv.cfg.RequirePass == "")
+	s.user.Store(s.srv.acl.Default)
+	s.authed.Store(!s.srv.acl.NeedAuth())
 	c.W.WriteStatus("RESET")
 }

@@ -47,11 +47,11 @@ type Server struct {
 	luaMaxMemory atomic.Int64 // lua-max-memory: cfg's, then CONFIG SET's
 
 	// What every command read checks, kept apart from cfg (which CONFIG
-	// SET changes under mu): proto-max-bulk-len, client-query-buffer-limit,
-	// and whether requirepass is set.
+	// SET changes under mu): proto-max-bulk-len, client-query-buffer-limit.
 	maxBulk  atomic.Int64
 	maxQuery atomic.Int64
-	needPass atomic.Bool
+	// acl holds the users; whether a password is needed is its NeedAuth.
+	acl *commands.ACL
 
 	closing   atomic.Bool
 	abandon   atomic.Bool // stop without waiting for running commands
@@ -145,7 +145,10 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 			v.Store(n)
 		}
 	}
-	s.needPass.Store(cfg.RequirePass != "")
+	if err := s.startACL(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	s.luaMaxMemory.Store(cfg.LuaMaxMemory)
 	db.OnCommit(s.committed)
 	s.addDebug()
@@ -225,7 +228,7 @@ func (s *Server) Start() error {
 // checkProtected refuses, as protected mode intends, to serve beyond the
 // loopback interface without a password.
 func (s *Server) checkProtected() error {
-	if !s.cfg.ProtectedMode || s.cfg.RequirePass != "" {
+	if !s.cfg.ProtectedMode || !s.acl.DefaultNoPass() {
 		return nil
 	}
 	host := s.cfg.Bind
@@ -329,7 +332,7 @@ func (s *Server) admit(sess *session, nc net.Conn) bool {
 	switch {
 	case s.cfg.MaxClients > 0 && len(s.sessions) >= s.cfg.MaxClients:
 		refuse = commands.ErrMaxClients
-	case s.cfg.ProtectedMode && s.cfg.RequirePass == "" && !fromLoopback(nc):
+	case s.cfg.ProtectedMode && s.acl.DefaultNoPass() && !fromLoopback(nc):
 		refuse = commands.ErrProtectedMode
 	}
 	if refuse != "" {
@@ -379,6 +382,9 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	}
 	if s.authRequired(sess) && cmd.Flags&commands.NoAuth == 0 {
 		s.reject(sess, cmd, args, w, commands.ErrNoAuth)
+		return false
+	}
+	if u := sess.user.Load(); !u.Unrestricted() && s.aclDenied(sess, cmd, args, w) {
 		return false
 	}
 	if msg := s.refuseWrite(sess, cmd, w); msg != "" {

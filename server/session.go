@@ -26,6 +26,7 @@ type session struct {
 	lastCmd atomic.Int64 // unix ms of the last command
 	db      atomic.Int64
 	authed  atomic.Bool
+	user    atomic.Pointer[commands.User] // the ACL user it runs as
 
 	mu      sync.Mutex
 	name    string
@@ -78,7 +79,8 @@ func newSession(srv *Server, nc net.Conn, addr string) *session {
 	if la := nc.LocalAddr(); la != nil {
 		s.laddr = la.String()
 	}
-	s.authed.Store(!srv.needPass.Load())
+	s.user.Store(srv.acl.Default)
+	s.authed.Store(!srv.acl.NeedAuth())
 	s.multiLen.Store(-1)
 	s.lastCmd.Store(time.Now().UnixMilli())
 	return s

@@ -40,8 +40,10 @@ func mountDashboard(h *httpd.Server, srv *server.Server, s settings) (*dashboard
 		return nil, nil
 	}
 	admin := s.str("http-admin") == "yes" || (s.str("http-admin") == "auto" && !h.Guarded())
-	opts := dashboard.Options{Addr: srv.Addr().String(), Password: srv.RequirePass, Admin: admin,
-		HostAllowed: h.AllowedHost}
+	acl, user := srv.ACL(), s.str("http-user")
+	opts := dashboard.Options{Addr: srv.Addr().String(), Admin: admin, User: user, HostAllowed: h.AllowedHost,
+		Password: func() string { return acl.InternalPass(user) },
+		May:      func(fn string) bool { return acl.May(user, "qless|"+fn) }}
 	if srv.TLSOnly() {
 		opts.TLS = srv.TLS().ClientConfig()
 	}

@@ -1,0 +1,147 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
+
+// LoadFile replaces the users with those of the ACL file: lines
+// "user <name> <rule> ...". On any error nothing changes and the error
+// names the file and line. A file without "default" gets the default
+// user with every permission and no password, as Redis's does.
+func (a *ACL) LoadFile(caller Session) error {
+	data, err := os.ReadFile(a.File)
+	if err != nil {
+		return fmt.Errorf("Error loading ACLs, opening file '%s': %s", a.File, strerror(err))
+	}
+	a.mu.Lock()
+	fresh := map[string]*aclPerms{}
+	var errs strings.Builder
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.Trim(line, " \t\r\n")
+		if line == "" {
+			continue
+		}
+		errs.WriteString(a.loadLine(strings.Split(line, " "), i+1, fresh))
+	}
+	if errs.Len() > 0 {
+		a.mu.Unlock()
+		return fmt.Errorf("%sWARNING: ACL errors detected, no change to the previously active ACL rules was performed", errs.String())
+	}
+	if fresh["default"] == nil {
+		fresh["default"] = a.defaultUser().perms.Load()
+	}
+	var gone []*User
+	for name, u := range a.users {
+		if fresh[name] == nil {
+			delete(a.users, name)
+			gone = append(gone, u)
+		}
+	}
+	for name, p := range fresh {
+		u := a.users[name]
+		if u == nil {
+			u = &User{Name: name}
+			a.users[name] = u
+		}
+		a.store(u, p)
+	}
+	a.mu.Unlock()
+	if len(gone) > 0 && a.OnDelete != nil {
+		a.OnDelete(caller, gone)
+	}
+	return nil
+}
+
+// loadLine parses one user line (its words split at single spaces, as
+// Redis splits them) into fresh: "" when it is good, else its errors in
+// Redis's words.
+func (a *ACL) loadLine(f []string, n int, fresh map[string]*aclPerms) string {
+	if f[0] != "user" || len(f) < 2 {
+		return fmt.Sprintf("%s:%d should start with user keyword followed by the username. ", a.File, n)
+	}
+	name := f[1]
+	if fresh[name] != nil {
+		return fmt.Sprintf("WARNING: Duplicate user '%s' found on line %d. ", name, n)
+	}
+	p := a.newPerms()
+	// Redis names every unknown command or category, and of the other
+	// errors only the first, which may explain those after it.
+	var errs strings.Builder
+	other := false
+	for _, r := range f[2:] {
+		err := a.apply(p, r)
+		switch {
+		case err == nil:
+		case err == errRuleUnknown:
+			fmt.Fprintf(&errs, "%s:%d: Error in applying operation '%s': %v. ", a.File, n, r, err)
+		case !other:
+			fmt.Fprintf(&errs, "%s:%d: %v. ", a.File, n, err)
+			other = true
+		}
+	}
+	if errs.Len() > 0 {
+		return errs.String()
+	}
+	fresh[name] = p
+	return ""
+}
+
+// SaveFile writes every user to the ACL file, through a temporary file
+// renamed over it so that a crash leaves the old file or the new.
+func (a *ACL) SaveFile() error {
+	var b strings.Builder
+	for _, n := range a.names() {
+		if u := a.User(n); u != nil {
+			b.WriteString(a.describeUser(u) + "\n")
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(a.File), ".acl-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), a.File)
+}
+
+func (a *ACL) saveCmd(c *Ctx) {
+	if a.File == "" {
+		c.Error(errNoACLFile)
+		return
+	}
+	if err := a.SaveFile(); err != nil {
+		c.Error("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
+		return
+	}
+	c.OK()
+}
+
+func (a *ACL) loadCmd(c *Ctx) {
+	if a.File == "" {
+		c.Error(errNoACLFile)
+		return
+	}
+	if err := a.LoadFile(c.Sess); err != nil {
+		c.Error("ERR " + err.Error())
+		return
+	}
+	c.OK()
+}
