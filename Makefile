@@ -6,10 +6,14 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 .PHONY: build run test soak fuzz bench vet fmt release \
 	test-vet test-staticcheck test-unit test-e2e test-e2e-goroutines test-e2e-two-loops test-fuzz
 
+# -v names each package as it compiles: the first build compiles them all
+# and takes a while, later ones only what changed.
 build:
-	$(GO) build -o $(BIN) ./cmd/qlessd
+	@echo "building $(BIN) from ./cmd/qlessd (go build -v: the packages it compiles)"
+	$(GO) build -v -o $(BIN) ./cmd/qlessd
 
-# Starts a server on 127.0.0.1:6379 with its data in ./qlessd-data.
+# Starts a server on 127.0.0.1:6379 with its data in ./qlessd-data; its log
+# says where clients connect and the dashboard's URL.
 run: build
 	./$(BIN) $(ARGS)
 
