@@ -21,6 +21,7 @@ import (
 )
 
 func TestClientDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range [][]string{
 		{"CLIENT"}, {"CLIENT", "FOO"}, {"CLIENT", "SETNAME"}, {"CLIENT", "SETNAME", "a", "b"}, {"CLIENT", "SETNAME", "a b"},
@@ -45,6 +46,7 @@ func TestClientDifferential(t *testing.T) {
 
 // TestClientReply checks CLIENT REPLY OFF, SKIP and ON by what arrives.
 func TestClientReply(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range [][]string{
 		{"CLIENT", "REPLY", "OFF"}, {"SET", "a", "1"}, {"CLIENT", "REPLY", "SKIP"}, {"GET", "a"}, {"CLIENT", "REPLY", "ON"},
@@ -66,6 +68,7 @@ var clientLineRE = regexp.MustCompile(`^id=(\d+) addr=127\.0\.0\.1:\d+ laddr=127
 	`rbs=\d+ rbp=\d+ obl=\d+ oll=\d+ omem=\d+ tot-mem=\d+ events=r cmd=(\S+) user=default redir=-1 resp=2$`)
 
 func TestClientListAndKill(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	a, b, s := DialRaw(t, q.Addr), DialRaw(t, q.Addr), DialRaw(t, q.Addr)
 	a.Do(t, "CLIENT", "SETNAME", "alpha")
@@ -155,6 +158,7 @@ func expectClosed(t *testing.T, r *Raw) {
 }
 
 func TestMaxClients(t *testing.T) {
+	t.Parallel()
 	q, r := StartQlessd(t, "", "--maxclients", "3"), StartRedis(t, "--maxclients", "3")
 	var first []*Raw
 	for _, addr := range []string{q.Addr, r.Addr} {
@@ -226,6 +230,7 @@ func startInProcess(t *testing.T, cfg server.Config) *server.Server {
 }
 
 func TestOnDisconnect(t *testing.T) {
+	t.Parallel()
 	srv := startInProcess(t, server.Config{})
 	gone := make(chan int64, 10)
 	srv.OnDisconnect(func(id int64) { gone <- id })

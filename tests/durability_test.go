@@ -64,6 +64,7 @@ func TestRestartAfterKillLosesNoAcknowledgedWrite(t *testing.T) {
 }
 
 func TestDamagedTailIsRepairedWithLogLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	ctx := context.Background()
@@ -104,6 +105,7 @@ func frame(records string) []byte {
 }
 
 func TestDamageInsideDataFileStopsStartup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})
@@ -137,6 +139,7 @@ func TestDamageInsideDataFileStopsStartup(t *testing.T) {
 }
 
 func TestGracefulStopOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir, "--appendfsync", "no")
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})

@@ -60,6 +60,7 @@ func TestEventLoopSlowReaderDoesNotStallOthers(t *testing.T) {
 // A client that sends commands and closes its side at once still gets
 // every reply, even one that has to wait for a hand-over.
 func TestEventLoopRunsWhatCameBeforeTheEnd(t *testing.T) {
+	t.Parallel()
 	p := StartQlessd(t, "")
 	c := DialRaw(t, p.Addr)
 	c.Send(t, "RPUSH", "l", "a", "b")
@@ -82,6 +83,7 @@ func TestEventLoopRunsWhatCameBeforeTheEnd(t *testing.T) {
 // for a blocking pop: every reply comes back, in the order sent, and the
 // commands after the blocking one run after it was served.
 func TestEventLoopPipelinesAcrossAHandOver(t *testing.T) {
+	t.Parallel()
 	p := StartQlessd(t, "")
 	const clients, each = 20, 40
 	var wg sync.WaitGroup
@@ -148,6 +150,7 @@ func TestEventLoopPipelinesAcrossAHandOver(t *testing.T) {
 // subscriptions work as before, and a publish from a loop connection
 // reaches it.
 func TestEventLoopHandOverKeepsTheSession(t *testing.T) {
+	t.Parallel()
 	p := StartQlessd(t, "")
 	sub := DialRaw(t, p.Addr)
 	sub.Send(t, "CLIENT", "SETNAME", "worker-1")

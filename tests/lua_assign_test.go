@@ -31,6 +31,7 @@ var logicalAssignCases = []string{
 }
 
 func TestLuaLogicalAssign(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range logicalAssignCases {
 		p.Same(t, "EVAL", c, "0")
@@ -66,6 +67,7 @@ var multipleAssignCases = []string{
 }
 
 func TestLuaMultipleAssign(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range multipleAssignCases {
 		p.Same(t, "EVAL", c, "0")

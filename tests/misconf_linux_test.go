@@ -23,6 +23,7 @@ import (
 // room again writes resume, and a restart finds exactly what was
 // acknowledged.
 func TestWriteErrorsRefuseAndApplyNothing(t *testing.T) {
+	t.Parallel()
 	t.Run("full tmpfs", func(t *testing.T) {
 		mnt := mountTmpfs(t, "4m")
 		filler := filepath.Join(mnt, "filler")
@@ -51,6 +52,7 @@ func TestWriteErrorsRefuseAndApplyNothing(t *testing.T) {
 // While writes to a full disk fail, qlessd refuses and serves what Redis
 // with appendonly refuses and serves, with the same bytes.
 func TestMisconfRepliesMatchRedis(t *testing.T) {
+	t.Parallel()
 	qmnt, rmnt := mountTmpfs(t, "4m"), mountTmpfs(t, "4m")
 	p := &Pair{QP: StartQlessd(t, qmnt), RP: StartRedis(t, "--dir", rmnt, "--appendonly", "yes")}
 	p.Q, p.R = DialRaw(t, p.QP.Addr), DialRaw(t, p.RP.Addr)
@@ -234,6 +236,7 @@ func setFileSizeLimit(t *testing.T, pid int, limit uint64) {
 // counter must equal the INCRs acknowledged. A failed INCR applied anyway,
 // or an acknowledged one lost, breaks the count.
 func TestCountersSurviveWriteErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	const clients = 20

@@ -16,6 +16,7 @@ import (
 )
 
 func TestMultiDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range [][]string{
 		{"EXEC"}, {"DISCARD"}, {"MULTI", "x"}, {"UNWATCH"},
@@ -37,6 +38,7 @@ func TestMultiDifferential(t *testing.T) {
 }
 
 func TestWatchDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	other := dialDuo(t, p)
 	steps := []struct {
@@ -126,6 +128,7 @@ func TestWatchDifferential(t *testing.T) {
 // expiry through the store (EXPIRE belongs to another command group): its
 // expiry must break the WATCH, as in Redis 7.0.
 func TestWatchExpiry(t *testing.T) {
+	t.Parallel()
 	srv := startInProcess(t, server.Config{})
 	c := DialRaw(t, srv.Addr().(*net.TCPAddr).String())
 	setExpiring := func(key string, in time.Duration) {
@@ -171,6 +174,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // WATCH/GET/MULTI/SET/EXEC and retry when EXEC is refused; no increment
 // may be lost.
 func TestWatchOptimisticCounter(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr, PoolSize: 32})

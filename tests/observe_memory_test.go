@@ -114,6 +114,7 @@ func runCLI(t *testing.T, addr string, d time.Duration, args ...string) string {
 // and --latency against qlessd: they need MEMORY USAGE, INFO and PING
 // to give real figures.
 func TestObserveRedisCLITools(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("redis-cli"); err != nil {
 		t.Fatal("redis-cli not found (make test installs it)")
 	}

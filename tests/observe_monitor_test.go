@@ -34,6 +34,7 @@ func monitorLines(t *testing.T, rd *bufio.Reader, c net.Conn, last string) []str
 // shows as itself; one served by qlessd's qless Lua shows its redis.call's
 // after it, as a script's.
 func TestObserveMonitor(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	mc, err := net.Dial("tcp", q.Addr)
 	if err != nil {
@@ -101,6 +102,7 @@ func TestObserveMonitor(t *testing.T) {
 // TestObserveMonitorSameAsRedis compares what Redis answers around
 // MONITOR: inside MULTI, and its arity.
 func TestObserveMonitorSameAsRedis(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{{"MULTI"}, {"MONITOR"}, {"EXEC"}, {"MONITOR", "x"}})
 }
@@ -109,6 +111,7 @@ func TestObserveMonitorSameAsRedis(t *testing.T) {
 // the commands up; once its unsent lines pass the output limit it is
 // disconnected, and the server goes on.
 func TestObserveStalledMonitor(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	mc, err := net.Dial("tcp", q.Addr)
 	if err != nil {

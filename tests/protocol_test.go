@@ -58,6 +58,7 @@ var protocolInputs = []string{
 // Requests read as redis-server reads them: the same replies, the same
 // protocol errors, the connection closed after one.
 func TestProtocolLikeRedis(t *testing.T) {
+	t.Parallel()
 	q, r := StartQlessd(t, ""), StartRedis(t)
 	const sentinel, reply = "*2\r\n$4\r\nECHO\r\n$8\r\nsentinel\r\n", "$8\r\nsentinel\r\n"
 	for _, in := range protocolInputs {
@@ -73,6 +74,7 @@ func TestProtocolLikeRedis(t *testing.T) {
 // most 16384 bytes each, as on Redis 7.0; once AUTH has run, even earlier
 // in the same pipeline, it may send more.
 func TestProtocolLimitsBeforeAuth(t *testing.T) {
+	t.Parallel()
 	q, r := StartQlessd(t, "", "--requirepass", "secret"), StartRedis(t, "--requirepass", "secret")
 	const sentinel, reply = "*2\r\n$4\r\nAUTH\r\n$5\r\nwrong\r\n", "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
 	auth := "*2\r\n$4\r\nAUTH\r\n$6\r\nsecret\r\n"
@@ -113,6 +115,7 @@ func sendRaw(t *testing.T, addr, in string) string {
 // A request past a limit is refused as soon as its announcement or its
 // first 64 KB show it: nothing of it is kept, and the server goes on.
 func TestProtocolLimits(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "", "--proto-max-bulk-len", "1mb")
 	for _, c := range []struct{ in, want string }{
 		{"*1\r\n$1048577\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
@@ -145,6 +148,7 @@ func TestProtocolLimits(t *testing.T) {
 // closed without a word, as Redis closes it, and logged; the command does
 // not run.
 func TestClientQueryBufferLimit(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "", "--client-query-buffer-limit", "1mb", "--loglevel", "notice")
 	c, err := net.DialTimeout("tcp", q.Addr, 5*time.Second)
 	if err != nil {
@@ -185,6 +189,7 @@ func isReset(err error) bool {
 // An announced length is not allocated before the bytes come: a client
 // announcing 512 MB and sending 4 costs the server little.
 func TestAnnouncedBulkIsNotAllocated(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	before := rss(t, q)
 	c, err := net.DialTimeout("tcp", q.Addr, 5*time.Second)
@@ -223,6 +228,7 @@ func rss(t *testing.T, p *Proc) int64 {
 // from where each write left it: another client is served meanwhile, and
 // the command runs once whole.
 func TestHugeMultibulkInSmallWrites(t *testing.T) {
+	t.Parallel()
 	const n = 1_000_000
 	q := StartQlessd(t, "")
 	other := DialRaw(t, q.Addr)
@@ -256,6 +262,7 @@ func TestHugeMultibulkInSmallWrites(t *testing.T) {
 // proto-max-bulk-len and client-query-buffer-limit are read and set as on
 // Redis: memory units, 1mb at least.
 func TestProtocolLimitsConfig(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, name := range []string{"proto-max-bulk-len", "client-query-buffer-limit"} {
 		sameAll(t, p, [][]string{

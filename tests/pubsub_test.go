@@ -39,6 +39,7 @@ func (d duo) read(t *testing.T, n int, what string) {
 }
 
 func TestPubSubDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sub := dialDuo(t, p)
 	sub.same(t, 2, "SUBSCRIBE", "a", "b")
@@ -129,6 +130,7 @@ func TestPubSubDifferential(t *testing.T) {
 // TestPubSubGlob compares pattern matching with Redis's stringmatchlen
 // through PUBSUB CHANNELS.
 func TestPubSubGlob(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sub := dialDuo(t, p)
 	channels := []string{"a", "b", "abc", "ax", "bx", "dx", "by", "ay", "cy", "*x", "a\\", "ax\\", "[", "]", "aXbYc",
@@ -162,6 +164,7 @@ func TestPubSubGlob(t *testing.T) {
 // in publish order, inside MULTI included, and before the publisher hears
 // its reply.
 func TestPubSubOrder(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sub := dialDuo(t, p)
 	sub.same(t, 1, "SUBSCRIBE", "ch")

@@ -14,6 +14,7 @@ import (
 // redis-server 7.0: replies, events and the keyspace must agree, and the
 // replies must be the ones listed.
 func TestQlessBeyondPortable(t *testing.T) {
+	t.Parallel()
 	script, sha := qless.Script(), qless.SHA()
 	p := &buildPair{
 		q: startBuildSide(t, StartQlessd(t, "").Addr, script, sha),

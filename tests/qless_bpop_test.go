@@ -67,6 +67,7 @@ func startBPop(rdb *redis.Client, args ...any) chan string {
 // write makes available (put, retry, unpause, a dependency completing) and
 // what the clock does (a scheduled job falling due, a lock expiring).
 func TestQlessBPopWakes(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()
@@ -138,6 +139,7 @@ func TestQlessBPopWakes(t *testing.T) {
 // already there (filling count from the queues in order), the timeout,
 // inside MULTI, and its argument errors.
 func TestQlessBPopReplies(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()
@@ -179,6 +181,7 @@ func TestQlessBPopReplies(t *testing.T) {
 // TestQlessBPopOrderAndLeaving checks that waiting workers are served in
 // the order they came, and that one that leaves while waiting takes nothing.
 func TestQlessBPopOrderAndLeaving(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()

@@ -37,6 +37,7 @@ func dialSmallWindow(t *testing.T, addr string) net.Conn {
 // still in the server when the worker closes: either the server finds the
 // connection closed before writing, or its write fails.
 func TestQlessBPopUndeliveredHandedBack(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()

@@ -14,6 +14,7 @@ import (
 // framing and lines) checks those helpers against Lua 5.1 itself: on the
 // transcripts and on generated calls (a fixed seed, so a failure replays).
 func TestPrintedScriptMatchesRedisByteForByte(t *testing.T) {
+	t.Parallel()
 	script, sha := qless.Script(), qless.SHA()
 	p := &buildPair{
 		q: startBuildSide(t, StartQlessd(t, "").Addr, script, sha),

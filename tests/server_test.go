@@ -10,6 +10,7 @@ import (
 )
 
 func TestServerDifferentialErrors(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"CONFIG"}, {"CONFIG", "GET"}, {"CONFIG", "SET"}, {"CONFIG", "SET", "timeout"},
@@ -68,6 +69,7 @@ func TestServerDifferentialErrors(t *testing.T) {
 }
 
 func TestServerInfo(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	c := DialRaw(t, q.Addr)
 	c.Do(t, "SET", "a", "1")
@@ -177,6 +179,7 @@ func infoFields(info string) map[string]string {
 }
 
 func TestServerCommandAndConfig(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	// COMMAND INFO entries have Redis 7.0's shape; keyed commands match
 	// Redis in name, arity, flags and key positions.
@@ -257,6 +260,7 @@ func commandHead(raw string) string {
 }
 
 func TestServerSaveAndShutdown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	c := DialRaw(t, q.Addr)
