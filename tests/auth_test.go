@@ -184,7 +184,7 @@ func TestProtectedMode(t *testing.T) {
 	go func() { out, err = cmd.CombinedOutput(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(waitTimeout):
 		cmd.Process.Kill()
 		t.Fatal("qlessd bound to 0.0.0.0 without a password and kept running")
 	}

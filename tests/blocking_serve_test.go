@@ -18,7 +18,7 @@ func pipe(t *testing.T, r *Raw, cmds ...[]string) {
 			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 		}
 	}
-	r.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	r.c.SetWriteDeadline(time.Now().Add(waitTimeout))
 	if _, err := r.c.Write([]byte(b.String())); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // command sent on another connection to have reached its wait.
 func waitBlocked(t *testing.T, ctl *Raw, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		r := ctl.Do(t, "INFO", "clients")
 		i := strings.Index(r, "blocked_clients:")
@@ -261,7 +261,7 @@ func TestBlockingStress(t *testing.T) {
 		if _, err := c.Write([]byte(b.String())); err != nil {
 			return "", err
 		}
-		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		c.SetReadDeadline(time.Now().Add(waitTimeout))
 		var out strings.Builder
 		err := readReply(rd, &out)
 		return out.String(), err

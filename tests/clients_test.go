@@ -81,7 +81,7 @@ func TestClientListAndKill(t *testing.T) {
 	// counts them out (omem, events=w) only once the write returns, a
 	// moment after the client has them: list again until it has.
 	list := bulkBody(t, a.Do(t, "CLIENT", "LIST"))
-	for i := 0; i < 100 && strings.Contains(list, "events=rw"); i++ {
+	for deadline := time.Now().Add(waitTimeout); strings.Contains(list, "events=rw") && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 		list = bulkBody(t, a.Do(t, "CLIENT", "LIST"))
 	}
@@ -149,7 +149,7 @@ func TestClientListAndKill(t *testing.T) {
 // expectClosed fails unless the server closes r's connection.
 func expectClosed(t *testing.T, r *Raw) {
 	t.Helper()
-	r.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r.c.SetReadDeadline(time.Now().Add(waitTimeout))
 	buf := make([]byte, 64)
 	n, err := r.rd.Read(buf)
 	if err != io.EOF {
@@ -247,7 +247,7 @@ func TestOnDisconnect(t *testing.T) {
 			if got != id {
 				t.Fatalf("hook got id %d, want %d", got, id)
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(waitTimeout):
 			t.Fatalf("no disconnect hook for client %d (subscribed %v)", id, subscribe)
 		}
 	}

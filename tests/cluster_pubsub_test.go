@@ -95,7 +95,7 @@ func TestClusterFollowerReadsSubscribers(t *testing.T) {
 			select {
 			case m := <-ch:
 				found = strings.Contains(m.Payload, `"jid":"ev-last"`)
-			case <-time.After(5 * time.Second):
+			case <-time.After(waitTimeout):
 				t.Fatalf("subscriber on follower %s: no event for ev-last", names[i])
 			}
 		}

@@ -153,7 +153,7 @@ func TestConfigSetMutableAndImmutable(t *testing.T) {
 	c.Send(t, "SHUTDOWN", "NOSAVE")
 	select {
 	case <-q.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("no shutdown")
 	}
 	if !strings.Contains(q.Output(), "shutdown requested") {

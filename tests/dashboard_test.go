@@ -427,7 +427,7 @@ func TestDashboardThroughput(t *testing.T) {
 // dashWait polls cond until it holds, failing after a generous deadline.
 func dashWait(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not met in 15s")

@@ -90,7 +90,7 @@ func TestKeysExpiryHappens(t *testing.T) {
 		{"SET", "keep", "v"},
 	})
 	for _, srv := range []*Raw{p.Q, p.R} {
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(waitTimeout)
 		for {
 			if srv.Do(t, "EXISTS", "a", "b", "c", "d") == ":0\r\n" {
 				break

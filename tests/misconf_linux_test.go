@@ -108,7 +108,7 @@ func misconfScenario(t *testing.T, q *Proc, errText string, free func()) {
 	duringMisconf(t, c, misconf, failed)
 
 	free()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		got := c.Do(t, "INCR", "counter")
 		if got == ":11\r\n" {
@@ -243,7 +243,7 @@ func TestCountersSurviveWriteErrors(t *testing.T) {
 	acked := make([]int, clients)
 	stop := make(chan struct{})
 	done := make(chan struct{}, clients)
-	var failures atomic.Int64
+	var failures, acks atomic.Int64
 	for i := range clients {
 		c := DialRaw(t, q.Addr)
 		go func() {
@@ -265,6 +265,7 @@ func TestCountersSurviveWriteErrors(t *testing.T) {
 					return
 				}
 				acked[i]++
+				acks.Add(1)
 				got = c.Do(t, "GET", key)
 				if !strings.HasPrefix(got, "-MISCONF") && got != "$"+strconv.Itoa(len(strconv.Itoa(acked[i])))+"\r\n"+strconv.Itoa(acked[i])+"\r\n" {
 					t.Errorf("GET %s = %q after %d acknowledged", key, got, acked[i])
@@ -274,17 +275,29 @@ func TestCountersSurviveWriteErrors(t *testing.T) {
 		}()
 	}
 	path := filepath.Join(dir, "qlessd.db")
+	// Each round waits for what it means rather than for a time: INCRs
+	// acknowledged, then INCRs failing under the limit, then acknowledged
+	// again once it is lifted.
+	grows := func(n *atomic.Int64, what string) {
+		t.Helper()
+		from := n.Load()
+		for deadline := time.Now().Add(waitTimeout); n.Load() < from+20; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s stayed at %d", what, n.Load())
+			}
+		}
+	}
 	for range 4 {
-		time.Sleep(100 * time.Millisecond)
+		grows(&acks, "acknowledged INCRs")
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		setFileSizeLimit(t, q.cmd.Process.Pid, uint64(st.Size())+8<<10)
-		time.Sleep(150 * time.Millisecond)
+		grows(&failures, "failed INCRs under the size limit")
 		setFileSizeLimit(t, q.cmd.Process.Pid, noLimit)
 	}
-	time.Sleep(100 * time.Millisecond)
+	grows(&acks, "acknowledged INCRs after the limit went")
 	close(stop)
 	for range clients {
 		<-done

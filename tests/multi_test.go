@@ -158,13 +158,13 @@ func TestWatchExpiry(t *testing.T) {
 	expect("*1\r\n+PONG\r\n", "EXEC")
 }
 
-// waitUntil polls cond until it holds, failing after 30 seconds.
+// waitUntil polls cond until it holds, failing after waitTimeout.
 func waitUntil(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not reached in 30s")
+			t.Fatalf("condition not reached in %v", waitTimeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

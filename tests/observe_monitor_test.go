@@ -14,7 +14,7 @@ import (
 func monitorLines(t *testing.T, rd *bufio.Reader, c net.Conn, last string) []string {
 	t.Helper()
 	var lines []string
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	c.SetReadDeadline(time.Now().Add(waitTimeout))
 	for {
 		l, err := rd.ReadString('\n')
 		if err != nil {
@@ -43,7 +43,7 @@ func TestObserveMonitor(t *testing.T) {
 	defer mc.Close()
 	rd := bufio.NewReader(mc)
 	mc.Write([]byte("MONITOR\r\n"))
-	mc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	mc.SetReadDeadline(time.Now().Add(waitTimeout))
 	if l, _ := rd.ReadString('\n'); l != "+OK\r\n" {
 		t.Fatalf("MONITOR replied %q", l)
 	}
@@ -119,7 +119,7 @@ func TestObserveStalledMonitor(t *testing.T) {
 	}
 	defer mc.Close()
 	mc.Write([]byte("MONITOR\r\n"))
-	mc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	mc.SetReadDeadline(time.Now().Add(waitTimeout))
 	if l, _ := bufio.NewReader(mc).ReadString('\n'); l != "+OK\r\n" {
 		t.Fatalf("MONITOR replied %q", l)
 	}
@@ -136,7 +136,7 @@ func TestObserveStalledMonitor(t *testing.T) {
 			}
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		list := c.Do(t, "CLIENT", "LIST")
 		if !strings.Contains(list, "flags=O") {

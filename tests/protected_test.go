@@ -36,7 +36,7 @@ func hello(t *testing.T, addr string, refused bool) string {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	if refused {
 		got, err := io.ReadAll(c)
 		if err != nil {

@@ -23,7 +23,7 @@ func exchange(t *testing.T, addr, in, sentinel, sentinelReply string) (out strin
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	if _, err := c.Write([]byte(in + sentinel)); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func sendRaw(t *testing.T, addr, in string) string {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	if _, err := c.Write([]byte(in)); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestClientQueryBufferLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	go func() {
 		// The server closes the connection while this still writes.
 		c.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2000000\r\n" + strings.Repeat("v", 2000000) + "\r\n"))
@@ -174,7 +174,7 @@ func TestClientQueryBufferLimit(t *testing.T) {
 // waitLog waits for p to log what, which reaches the test through a pipe.
 func waitLog(t *testing.T, p *Proc, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Output(), what); {
+	for deadline := time.Now().Add(waitTimeout); !strings.Contains(p.Output(), what); {
 		if time.Now().After(deadline) {
 			t.Fatalf("no log of %q:\n%s", what, p.Output())
 		}

@@ -229,7 +229,7 @@ func TestSlowSubscriberDropped(t *testing.T) {
 				return
 			default:
 			}
-			fast.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			fast.c.SetReadDeadline(time.Now().Add(waitTimeout))
 			var b strings.Builder
 			if readReply(fast.rd, &b) != nil {
 				return
@@ -268,7 +268,7 @@ func TestSlowSubscriberDropped(t *testing.T) {
 	waitUntil(t, func() bool { return strings.Contains(q.Output(), "output buffer limits") })
 	// The fast subscriber got everything.
 	pub.Do(t, "PUBLISH", "firehose", "last")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for fastGot.Load() < int64(sent+1+200+1) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -374,10 +374,10 @@ func TestPubSubChurn(t *testing.T) {
 	t.Logf("%d messages published during churn", published.Load())
 }
 
-// waitFor waits until n reaches want, failing after 30 seconds.
+// waitFor waits until n reaches want, failing after waitTimeout.
 func waitFor(t *testing.T, n *atomic.Int64, want int64) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for n.Load() < want {
 		if time.Now().After(deadline) {
 			t.Fatalf("counter stayed at %d, want %d", n.Load(), want)

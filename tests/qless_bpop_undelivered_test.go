@@ -70,8 +70,8 @@ func TestQlessBPopUndeliveredHandedBack(t *testing.T) {
 		t.Fatalf("after the put the job is %+v, want running for gone", job)
 	}
 	gone.Close()
-	for i := 0; job.State != "waiting"; i++ {
-		if i == 2000 {
+	for deadline := time.Now().Add(waitTimeout); job.State != "waiting"; {
+		if time.Now().After(deadline) {
 			t.Fatalf("the job was not handed back: %+v", job)
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -106,9 +106,9 @@ func killWhileWorking(t *testing.T, q *Proc, round, producers, workers int, kill
 	}
 	select {
 	case <-killed:
-	case <-time.After(20 * time.Second):
+	case <-time.After(waitTimeout):
 		killOnce.Do(func() { q.Kill(); close(killed) })
-		t.Errorf("round %d: only %d operations acknowledged in 20 s", round, acked.Load())
+		t.Errorf("round %d: only %d operations acknowledged in %v", round, acked.Load(), waitTimeout)
 	}
 	wg.Wait()
 	return put, completed

@@ -283,7 +283,7 @@ func TestServerSaveAndShutdown(t *testing.T) {
 	}
 	c.Do(t, "SET", "after", "save")
 	c.Send(t, "SHUTDOWN", "NOSAVE")
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for !q.Exited() {
 		if time.Now().After(deadline) {
 			t.Fatal("SHUTDOWN did not stop the server")
@@ -297,7 +297,7 @@ func TestServerSaveAndShutdown(t *testing.T) {
 		t.Errorf("after restart %q", got)
 	}
 	c2.Send(t, "SHUTDOWN", "SAVE")
-	for deadline = time.Now().Add(15 * time.Second); !q2.Exited(); time.Sleep(20 * time.Millisecond) {
+	for deadline = time.Now().Add(waitTimeout); !q2.Exited(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("SHUTDOWN SAVE did not stop the server")
 		}
@@ -382,7 +382,7 @@ func TestServerRedisCliHints(t *testing.T) {
 	screenHas := func(want string) {
 		t.Helper()
 		var screen []byte
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(waitTimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			screen, _ = exec.Command(tmux, "capture-pane", "-p", "-t", session).Output()
 			if strings.Contains(string(screen), want) {
 				return
