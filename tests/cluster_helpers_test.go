@@ -186,7 +186,7 @@ func (c *testCluster) sameStores() {
 			if n.proc.Exited() {
 				continue
 			}
-			c.caughtUp(n, 30*time.Second)
+			c.caughtUp(n, waitTimeout)
 			d, err := rawCommand(n.addr(), "RAFT", "DIGEST")
 			if err != nil {
 				c.t.Fatalf("RAFT DIGEST on %s: %v", n.id, err)

@@ -17,7 +17,7 @@ import (
 // for itself, and that SHUTDOWN sent to a follower stops that follower.
 func TestClusterRoleAndNodeCommands(t *testing.T) {
 	c := startCluster(t, 3)
-	l := c.leader(10 * time.Second)
+	l := c.leader(waitTimeout)
 	// Followers tell the leader their client address once they know it.
 	deadline := time.Now().Add(waitTimeout)
 	var role []any

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -133,7 +132,7 @@ func TestEventLoopPipelinesAcrossAHandOver(t *testing.T) {
 	pusher := redis.NewClient(&redis.Options{Addr: p.Addr})
 	defer pusher.Close()
 	ctx := context.Background()
-	time.Sleep(200 * time.Millisecond)
+	waitBlocked(t, DialRaw(t, p.Addr), clients/2) // the pushes wake them
 	for i := 0; i < clients; i += 2 {
 		if err := pusher.RPush(ctx, fmt.Sprintf("q:%d", i), fmt.Sprintf("job-%d", i)).Err(); err != nil {
 			t.Fatal(err)
