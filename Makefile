@@ -54,10 +54,13 @@ MODE_TESTS := ^($(subst $(space),|,$(strip $(MODE_TEST_NAMES))))
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/tests$$')
 # Test binaries of several packages, and tests that start their own servers
 # (t.Parallel), run side by side; TESTFLAGS adds to every go test (say -v).
+# make test passes -short: the randomized comparisons that read it run a
+# few rounds (qless's fast paths against its Lua), make soak all of them.
 TEST_P ?= 2
 TEST_PARALLEL ?= 4
 TESTFLAGS ?=
 GOTEST = $(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) $(TESTFLAGS)
+SHORT ?= -short
 E2E_TIMEOUT ?= 20m
 
 test: $(STATICCHECK)
@@ -81,13 +84,13 @@ test-vet:
 test-staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 test-unit:
-	$(GOTEST) -timeout 10m $(UNIT_PKGS)
+	$(GOTEST) $(SHORT) -timeout 10m $(UNIT_PKGS)
 test-e2e:
-	$(GOTEST) -timeout $(E2E_TIMEOUT) ./tests
+	$(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests
 test-e2e-goroutines:
-	QLESSD_ARGS="--event-loop no" $(GOTEST) -timeout $(E2E_TIMEOUT) ./tests -run '$(MODE_TESTS)'
+	QLESSD_ARGS="--event-loop no" $(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests -run '$(MODE_TESTS)'
 test-e2e-two-loops:
-	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GOTEST) -timeout $(E2E_TIMEOUT) ./tests -run '$(MODE_TESTS)'
+	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests -run '$(MODE_TESTS)'
 test-fuzz: fuzz
 
 # The long runs: all of ./tests in each connection mode, the cluster's
@@ -95,6 +98,7 @@ test-fuzz: fuzz
 SOAK_FUZZTIME ?= 2000000x
 soak:
 	./tests/ensure-redis.sh
+	$(GOTEST) -timeout 30m $(UNIT_PKGS)
 	$(GOTEST) -timeout 60m ./tests
 	QLESSD_ARGS="--event-loop no" $(GOTEST) -timeout 60m ./tests
 	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GOTEST) -timeout 60m ./tests
