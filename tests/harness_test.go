@@ -33,6 +33,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// soakOr is short under go test -short (make test) and long otherwise
+// (make soak): how many rounds a randomized or load test runs.
+func soakOr(short, long int) int {
+	if testing.Short() {
+		return short
+	}
+	return long
+}
+
 // modeArgs are the flags every started qlessd gets from QLESSD_ARGS: the
 // suite runs once as built by default and once with --event-loop no.
 func modeArgs() []string { return strings.Fields(os.Getenv("QLESSD_ARGS")) }

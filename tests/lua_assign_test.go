@@ -37,7 +37,7 @@ func TestLuaLogicalAssign(t *testing.T) {
 		p.Same(t, "EVAL", c, "0")
 	}
 	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 1500; i++ {
+	for range soakOr(300, 1500) {
 		p.Same(t, "EVAL", genAssignScript(rng, 1), "0")
 	}
 }
@@ -73,7 +73,7 @@ func TestLuaMultipleAssign(t *testing.T) {
 		p.Same(t, "EVAL", c, "0")
 	}
 	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 1500; i++ {
+	for range soakOr(300, 1500) {
 		p.Same(t, "EVAL", genMultiScript(rng), "0")
 	}
 }
