@@ -240,6 +240,7 @@ func TestBlockingHangUpThenPushAtOnce(t *testing.T) {
 // Many clients popping and pushing at once: every element pushed is popped
 // exactly once and no waiting client is left behind while data remains.
 func TestBlockingStress(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	const consumers, pops, producers = 6, 40, 4
 	pushes := consumers * pops / producers

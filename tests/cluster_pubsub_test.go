@@ -77,7 +77,7 @@ func TestClusterFollowerReadsSubscribers(t *testing.T) {
 	}
 	for i, ch := range chans {
 		got := false
-		for try := 0; try < 100 && !got; try++ {
+		for try, deadline := 0, time.Now().Add(waitTimeout); !got && time.Now().Before(deadline); try++ {
 			put(fmt.Sprintf("ev-%d-%d", i, try))
 			select {
 			case m := <-ch:

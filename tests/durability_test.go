@@ -19,6 +19,7 @@ import (
 // With appendfsync always, a write is acknowledged only once it is on disk:
 // SIGKILL right after the last reply must lose nothing.
 func TestRestartAfterKillLosesNoAcknowledgedWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir, "--appendfsync", "always")
 	ctx := context.Background()

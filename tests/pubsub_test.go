@@ -306,6 +306,7 @@ func TestSlowSubscriberSoftLimit(t *testing.T) {
 // while others publish. Each subscriber checks its own replies stay in
 // step, and when all are gone no subscription is left behind.
 func TestPubSubChurn(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	var pubs, subs sync.WaitGroup
 	stop := make(chan struct{})

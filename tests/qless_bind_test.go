@@ -72,7 +72,7 @@ func TestQlessWorkerBind(t *testing.T) {
 		t.Fatalf("popped job: %s %s", s, w)
 	}
 	c.Close()
-	waitState(t, rdb, "gone", "stalled", 5*time.Second)
+	waitState(t, rdb, "gone", "stalled", waitTimeout)
 	if n := rdb.HExists(ctx, "ql:bound", "w-gone").Val(); n {
 		t.Fatalf("ql:bound still holds w-gone")
 	}
@@ -131,5 +131,5 @@ func TestQlessWorkerBindRestart(t *testing.T) {
 	q = StartQlessd(t, dir)
 	rdb = redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2})
 	defer rdb.Close()
-	waitState(t, rdb, "r1", "stalled", 5*time.Second)
+	waitState(t, rdb, "r1", "stalled", waitTimeout)
 }

@@ -220,6 +220,7 @@ func TestQlessBPopOrderAndLeaving(t *testing.T) {
 // jobs are put (20,000 in make test): each job is completed once, none is
 // lost.
 func TestQlessBPopManyWorkers(t *testing.T) {
+	t.Parallel()
 	const workers = 50
 	jobs := int64(soakOr(20000, 100000))
 	q := StartQlessd(t, "")

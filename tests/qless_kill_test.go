@@ -18,6 +18,7 @@ import (
 // after every restart each put that was acknowledged is there, in some
 // state, and each completion that was acknowledged is complete.
 func TestQlessKillRestart(t *testing.T) {
+	t.Parallel()
 	const rounds, producers, workers, killAfter = 5, 4, 4, 1500
 	dir := t.TempDir()
 	ctx := context.Background()
