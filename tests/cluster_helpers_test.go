@@ -54,6 +54,12 @@ func (c *testCluster) nodeArgs(n *clusterNode, more ...string) []string {
 	args := []string{"--port", strconv.Itoa(n.port), "--dir", n.dir, "--loglevel", "warning", "--http-addr", n.http,
 		"--cluster-node-id", n.id, "--cluster-bind", fmt.Sprintf("127.0.0.1:%d", n.raft)}
 	args = append(args, modeArgs()...)
+	if !strictTiming() {
+		// A loaded machine can hold a node back past the default 500 ms
+		// (a leader steps down after half of it), and leaders changed
+		// under the tests' writes; the soak keeps the default.
+		args = append(args, "--cluster-heartbeat-timeout", "2000")
+	}
 	args = append(args, c.extra...)
 	return append(args, more...)
 }
