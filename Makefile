@@ -3,37 +3,110 @@ BIN := bin/qlessd
 # staticcheck as .ci/run installs it (go install puts it in GOPATH/bin).
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: build run test fuzz bench vet fmt release soak
+.PHONY: build run test soak fuzz bench vet fmt release \
+	test-vet test-staticcheck test-unit test-e2e test-e2e-goroutines test-e2e-two-loops test-fuzz
 
+# -v names each package as it compiles: the first build compiles them all
+# and takes a while, later ones only what changed.
 build:
-	$(GO) build -o $(BIN) ./cmd/qlessd
+	@echo "building $(BIN) from ./cmd/qlessd (go build -v: the packages it compiles)"
+	$(GO) build -v -o $(BIN) ./cmd/qlessd
 
-# Starts a server on 127.0.0.1:6379 with its data in ./qlessd-data.
+# Starts a server on 127.0.0.1:6379 with its data in ./qlessd-data; its log
+# says where clients connect and the dashboard's URL.
 run: build
 	./$(BIN) $(ARGS)
 
-# Every test, differential ones included: they need redis-server 7.0. The
-# end-to-end tests run a second time against one goroutine per connection
-# (--event-loop no), the way qlessd serves where epoll is missing, and those
-# where connections of two loops meet run against --event-loops 2, whose
-# loops read and write one system call at a time (--io-uring no), as where
-# io_uring is missing or forbidden. Last, each fuzzer runs briefly (make fuzz).
-TWO_LOOP_TESTS := TestScripting|TestEventLoop|TestQless|TestMulti|TestBlocking|TestPubSub
+# Every test, differential ones included: they need redis-server 7.0. Each
+# step runs whatever the ones before it found, and prints its result and
+# time; make test fails at the end with a line naming each failed step, so a
+# red run says everything that is wrong rather than the first thing.
+#   vet, staticcheck   static checks of every package
+#   unit               every package but ./tests, in-process
+#   e2e                ./tests against the built qlessd, as it serves by default
+#   e2e-goroutines     MODE_TESTS against one goroutine per connection
+#                      (--event-loop no), the way qlessd serves where epoll is missing
+#   e2e-two-loops      MODE_TESTS against --event-loops 2 whose loops read and
+#                      write one system call at a time (--io-uring no), as where
+#                      io_uring is missing or forbidden
+#   fuzz               each fuzzer briefly (make fuzz)
+# make soak runs the long versions: the whole of ./tests in every mode, the
+# 30-round cluster failover loop, and longer fuzzing.
+TEST_STEPS := vet staticcheck unit e2e e2e-goroutines e2e-two-loops fuzz
+# Only what the connection mode changes runs in the extra modes: the event
+# loop or goroutine serving a connection, its reads and writes (protocol
+# parsing, output limits, slow readers), blocking and waking, pub/sub
+# delivery, MULTI/WATCH, busy and killed scripts, client bookkeeping
+# (CLIENT, timeouts, max clients, MONITOR). What a command computes is the
+# same code in every mode and runs once, in e2e. A test of a new connection
+# behaviour goes in this list by its name.
+MODE_TEST_NAMES := TestEventLoop TestBlocking TestListsBlocking TestZSetsBlockingPop \
+	TestQlessBPop TestQlessThrottleWakesBPop TestPubSub TestSlowSubscriber TestMulti TestWatch \
+	TestScriptingBusy TestScriptingPastLimit TestScriptingShutdownNosave TestScriptingShortScripts \
+	TestScriptingNoTimeLimit TestScriptingKill TestScriptingUnkillable \
+	TestProtocol TestClientQueryBufferLimit TestAnnouncedBulk TestHugeMultibulk \
+	TestClientDifferential TestClientReply TestClientListAndKill TestMaxClients TestIdleTimeout TestOnDisconnect TestManyConnections \
+	TestObserveMonitor TestObserveStalledMonitor TestCrossProtocol TestBigValues
+empty :=
+space := $(empty) $(empty)
+MODE_TESTS := ^($(subst $(space),|,$(strip $(MODE_TEST_NAMES))))
+# The packages that need no started qlessd: everything but ./tests.
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/tests$$')
+# Test binaries of several packages, and tests that start their own servers
+# (t.Parallel), run side by side; TESTFLAGS adds to every go test (say -v).
+# make test passes -short: the randomized comparisons that read it run a
+# few rounds (qless's fast paths against its Lua), make soak all of them.
+TEST_P ?= 2
+TEST_PARALLEL ?= 4
+TESTFLAGS ?=
+GOTEST = $(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) $(TESTFLAGS)
+SHORT ?= -short
+E2E_TIMEOUT ?= 20m
+
 test: $(STATICCHECK)
 	./tests/ensure-redis.sh
 	./tests/ensure-tools.sh
-	$(GO) vet ./...
-	$(STATICCHECK) ./...
-	$(GO) test -count=1 -timeout 20m ./...
-	QLESSD_ARGS="--event-loop no" $(GO) test -count=1 -timeout 20m ./tests
-	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GO) test -count=1 -timeout 20m ./tests -run '$(TWO_LOOP_TESTS)'
-	$(MAKE) fuzz
+	@failed=; begin=$$(date +%s); \
+	for step in $(TEST_STEPS); do \
+		echo "==> test-$$step"; start=$$(date +%s); \
+		if $(MAKE) --no-print-directory test-$$step; then result=ok; else result=FAILED; failed="$$failed $$step"; fi; \
+		line="$$step: $$result ($$(( $$(date +%s) - start ))s)"; summary="$$summary$$line\n"; \
+		echo "==> $$line"; \
+	done; \
+	printf "\nmake test, step by step:\n$$summary"; \
+	if [ -n "$$failed" ]; then \
+		echo "make test FAILED after $$(( $$(date +%s) - begin ))s; failed steps:$$failed"; exit 1; \
+	fi; \
+	echo "make test passed: every step ($$(( $$(date +%s) - begin ))s)"
 
-# Long runs of the randomized fault tests: 200 SIGSTOP/SIGCONT pauses of
-# cluster leaders and followers under load, every node's store compared key
-# by key every five (QLESSD_CLUSTER_SEED=n replays a run).
+test-vet:
+	$(GO) vet ./...
+test-staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+test-unit:
+	$(GOTEST) $(SHORT) -timeout 10m $(UNIT_PKGS)
+test-e2e:
+	$(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests
+test-e2e-goroutines:
+	QLESSD_ARGS="--event-loop no" $(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests -run '$(MODE_TESTS)'
+test-e2e-two-loops:
+	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests -run '$(MODE_TESTS)'
+test-fuzz: fuzz
+
+# The long runs: all of ./tests in each connection mode, the cluster's
+# failover loop for 30 rounds, 200 SIGSTOP/SIGCONT pauses of cluster leaders
+# and followers under load with every node's store compared key by key
+# (QLESSD_CLUSTER_SEED=n replays a run), and each fuzzer for SOAK_FUZZTIME.
+SOAK_FUZZTIME ?= 2000000x
 soak:
-	QLESSD_CLUSTER_PAUSES=200 $(GO) test -count=1 -timeout 120m -v ./tests -run 'TestClusterPausesKeepStoresEqual'
+	./tests/ensure-redis.sh
+	$(GOTEST) -timeout 30m $(UNIT_PKGS)
+	$(GOTEST) -timeout 60m ./tests
+	QLESSD_ARGS="--event-loop no" $(GOTEST) -timeout 60m ./tests
+	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GOTEST) -timeout 60m ./tests
+	QLESSD_CLUSTER_ROUNDS=30 $(GOTEST) -timeout 60m ./tests -run '^TestClusterFailover$$' -v
+	QLESSD_CLUSTER_PAUSES=200 $(GOTEST) -timeout 120m ./tests -run '^TestClusterPausesKeepStoresEqual$$' -v
+	$(MAKE) fuzz FUZZTIME=$(SOAK_FUZZTIME)
 
 # staticcheck, when missing, from the Go module proxy.
 $(STATICCHECK):
@@ -49,15 +122,17 @@ FUZZTIME ?= 20000x
 FUZZ_TARGETS := ./store:FuzzJournalLoad ./server:FuzzRequest ./server:FuzzInline \
 	./scripts/luacjson:FuzzDecode ./scripts/luacmsgpack:FuzzUnpack ./qless:FuzzQlessArgs
 fuzz:
-	for t in $(FUZZ_TARGETS); do \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s -parallel 1 "$${t%%:*}" || exit 1; \
-	done
+	@failed=; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $$t"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s -parallel 1 "$${t%%:*}" || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz FAILED:$$failed"; exit 1; fi
 
 # qlessd against Redis (docs/performance.md), then qlessd alone against a
 # 3-node cluster (put, pop1 at concurrency 50); ARGS="-cluster 0" skips it.
 bench: build
 	./tests/ensure-redis.sh
-	$(GO) run ./tests/bench -cluster 3 -tls $(ARGS)
+	$(GO) run ./tests/bench -cluster 3 $(ARGS)
 
 # Static binaries for Linux in dist/, with the version (VERSION, else the
 # last tag, else the source's default) and the commit stamped in.

@@ -90,7 +90,7 @@ func refusedWhenFull(t *testing.T, srv *Server, n int) string {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(time.Minute))
 	type reply struct {
 		got []byte
 		err error
@@ -134,7 +134,7 @@ func ping(t *testing.T, addr string) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(time.Minute))
 	c.Write([]byte("PING\r\n"))
 	if line, err := bufio.NewReader(c).ReadString('\n'); line != "+PONG\r\n" {
 		t.Fatalf("PING: %q, %v", line, err)

@@ -31,7 +31,7 @@ func TestCommandAndFsyncStats(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.SetDeadline(time.Now().Add(time.Minute))
 		c.Write([]byte("SET a 1\r\nGET a\r\nGET a\r\nINCR a\r\nHGET a f\r\n"))
 		rd := bufio.NewReader(c)
 		for range 5 {

@@ -42,14 +42,14 @@ func undeliveredTable(handed chan<- string) *commands.Table {
 
 func waitSessions(t *testing.T, srv *Server, n int) {
 	t.Helper()
-	for i := 0; ; i++ {
+	for deadline := time.Now().Add(time.Minute); ; {
 		srv.mu.Lock()
 		have := len(srv.sessions)
 		srv.mu.Unlock()
 		if have == n {
 			return
 		}
-		if i == 10000 {
+		if time.Now().After(deadline) {
 			t.Fatalf("%d sessions, want %d", have, n)
 		}
 		time.Sleep(time.Millisecond)
@@ -63,7 +63,7 @@ func expectHandBack(t *testing.T, handed <-chan string, key string) {
 		if got != key {
 			t.Fatalf("handed back %s, want %s", got, key)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatalf("the reply popping from %s was never handed back", key)
 	}
 }
@@ -90,8 +90,8 @@ func TestUndeliveredReplyHandsBack(t *testing.T) {
 		pusher.do(t, "RPUSH", "k2", "v")
 		b := dialTest(t, srv)
 		b.c.Write([]byte("BTAKE k2 0\r\nHOLD\r\n"))
-		for i := 0; pusher.do(t, "LLEN", "k2")[0] != ":0"; i++ {
-			if i == 10000 {
+		for deadline := time.Now().Add(time.Minute); pusher.do(t, "LLEN", "k2")[0] != ":0"; {
+			if time.Now().After(deadline) {
 				t.Fatal("BTAKE never ran")
 			}
 			time.Sleep(time.Millisecond)

@@ -126,28 +126,48 @@ func TestRingReceiveNeverWaits(t *testing.T) {
 	}
 }
 
-// A send larger than the socket takes sends part of it, and the next one
-// gets EAGAIN instead of waiting for the peer to read.
+// A send larger than the socket takes sends part of it, and the sends
+// after it get EAGAIN instead of waiting for the peer to read. The buffers
+// are set (which turns the kernel's autotuning off) so that what both
+// sides hold is bounded; sends that still find room as the peer's side
+// takes in what is in flight are taken, until the socket is full.
 func TestRingSendTakesWhatTheSocketTakes(t *testing.T) {
 	r := testRing(t)
-	near, _ := socketPairs(t, 1)
-	big := make([]byte, 64<<20)
+	near, far := socketPairs(t, 1)
+	const buf = 64 << 10
+	if err := syscall.SetsockoptInt(near[0], syscall.SOL_SOCKET, syscall.SO_SNDBUF, buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.SetsockoptInt(far[0], syscall.SOL_SOCKET, syscall.SO_RCVBUF, buf); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 4<<20)
 	res := make([]int32, r.size)
 	r.add(false, near[0], big, 0)
 	if err := r.run(res); err != nil {
 		t.Fatal(err)
 	}
-	n, err := ringResult(res[0])
-	if err != nil || n <= 0 || n >= len(big) {
-		t.Fatalf("first send: %d, %v; want part of %d bytes", n, err, len(big))
+	sent, err := ringResult(res[0])
+	if err != nil || sent <= 0 || sent >= len(big) {
+		t.Fatalf("first send: %d, %v; want part of %d bytes", sent, err, len(big))
 	}
-	r.add(false, near[0], big[n:], 0)
-	if err := r.run(res); err != nil {
-		t.Fatal(err)
+	for range 10000 {
+		r.add(false, near[0], big[sent:], 0)
+		if err := r.run(res); err != nil {
+			t.Fatal(err)
+		}
+		n, err := ringResult(res[0])
+		switch {
+		case wouldBlock(err):
+			return
+		case err != nil || n <= 0:
+			t.Fatalf("send after %d bytes: %d, %v; want EAGAIN or part", sent, n, err)
+		}
+		if sent += n; sent >= len(big) {
+			t.Fatalf("the socket took all %d bytes with no reader", sent)
+		}
 	}
-	if n, err := ringResult(res[0]); !wouldBlock(err) {
-		t.Fatalf("send to a full socket: %d, %v; want EAGAIN", n, err)
-	}
+	t.Fatalf("sends to a socket nobody reads never got EAGAIN: %d bytes taken", sent)
 }
 
 // A send to a peer that reset the connection fails with an error (and no

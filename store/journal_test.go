@@ -183,7 +183,7 @@ func TestViewPanicReleasesTheStore(t *testing.T) {
 		defer func() { recover() }()
 		db.View(func(tx *Tx) error { panic("boom") })
 	}()
-	returned, err := setWithin(db, "k", "v", 5*time.Second)
+	returned, err := setWithin(db, "k", "v", time.Minute)
 	if !returned {
 		t.Fatal("a write waited on a read that panicked")
 	}

@@ -123,7 +123,7 @@ func TestRewriteRunsInBackground(t *testing.T) {
 	}
 	before, _ := db.fileSize()
 	db.SetRewritePolicy(100, 64<<10)
-	for i := 0; i < 50 && db.RewriteStatus().CurrentSize >= before; i++ {
+	for deadline := time.Now().Add(time.Minute); db.RewriteStatus().CurrentSize >= before && time.Now().Before(deadline); {
 		sleepBriefly()
 	}
 	if st := db.RewriteStatus(); st.CurrentSize >= before || st.BaseSize != st.CurrentSize {

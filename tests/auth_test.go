@@ -39,6 +39,7 @@ func sameHello(t *testing.T, p *Pair, args ...string) {
 }
 
 func TestAuthRequirePass(t *testing.T) {
+	t.Parallel()
 	p := startAuthPair(t, "s3cret")
 	for _, c := range [][]string{
 		{"PING"}, {"GET", "x"}, {"SET", "x", "y"}, {"NOSUCH", "a"}, {"GET"}, {"MULTI"}, {"SUBSCRIBE", "c"},
@@ -70,6 +71,7 @@ func TestAuthRequirePass(t *testing.T) {
 }
 
 func TestAuthNoPassAndHello(t *testing.T) {
+	t.Parallel()
 	p := startAuthPair(t, "")
 	for _, c := range [][]string{
 		{"AUTH", "x"}, {"AUTH", "default", "anything"}, {"AUTH", "bob", "x"}, {"AUTH", "a", "b", "c"},
@@ -95,6 +97,7 @@ func TestAuthNoPassAndHello(t *testing.T) {
 // TestGoRedisAuth runs go-redis v9, which opens with HELLO 3, against
 // qlessd with and without a password: commands, transactions and pub/sub.
 func TestGoRedisAuth(t *testing.T) {
+	t.Parallel()
 	for _, pass := range []string{"", "pw"} {
 		t.Run("pass="+pass, func(t *testing.T) {
 			var args []string
@@ -172,6 +175,7 @@ func TestGoRedisAuth(t *testing.T) {
 }
 
 func TestProtectedMode(t *testing.T) {
+	t.Parallel()
 	port := strconv.Itoa(freePort(t))
 	cmd := exec.Command(binary(t), "--port", port, "--bind", "0.0.0.0", "--dir", t.TempDir(), "--http-addr", "")
 	done := make(chan struct{})
@@ -180,7 +184,7 @@ func TestProtectedMode(t *testing.T) {
 	go func() { out, err = cmd.CombinedOutput(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(waitTimeout):
 		cmd.Process.Kill()
 		t.Fatal("qlessd bound to 0.0.0.0 without a password and kept running")
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDifferentialBasics(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range [][]string{
 		{"PING"}, {"PING", "hello"}, {"ECHO", "x"}, {"SET", "k", "v"}, {"GET", "k"}, {"GET", "nokey"},
@@ -19,6 +20,7 @@ func TestDifferentialBasics(t *testing.T) {
 }
 
 func TestGoRedisClient(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})

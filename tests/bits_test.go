@@ -7,6 +7,7 @@ import (
 )
 
 func TestStringsBits(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"SETBIT", "b", "7", "1"}, {"SETBIT", "b", "7", "0"}, {"SETBIT", "b", "100", "1"}, {"GET", "b"},
@@ -59,6 +60,7 @@ func TestStringsBits(t *testing.T) {
 }
 
 func TestStringsBitfield(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"BITFIELD", "bf"}, {"BITFIELD", "bf", "GET", "u8", "0"}, {"EXISTS", "bf"}, {"BITFIELD", "bf", "SET", "u8", "0", "255"},

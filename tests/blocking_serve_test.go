@@ -18,7 +18,7 @@ func pipe(t *testing.T, r *Raw, cmds ...[]string) {
 			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 		}
 	}
-	r.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	r.c.SetWriteDeadline(time.Now().Add(waitTimeout))
 	if _, err := r.c.Write([]byte(b.String())); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +40,7 @@ func blockAll(t *testing.T, ctl *Raw, clients []*Raw, cmds [][]string) {
 // several clients: each push serves before the next command runs, so the
 // lengths the pushes reply reflect the pops already done.
 func TestBlockingServePipelinedPushes(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		ctl, p1, p2 := DialRaw(t, addr), DialRaw(t, addr), DialRaw(t, addr)
 		var cs []*Raw
@@ -108,6 +109,7 @@ func TestBlockingServePipelinedPushes(t *testing.T) {
 // One transaction making several keys ready: a client waiting on two of
 // them is served from the key made ready first, as Redis 7.0 does.
 func TestBlockingServeReadyKeyOrder(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		ctl, a, b := DialRaw(t, addr), DialRaw(t, addr), DialRaw(t, addr)
 		blockAll(t, ctl, []*Raw{a, b}, [][]string{
@@ -142,6 +144,7 @@ func TestBlockingServeReadyKeyOrder(t *testing.T) {
 // several lists, a waiter that arrived before the mover on its
 // destination, and a cycle.
 func TestBlockingServeMoveChains(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		ctl := DialRaw(t, addr)
 		var cs []*Raw
@@ -197,6 +200,7 @@ func TestBlockingServeMoveChains(t *testing.T) {
 // A waiter of another type is passed over for the one behind it, and a
 // blocking command's earlier pipelined replies are sent while it waits.
 func TestBlockingServeMixedWaitersAndPipelinedReplies(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		ctl, a, b, c := DialRaw(t, addr), DialRaw(t, addr), DialRaw(t, addr), DialRaw(t, addr)
 		blockAll(t, ctl, []*Raw{a, b}, [][]string{

@@ -15,7 +15,7 @@ import (
 // command sent on another connection to have reached its wait.
 func waitBlocked(t *testing.T, ctl *Raw, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		r := ctl.Do(t, "INFO", "clients")
 		i := strings.Index(r, "blocked_clients:")
@@ -55,6 +55,7 @@ func scenario(t *testing.T, run func(t *testing.T, addr string, log func(string)
 }
 
 func TestBlockingServedByPush(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		a, b := DialRaw(t, addr), DialRaw(t, addr)
 		a.Send(t, "BLPOP", "k1", "k2", "0")
@@ -72,6 +73,7 @@ func TestBlockingServedByPush(t *testing.T) {
 }
 
 func TestBlockingTimeout(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		a, b := DialRaw(t, addr), DialRaw(t, addr)
 		log(a.Do(t, "BLPOP", "none", "0.05"))
@@ -87,6 +89,7 @@ func TestBlockingTimeout(t *testing.T) {
 }
 
 func TestBlockingArrivalOrder(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		ctl := DialRaw(t, addr)
 		var cs []*Raw
@@ -116,6 +119,7 @@ func TestBlockingArrivalOrder(t *testing.T) {
 }
 
 func TestBlockingMoveServed(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		a, b, ctl := DialRaw(t, addr), DialRaw(t, addr), DialRaw(t, addr)
 		a.Send(t, "BLMOVE", "src", "dst", "RIGHT", "LEFT", "0")
@@ -138,6 +142,7 @@ func TestBlockingMoveServed(t *testing.T) {
 }
 
 func TestBlockingClosedClientTakesNothing(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		a, b, ctl := DialRaw(t, addr), DialRaw(t, addr), DialRaw(t, addr)
 		a.Send(t, "BLPOP", "k", "0")
@@ -164,6 +169,7 @@ func TestBlockingClosedClientTakesNothing(t *testing.T) {
 }
 
 func TestBlockingWrongType(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		a, ctl := DialRaw(t, addr), DialRaw(t, addr)
 		log(ctl.Do(t, "SET", "s", "str"))
@@ -191,6 +197,7 @@ func TestBlockingWrongType(t *testing.T) {
 
 // A waiter of another kind does not keep a list from the client behind it.
 func TestBlockingTimeoutAfterWrongTypeWake(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		a, b, ctl := DialRaw(t, addr), DialRaw(t, addr), DialRaw(t, addr)
 		a.Send(t, "BLPOP", "k", "0.5")
@@ -209,6 +216,7 @@ func TestBlockingTimeoutAfterWrongTypeWake(t *testing.T) {
 // check could notice, goes to the next client in line (qlessd only: Redis
 // may see the push before the hang-up).
 func TestBlockingHangUpThenPushAtOnce(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	b, ctl := DialRaw(t, q.Addr), DialRaw(t, q.Addr)
 	for round := 0; round < 5; round++ {
@@ -232,6 +240,7 @@ func TestBlockingHangUpThenPushAtOnce(t *testing.T) {
 // Many clients popping and pushing at once: every element pushed is popped
 // exactly once and no waiting client is left behind while data remains.
 func TestBlockingStress(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	const consumers, pops, producers = 6, 40, 4
 	pushes := consumers * pops / producers
@@ -253,7 +262,7 @@ func TestBlockingStress(t *testing.T) {
 		if _, err := c.Write([]byte(b.String())); err != nil {
 			return "", err
 		}
-		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		c.SetReadDeadline(time.Now().Add(waitTimeout))
 		var out strings.Builder
 		err := readReply(rd, &out)
 		return out.String(), err

@@ -21,6 +21,7 @@ import (
 )
 
 func TestClientDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range [][]string{
 		{"CLIENT"}, {"CLIENT", "FOO"}, {"CLIENT", "SETNAME"}, {"CLIENT", "SETNAME", "a", "b"}, {"CLIENT", "SETNAME", "a b"},
@@ -45,6 +46,7 @@ func TestClientDifferential(t *testing.T) {
 
 // TestClientReply checks CLIENT REPLY OFF, SKIP and ON by what arrives.
 func TestClientReply(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range [][]string{
 		{"CLIENT", "REPLY", "OFF"}, {"SET", "a", "1"}, {"CLIENT", "REPLY", "SKIP"}, {"GET", "a"}, {"CLIENT", "REPLY", "ON"},
@@ -66,6 +68,7 @@ var clientLineRE = regexp.MustCompile(`^id=(\d+) addr=127\.0\.0\.1:\d+ laddr=127
 	`rbs=\d+ rbp=\d+ obl=\d+ oll=\d+ omem=\d+ tot-mem=\d+ events=r cmd=(\S+) user=default redir=-1 resp=2$`)
 
 func TestClientListAndKill(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	a, b, s := DialRaw(t, q.Addr), DialRaw(t, q.Addr), DialRaw(t, q.Addr)
 	a.Do(t, "CLIENT", "SETNAME", "alpha")
@@ -78,7 +81,7 @@ func TestClientListAndKill(t *testing.T) {
 	// counts them out (omem, events=w) only once the write returns, a
 	// moment after the client has them: list again until it has.
 	list := bulkBody(t, a.Do(t, "CLIENT", "LIST"))
-	for i := 0; i < 100 && strings.Contains(list, "events=rw"); i++ {
+	for deadline := time.Now().Add(waitTimeout); strings.Contains(list, "events=rw") && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 		list = bulkBody(t, a.Do(t, "CLIENT", "LIST"))
 	}
@@ -146,7 +149,7 @@ func TestClientListAndKill(t *testing.T) {
 // expectClosed fails unless the server closes r's connection.
 func expectClosed(t *testing.T, r *Raw) {
 	t.Helper()
-	r.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r.c.SetReadDeadline(time.Now().Add(waitTimeout))
 	buf := make([]byte, 64)
 	n, err := r.rd.Read(buf)
 	if err != io.EOF {
@@ -155,6 +158,7 @@ func expectClosed(t *testing.T, r *Raw) {
 }
 
 func TestMaxClients(t *testing.T) {
+	t.Parallel()
 	q, r := StartQlessd(t, "", "--maxclients", "3"), StartRedis(t, "--maxclients", "3")
 	var first []*Raw
 	for _, addr := range []string{q.Addr, r.Addr} {
@@ -226,6 +230,7 @@ func startInProcess(t *testing.T, cfg server.Config) *server.Server {
 }
 
 func TestOnDisconnect(t *testing.T) {
+	t.Parallel()
 	srv := startInProcess(t, server.Config{})
 	gone := make(chan int64, 10)
 	srv.OnDisconnect(func(id int64) { gone <- id })
@@ -242,7 +247,7 @@ func TestOnDisconnect(t *testing.T) {
 			if got != id {
 				t.Fatalf("hook got id %d, want %d", got, id)
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(waitTimeout):
 			t.Fatalf("no disconnect hook for client %d (subscribed %v)", id, subscribe)
 		}
 	}

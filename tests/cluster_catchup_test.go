@@ -15,7 +15,7 @@ import (
 // the leader holds.
 func TestClusterFollowerCatchesUp(t *testing.T) {
 	c := startCluster(t, 3, "--cluster-follower-reads", "yes")
-	l := c.leader(10 * time.Second)
+	l := c.leader(waitTimeout)
 	var f *clusterNode
 	for _, n := range c.nodes {
 		if n != l {
@@ -42,7 +42,7 @@ func TestClusterFollowerCatchesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.proc.cmd.Process.Signal(syscall.SIGCONT)
-	c.caughtUp(f, 30*time.Second)
+	c.caughtUp(f, waitTimeout)
 	fc := client(f.addr())
 	defer fc.Close()
 	for _, args := range [][]any{{"DBSIZE"}, {"GET", "plain"}, {"QLESS", "queues", "now"}, {"QLESS", "get", "now", "j1999"}, {"ZRANGE", "ql:q:q-locks", "0", "-1", "WITHSCORES"}} {
@@ -72,7 +72,7 @@ func TestClusterFollowerCatchesUp(t *testing.T) {
 // and then follows the log.
 func TestClusterJoinInstallsSnapshot(t *testing.T) {
 	c := startCluster(t, 3, "--cluster-follower-reads", "yes", "--cluster-trailing-logs", "64", "--cluster-snapshot-threshold", "1000000")
-	l := c.leader(10 * time.Second)
+	l := c.leader(waitTimeout)
 	ctx := context.Background()
 	lc := client(l.addr())
 	defer lc.Close()

@@ -24,20 +24,36 @@ func clusterRounds() int {
 	return 4
 }
 
+// strictTiming is whether the 3 s failover promise is checked: in the soak
+// (QLESSD_CLUSTER_ROUNDS set, make soak), not in make test, which runs on
+// machines whose load can hold any process back past a wall-clock bound;
+// there the time is logged, and the failover must still happen and lose
+// nothing.
+func strictTiming() bool { return os.Getenv("QLESSD_CLUSTER_ROUNDS") != "" }
+
 // TestClusterFailover runs producers and workers through all three nodes
 // of a cluster, SIGKILLs the leader, and checks that a new one serves
-// within 3 s and that every acknowledged put and completion is there;
+// (within 3 s, in the soak) and that every acknowledged put and completion is there;
 // the killed node then rejoins, and the next round kills the new leader.
 func TestClusterFailover(t *testing.T) {
-	// At the 500 ms heartbeat timeout the cluster promises a new leader
-	// within 3 s (the default, 1 s, takes up to about twice as long).
-	clusterFailover(t, startCluster(t, 3, "--appendfsync", "always", "--cluster-heartbeat-timeout", "500"))
+	clusterFailover(t, startCluster(t, 3, failoverArgs()...))
+}
+
+// failoverArgs are the flags of a failover test's nodes: in the soak, the
+// 500 ms heartbeat timeout at which the cluster promises a new leader
+// within 3 s (the default, 1 s, takes up to about twice as long).
+func failoverArgs() []string {
+	args := []string{"--appendfsync", "always"}
+	if strictTiming() {
+		args = append(args, "--cluster-heartbeat-timeout", "500")
+	}
+	return args
 }
 
 // clusterFailover kills the leader of c, three nodes, round after round
 // under load (TestClusterFailover, TestTLSClusterFailover).
 func clusterFailover(t *testing.T, c *testCluster) {
-	l := c.leader(10 * time.Second)
+	l := c.leader(waitTimeout)
 	ctx := context.Background()
 	admin := client(l.addr())
 	if err := admin.Do(ctx, "QLESS", "config.set", "now", "jobs-history-count", "10000000").Err(); err != nil && err != redis.Nil {
@@ -50,24 +66,24 @@ func clusterFailover(t *testing.T, c *testCluster) {
 	for round := range rounds {
 		w := newClusterLoad(c, round)
 		w.until(600)
-		l := c.leader(10 * time.Second)
+		l := c.leader(waitTimeout)
 		l.proc.Kill()
 		killed := time.Now()
-		next := c.leader(10 * time.Second)
+		next := c.leader(waitTimeout)
 		took := time.Since(killed)
 		worst = max(worst, took)
 		w.until(w.acked.Load() + 300) // work goes on through the new leader
 		p, d := w.stop()
 		put, completed = append(put, p...), append(completed, d...)
 		t.Logf("round %d: killed leader %s, %s leads after %v; %d puts and %d completions acknowledged", round, l.id, next.id, took.Round(time.Millisecond), len(p), len(d))
-		if took > 3*time.Second {
+		if took > 3*time.Second && strictTiming() {
 			t.Errorf("round %d: a new leader served %v after the kill; the cluster promises 3 s", round, took)
 		}
 		c.restart(l)
 	}
-	l = c.leader(10 * time.Second)
+	l = c.leader(waitTimeout)
 	for _, n := range c.nodes {
-		c.caughtUp(n, 20*time.Second)
+		c.caughtUp(n, waitTimeout)
 	}
 	cl := client(l.addr())
 	defer cl.Close()
@@ -208,15 +224,15 @@ func (w *clusterLoad) worker(i int) {
 // the same store as the others.
 func TestClusterLeaderPaused(t *testing.T) {
 	c := startCluster(t, 3, "--appendfsync", "always")
-	old := c.leader(10 * time.Second)
+	old := c.leader(waitTimeout)
 	w := newClusterLoad(c, 0)
 	w.until(400)
 	old.proc.cmd.Process.Signal(syscall.SIGSTOP)
 	stopped := time.Now()
 	var next *clusterNode
 	for next == nil || next == old {
-		next = c.leader(10 * time.Second)
-		if time.Since(stopped) > 10*time.Second {
+		next = c.leader(waitTimeout)
+		if time.Since(stopped) > waitTimeout {
 			t.Fatal("no new leader while the old one is stopped")
 		}
 	}

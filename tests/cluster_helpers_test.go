@@ -65,6 +65,12 @@ func (c *testCluster) nodeArgs(n *clusterNode, more ...string) []string {
 		n.tlsPort = freePort(c.t)
 		args = append(args, c.pki.serverArgs(n.tlsPort, "--tls-replication", "yes")...)
 	}
+	if !strictTiming() {
+		// A loaded machine can hold a node back past the heartbeat
+		// timeout, and leaders changed under the tests' writes; the
+		// soak keeps the default (and the failover test 500 ms).
+		args = append(args, "--cluster-heartbeat-timeout", "2000")
+	}
 	args = append(args, c.extra...)
 	return append(args, more...)
 }
@@ -203,7 +209,7 @@ func (c *testCluster) sameStores() {
 			if n.proc.Exited() {
 				continue
 			}
-			c.caughtUp(n, 30*time.Second)
+			c.caughtUp(n, waitTimeout)
 			d, err := rawCommand(n.addr(), "RAFT", "DIGEST")
 			if err != nil {
 				c.t.Fatalf("RAFT DIGEST on %s: %v", n.id, err)

@@ -16,7 +16,7 @@ import (
 // and checks that a put through one node reaches them all.
 func TestClusterEventsReachEveryNode(t *testing.T) {
 	c := startCluster(t, 3)
-	c.leader(10 * time.Second)
+	c.leader(waitTimeout)
 	ctx := context.Background()
 	var subs []*redis.PubSub
 	for _, n := range c.nodes {
@@ -36,7 +36,7 @@ func TestClusterEventsReachEveryNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, s := range subs {
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		rctx, cancel := context.WithTimeout(ctx, waitTimeout)
 		m, err := s.ReceiveMessage(rctx)
 		cancel()
 		if err != nil {
@@ -52,7 +52,7 @@ func TestClusterEventsReachEveryNode(t *testing.T) {
 // follower's own subscribers get what is published on the leader.
 func TestClusterFollowerReadsSubscribers(t *testing.T) {
 	c := startCluster(t, 3, "--cluster-follower-reads", "yes")
-	l := c.leader(10 * time.Second)
+	l := c.leader(waitTimeout)
 	ctx := context.Background()
 	var subs []*redis.PubSub
 	var names []string
@@ -77,7 +77,7 @@ func TestClusterFollowerReadsSubscribers(t *testing.T) {
 	}
 	for i, ch := range chans {
 		got := false
-		for try := 0; try < 100 && !got; try++ {
+		for try, deadline := 0, time.Now().Add(waitTimeout); !got && time.Now().Before(deadline); try++ {
 			put(fmt.Sprintf("ev-%d-%d", i, try))
 			select {
 			case m := <-ch:
@@ -95,7 +95,7 @@ func TestClusterFollowerReadsSubscribers(t *testing.T) {
 			select {
 			case m := <-ch:
 				found = strings.Contains(m.Payload, `"jid":"ev-last"`)
-			case <-time.After(5 * time.Second):
+			case <-time.After(waitTimeout):
 				t.Fatalf("subscriber on follower %s: no event for ev-last", names[i])
 			}
 		}

@@ -17,9 +17,9 @@ import (
 // for itself, and that SHUTDOWN sent to a follower stops that follower.
 func TestClusterRoleAndNodeCommands(t *testing.T) {
 	c := startCluster(t, 3)
-	l := c.leader(10 * time.Second)
+	l := c.leader(waitTimeout)
 	// Followers tell the leader their client address once they know it.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	var role []any
 	for time.Now().Before(deadline) {
 		role = respCommand(t, l.addr(), "ROLE").([]any)
@@ -76,7 +76,7 @@ func TestClusterRoleAndNodeCommands(t *testing.T) {
 	respCommand(t, f.addr(), "SHUTDOWN")
 	select {
 	case <-f.proc.done:
-	case <-time.After(15 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("SHUTDOWN sent to a follower did not stop it")
 	}
 	if l.proc.Exited() {
@@ -108,7 +108,7 @@ func respCommand(t *testing.T, addr string, args ...string) any {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
 	for _, a := range args {

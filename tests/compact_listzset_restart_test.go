@@ -11,6 +11,7 @@ import (
 // 65-byte member for a sorted set) and checks the replies against Redis
 // before and after a restart.
 func TestCompactListZSetRestart(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	both := func(args ...string) {
 		t.Helper()
@@ -67,6 +68,7 @@ func TestCompactListZSetRestart(t *testing.T) {
 // Commands whose destination is also a source read the inline members
 // before they write them.
 func TestCompactSelfReferentialStores(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	p.Same(t, "ZADD", "z", "1", "a", "2", "b", "3", "c")
 	p.Same(t, "ZUNIONSTORE", "z", "2", "z", "z", "WEIGHTS", "1", "3")

@@ -11,6 +11,7 @@ import (
 // replies against Redis before and after a restart. RENAME and expiry of
 // each layout are covered by the store's tests.
 func TestCompactLayoutsRestart(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	both := func(args ...string) {
 		t.Helper()

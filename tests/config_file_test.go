@@ -53,6 +53,7 @@ func configGet(t *testing.T, addr, pattern string) map[string]string {
 
 // Values come from the file, and the arguments after it win.
 func TestConfigFileThenFlags(t *testing.T) {
+	t.Parallel()
 	file := writeFile(t, "# tuning\ntimeout 7\nmaxclients 500\nloglevel warning\nlua-time-limit 1000\n")
 	q := startWithFile(t, file, "", "--timeout", "9", "--lua-time-limit", "2000")
 	got := configGet(t, q.Addr, "*")
@@ -66,6 +67,7 @@ func TestConfigFileThenFlags(t *testing.T) {
 // A refused configuration stops qlessd at once, with exit status 2 and a
 // message naming where and what.
 func TestConfigRefusedAtStart(t *testing.T) {
+	t.Parallel()
 	unknown := writeFile(t, "# ok so far\nport 7000\nnosuch-directive 1\n")
 	badValue := writeFile(t, "loglevel bogus\n")
 	port := strconv.Itoa(freePort(t))
@@ -96,6 +98,7 @@ func TestConfigRefusedAtStart(t *testing.T) {
 // The example file in packaging/ is accepted, lists every parameter, and
 // gives each its default.
 func TestExampleConfigHasEveryDefault(t *testing.T) {
+	t.Parallel()
 	example, err := filepath.Abs("../packaging/qlessd.conf")
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +135,7 @@ func TestExampleConfigHasEveryDefault(t *testing.T) {
 // CONFIG SET changes a mutable parameter at once, and refuses every
 // immutable one as Redis refuses its own.
 func TestConfigSetMutableAndImmutable(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	c := DialRaw(t, q.Addr)
 	for _, p := range commands.ConfigParams() {
@@ -151,7 +155,7 @@ func TestConfigSetMutableAndImmutable(t *testing.T) {
 	c.Send(t, "SHUTDOWN", "NOSAVE")
 	select {
 	case <-q.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitTimeout):
 		t.Fatal("no shutdown")
 	}
 	if !strings.Contains(q.Output(), "shutdown requested") {
@@ -164,6 +168,7 @@ func TestConfigSetMutableAndImmutable(t *testing.T) {
 // redis-server 7.0 does with the same file; the file then starts qlessd
 // with those values.
 func TestConfigRewriteAsRedis(t *testing.T) {
+	t.Parallel()
 	text := "# my server\nport 1\n\n# clients\ntimeout 0\n  # indented\nloglevel notice\n"
 	qFile, rFile := writeFile(t, text), writeFile(t, text)
 	dir := t.TempDir()
@@ -212,6 +217,7 @@ func TestConfigRewriteAsRedis(t *testing.T) {
 // qlessd version names its version, its commit, the Go it was built with
 // and the Redis version it speaks, which INFO reports too.
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	want := regexp.MustCompile(`^qlessd version=\S+ commit=\S+ go=go\S+ redis_version=` + regexp.QuoteMeta(commands.RedisVersion) + "\n$")
 	for _, arg := range []string{"version", "--version"} {
 		out, err := exec.Command(binary(t), arg).CombinedOutput()
@@ -224,6 +230,7 @@ func TestVersionCommand(t *testing.T) {
 // --logfile takes the log off standard error; the start-up lines say where
 // the data is and what it held.
 func TestLogfileAndStartupLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	logPath := filepath.Join(t.TempDir(), "qlessd.log")
 	q := StartQlessd(t, dir, "--logfile", logPath, "--loglevel", "notice")
@@ -259,6 +266,7 @@ func TestLogfileAndStartupLog(t *testing.T) {
 // With syslog-enabled qlessd logs to the system log too; where there is
 // none to reach it says so and serves all the same, as Redis does.
 func TestSyslogEnabledStarts(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "", "--syslog-enabled", "yes", "--syslog-ident", "qlessd-test", "--loglevel", "notice")
 	got := configGet(t, q.Addr, "syslog-*")
 	if got["syslog-enabled"] != "yes" || got["syslog-ident"] != "qlessd-test" {

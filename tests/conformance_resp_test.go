@@ -41,13 +41,13 @@ func (r *respConn) send(args ...string) error {
 	for _, a := range args {
 		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
 	}
-	r.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	r.c.SetWriteDeadline(time.Now().Add(waitTimeout))
 	_, err := r.c.Write([]byte(b.String()))
 	return err
 }
 
 func (r *respConn) read() (respValue, error) {
-	r.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	r.c.SetReadDeadline(time.Now().Add(waitTimeout))
 	return parseResp(r.rd)
 }
 

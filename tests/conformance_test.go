@@ -24,6 +24,7 @@ import (
 //
 // All three run by default, under the transcripts' strict rules.
 func TestQlessConformance(t *testing.T) {
+	t.Parallel()
 	files := conformanceFiles(t)
 	for _, target := range conformanceTargets() {
 		t.Run(target, func(t *testing.T) {

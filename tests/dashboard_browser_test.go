@@ -74,6 +74,7 @@ const domCounts = `(() => {
 })()`
 
 func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := browser(t)
 	d := startDash(t, dashboard.Options{Admin: true})
 	seedDash(d)

@@ -187,7 +187,7 @@ func (d *dash) events() <-chan string {
 // waitLine reads lines until one holds want and returns it.
 func waitLine(t testing.TB, lines <-chan string, want string) string {
 	t.Helper()
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(waitTimeout)
 	for {
 		select {
 		case l, ok := <-lines:

@@ -27,6 +27,7 @@ func seedDash(d *dash) {
 }
 
 func TestDashboardPages(t *testing.T) {
+	t.Parallel()
 	d := startDash(t, dashboard.Options{Admin: true})
 	seedDash(d)
 	pages := []struct {
@@ -79,6 +80,7 @@ func TestDashboardPages(t *testing.T) {
 }
 
 func TestDashboardAPI(t *testing.T) {
+	t.Parallel()
 	d := startDash(t, dashboard.Options{})
 	seedDash(d)
 	// The queues the API lists are QLESS queues' own.
@@ -122,6 +124,7 @@ func TestDashboardAPI(t *testing.T) {
 // A job's data, a failure message, a queue, a tag and a worker name are
 // user input: every page shows them as text.
 func TestDashboardEscapesStoreValues(t *testing.T) {
+	t.Parallel()
 	d := startDash(t, dashboard.Options{Admin: true})
 	evil := `<script>alert(1)</script>`
 	d.failJob("<b>q</b>", "jid-<x>", `{"html":"`+strings.ReplaceAll(evil, "/", `\/`)+`"}`,
@@ -149,6 +152,7 @@ func TestDashboardEscapesStoreValues(t *testing.T) {
 }
 
 func TestDashboardActionsNeedTokenAndAdmin(t *testing.T) {
+	t.Parallel()
 	d := startDash(t, dashboard.Options{Admin: true})
 	d.failJob("emails", "jid-1", "{}", "boom", "it broke")
 	// No token, a wrong one, a cross-site request with the right one.
@@ -196,6 +200,7 @@ func TestDashboardActionsNeedTokenAndAdmin(t *testing.T) {
 }
 
 func TestDashboardJobActions(t *testing.T) {
+	t.Parallel()
 	d := startDash(t, dashboard.Options{Admin: true})
 	d.qless("put", "producer", "q1", "j1", "K", `{"a":1}`, 0, "priority", 3)
 	steps := []struct {
@@ -237,6 +242,7 @@ func TestDashboardJobActions(t *testing.T) {
 
 // Retry all and cancel all work through groups larger than one batch.
 func TestDashboardGroupActions(t *testing.T) {
+	t.Parallel()
 	d := startDash(t, dashboard.Options{Admin: true})
 	for i := 0; i < 450; i++ {
 		queue := []string{"qa", "qb"}[i%2]
@@ -265,6 +271,7 @@ func TestDashboardGroupActions(t *testing.T) {
 // listener asks for the password before any dashboard page, read or
 // action; the dashboard itself adds no check of its own.
 func TestDashboardAsksPasswordBeyondLoopback(t *testing.T) {
+	t.Parallel()
 	q, base := StartQlessdHTTP(t, "", "0.0.0.0", "--requirepass", "s3cret", "--http-admin", "yes")
 	base = strings.Replace(base, "0.0.0.0", "127.0.0.1", 1)
 	raw := DialRaw(t, q.Addr)
@@ -337,6 +344,7 @@ func TestDashboardAsksPasswordBeyondLoopback(t *testing.T) {
 // The event stream sends counts at once, then the events of a put made by
 // another client.
 func TestDashboardLiveStream(t *testing.T) {
+	t.Parallel()
 	d := startDash(t, dashboard.Options{})
 	lines := d.events()
 	wait := func(want string) string {
@@ -375,6 +383,7 @@ func TestDashboardLiveStream(t *testing.T) {
 // Pages opening while the live hub runs share its reads of the counts
 // rather than each reading them, and every one of them gets the counts.
 func TestDashboardLiveCountsShared(t *testing.T) {
+	t.Parallel()
 	// The throughput sampler's reads would blur the count of QLESS calls.
 	d := startDash(t, dashboard.Options{SampleEvery: time.Hour})
 	waitLine(t, d.events(), "event: counts")
@@ -418,7 +427,7 @@ func TestDashboardThroughput(t *testing.T) {
 // dashWait polls cond until it holds, failing after a generous deadline.
 func dashWait(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not met in 15s")

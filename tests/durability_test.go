@@ -19,6 +19,7 @@ import (
 // With appendfsync always, a write is acknowledged only once it is on disk:
 // SIGKILL right after the last reply must lose nothing.
 func TestRestartAfterKillLosesNoAcknowledgedWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir, "--appendfsync", "always")
 	ctx := context.Background()
@@ -64,6 +65,7 @@ func TestRestartAfterKillLosesNoAcknowledgedWrite(t *testing.T) {
 }
 
 func TestDamagedTailIsRepairedWithLogLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	ctx := context.Background()
@@ -105,6 +107,7 @@ func frame(records string) []byte {
 }
 
 func TestDamageInsideDataFileStopsStartup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})
@@ -138,6 +141,7 @@ func TestDamageInsideDataFileStopsStartup(t *testing.T) {
 }
 
 func TestGracefulStopOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir, "--appendfsync", "no")
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -60,6 +59,7 @@ func TestEventLoopSlowReaderDoesNotStallOthers(t *testing.T) {
 // A client that sends commands and closes its side at once still gets
 // every reply, even one that has to wait for a hand-over.
 func TestEventLoopRunsWhatCameBeforeTheEnd(t *testing.T) {
+	t.Parallel()
 	p := StartQlessd(t, "")
 	c := DialRaw(t, p.Addr)
 	c.Send(t, "RPUSH", "l", "a", "b")
@@ -82,6 +82,7 @@ func TestEventLoopRunsWhatCameBeforeTheEnd(t *testing.T) {
 // for a blocking pop: every reply comes back, in the order sent, and the
 // commands after the blocking one run after it was served.
 func TestEventLoopPipelinesAcrossAHandOver(t *testing.T) {
+	t.Parallel()
 	p := StartQlessd(t, "")
 	const clients, each = 20, 40
 	var wg sync.WaitGroup
@@ -131,7 +132,7 @@ func TestEventLoopPipelinesAcrossAHandOver(t *testing.T) {
 	pusher := redis.NewClient(&redis.Options{Addr: p.Addr})
 	defer pusher.Close()
 	ctx := context.Background()
-	time.Sleep(200 * time.Millisecond)
+	waitBlocked(t, DialRaw(t, p.Addr), clients/2) // the pushes wake them
 	for i := 0; i < clients; i += 2 {
 		if err := pusher.RPush(ctx, fmt.Sprintf("q:%d", i), fmt.Sprintf("job-%d", i)).Err(); err != nil {
 			t.Fatal(err)
@@ -148,6 +149,7 @@ func TestEventLoopPipelinesAcrossAHandOver(t *testing.T) {
 // subscriptions work as before, and a publish from a loop connection
 // reaches it.
 func TestEventLoopHandOverKeepsTheSession(t *testing.T) {
+	t.Parallel()
 	p := StartQlessd(t, "")
 	sub := DialRaw(t, p.Addr)
 	sub.Send(t, "CLIENT", "SETNAME", "worker-1")

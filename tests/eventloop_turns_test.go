@@ -11,6 +11,7 @@ import (
 // several rounds of the ring: each gets its own replies, whole and in order,
 // megabyte ones included, while one client left without reading.
 func TestEventLoopManyClientsInOneTurn(t *testing.T) {
+	t.Parallel()
 	p := StartQlessd(t, "")
 	const clients = 300
 	big := strings.Repeat("b", 1<<20)

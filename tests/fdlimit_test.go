@@ -37,7 +37,7 @@ func fill(t *testing.T, addr string, n int) (conns []net.Conn, refusal string) {
 		}
 		conns = append(conns, c)
 		t.Cleanup(func() { c.Close() })
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.SetDeadline(time.Now().Add(waitTimeout))
 		if i == n {
 			// Refused, it hears so at once and is closed; it sends nothing,
 			// or the close would reset the connection and lose the words.

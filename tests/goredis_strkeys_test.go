@@ -12,6 +12,7 @@ import (
 // TestGoRedisKeysStringsServer uses a real client library the way an
 // application would: its parsers must accept every reply.
 func TestGoRedisKeysStringsServer(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})

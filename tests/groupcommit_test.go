@@ -15,6 +15,7 @@ import (
 // appendfsync always, kills it with SIGKILL while they write, restarts it on
 // the same directory and checks that every write it acknowledged is there.
 func TestGroupCommitKillRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir, "--appendfsync", "always")
 	const writers, killAfter = 50, 3000

@@ -5,6 +5,7 @@ package tests
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -30,6 +31,15 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(filepath.Dir(qlessdBin))
 	}
 	os.Exit(code)
+}
+
+// soakOr is short under go test -short (make test) and long otherwise
+// (make soak): how many rounds a randomized or load test runs.
+func soakOr(short, long int) int {
+	if testing.Short() {
+		return short
+	}
+	return long
 }
 
 // modeArgs are the flags every started qlessd gets from QLESSD_ARGS: the
@@ -96,8 +106,26 @@ func (w lockedWriter) Write(b []byte) (int, error) {
 	return w.p.out.Write(b)
 }
 
+// waitTimeout is how long a test waits for a condition it polls (a count
+// of blocked clients, a log line, a job's state): long enough for a busy
+// 2-core machine, as reaching it late is no failure, only never reaching it.
+const waitTimeout = 60 * time.Second
+
+// startTimeout is how long a started server may take to listen: generous,
+// as the suite runs servers side by side on a machine that may be busy.
+const startTimeout = 60 * time.Second
+
 func startProc(t testing.TB, dir string, name string, args ...string) *Proc {
 	t.Helper()
+	p, err := tryStartProc(dir, name, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// tryStartProc starts name and waits until it listens on its --port.
+func tryStartProc(dir string, name string, args ...string) (*Proc, error) {
 	p := &Proc{Dir: dir, out: &bytes.Buffer{}, done: make(chan struct{})}
 	port, tlsPort := 0, 0
 	for i, a := range args {
@@ -116,28 +144,50 @@ func startProc(t testing.TB, dir string, name string, args ...string) *Proc {
 	p.cmd.Stdout = lockedWriter{p}
 	p.cmd.Stderr = lockedWriter{p}
 	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
+		return nil, fmt.Errorf("start %s: %v", name, err)
 	}
 	go func() { p.cmd.Wait(); close(p.done) }()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(startTimeout)
 	for {
-		c, err := net.DialTimeout("tcp", p.Addr, 100*time.Millisecond)
+		c, err := net.DialTimeout("tcp", p.Addr, time.Second)
 		if err == nil {
 			c.Close()
 			break
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("%s exited at start:\n%s", name, p.Output())
+			return nil, &startError{name: name, out: p.Output()}
 		default:
 		}
 		if time.Now().After(deadline) {
 			p.Kill()
-			t.Fatalf("%s did not listen on %s:\n%s", name, p.Addr, p.Output())
+			return nil, fmt.Errorf("%s did not listen on %s in %v:\n%s", name, p.Addr, startTimeout, p.Output())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return p
+	return p, nil
+}
+
+// startError is a server that exited as it started.
+type startError struct{ name, out string }
+
+func (e *startError) Error() string { return fmt.Sprintf("%s exited at start:\n%s", e.name, e.out) }
+
+// startOnFreePort starts a server on a port freePort found, and again on
+// another if something took that one between freePort closing it and the
+// server binding it (a client's connection can, with tests side by side).
+func startOnFreePort(t testing.TB, dir, name string, args func(port int) []string) *Proc {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		p, err := tryStartProc(dir, name, args(freePort(t))...)
+		var se *startError
+		if err == nil {
+			return p
+		}
+		if !errors.As(err, &se) || !strings.Contains(strings.ToLower(se.out), "address already in use") || attempt == 5 {
+			t.Fatal(err)
+		}
+	}
 }
 
 // StartQlessd starts qlessd on a free port with its data in dir ("" for a
@@ -149,12 +199,14 @@ func StartQlessd(t testing.TB, dir string, extra ...string) *Proc {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	args := append([]string{"--port", strconv.Itoa(freePort(t)), "--dir", dir, "--loglevel", "warning"}, modeArgs()...)
-	if !slices.Contains(extra, "--http-addr") {
-		args = append(args, "--http-addr", "")
-	}
-	args = append(args, extra...)
-	p := startProc(t, dir, binary(t), args...)
+	bin := binary(t)
+	p := startOnFreePort(t, dir, bin, func(port int) []string {
+		args := append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--loglevel", "warning"}, modeArgs()...)
+		if !slices.Contains(extra, "--http-addr") {
+			args = append(args, "--http-addr", "")
+		}
+		return append(args, extra...)
+	})
 	t.Cleanup(func() { p.Stop() })
 	return p
 }
@@ -186,9 +238,10 @@ func redisServerPath(t testing.TB) string {
 func StartRedis(t testing.TB, extra ...string) *Proc {
 	t.Helper()
 	dir := t.TempDir()
-	args := append([]string{"--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1",
-		"--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no"}, extra...)
-	p := startProc(t, dir, redisServerPath(t), args...)
+	p := startOnFreePort(t, dir, redisServerPath(t), func(port int) []string {
+		return append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+			"--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no"}, extra...)
+	})
 	t.Cleanup(func() { p.Stop() })
 	return p
 }

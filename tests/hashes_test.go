@@ -9,6 +9,7 @@ import (
 )
 
 func TestHashesDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	hsSameAll(t, p, [][]string{
 		// arity and pairing
@@ -112,6 +113,7 @@ func TestHashesDifferential(t *testing.T) {
 // TestHashesOrder covers replies in the hash's own order: insertion order,
 // byte for byte, while Redis keeps the hash as a listpack.
 func TestHashesOrder(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	p.Same(t, "HSET", "h", "zeta", "1", "alpha", "2", "mid", "3", "beta", "4")
 	p.Same(t, "HSET", "h", "alpha", "updated", "gamma", "5") // an update keeps its place
@@ -191,6 +193,7 @@ func hsSameUnordered(t *testing.T, p *Pair, key string) {
 }
 
 func TestHashesScan(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	// A small hash (a listpack on Redis) comes whole in one page with
 	// cursor 0, in insertion order.
@@ -233,6 +236,7 @@ func TestHashesScan(t *testing.T) {
 }
 
 func TestHashesScanLarge(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	args := []string{"HSET", "big"}
 	for i := 0; i < 600; i++ { // past hash-max-listpack-entries (512)
@@ -280,6 +284,7 @@ func TestHashesScanLarge(t *testing.T) {
 // TestHashesRandomProperties checks HRANDFIELD's random replies by their
 // properties: members of the hash, distinct for a positive count.
 func TestHashesRandomProperties(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	c := DialRaw(t, q.Addr)
 	want := map[string]string{}

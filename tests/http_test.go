@@ -35,6 +35,7 @@ func get(t *testing.T, base, user, pass string) (int, string) {
 // password with HTTP Basic (any user name), as requirepass is at the time
 // of the request; on loopback it asks for nothing.
 func TestHTTPBasicAuthBeyondLoopback(t *testing.T) {
+	t.Parallel()
 	q, base := StartQlessdHTTP(t, "", "0.0.0.0", "--requirepass", "s3cret")
 	base = strings.Replace(base, "0.0.0.0", "127.0.0.1", 1)
 	raw := DialRaw(t, q.Addr)
@@ -76,6 +77,7 @@ var listenerLog = regexp.MustCompile(`msg="http listener ready" addr=(\S+)`)
 // :0); CONFIG GET shows http-addr as given, and CONFIG SET refuses it. An
 // empty --http-addr starts none.
 func TestHTTPAddr(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "", "--loglevel", "notice", "--http-addr", "127.0.0.1:0")
 	waitLog(t, q, "ready to accept connections")
 	m := listenerLog.FindStringSubmatch(q.Output())
@@ -114,6 +116,7 @@ func TestHTTPAddr(t *testing.T) {
 // An HTTP address already taken stops the start with exit status 1 and a
 // message naming it, as a taken RESP port does.
 func TestHTTPAddrTaken(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestKeysBasics(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"SET", "a", "1"}, {"SET", "b", "2"}, {"DEL", "a", "a", "b", "c"}, {"DEL"}, {"UNLINK", "x"},
@@ -42,6 +43,7 @@ func TestKeysBasics(t *testing.T) {
 }
 
 func TestKeysExpireCommands(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"SET", "k", "v"}, {"TTL", "k"}, {"PTTL", "k"}, {"EXPIRETIME", "k"}, {"PEXPIRETIME", "k"},
@@ -88,7 +90,7 @@ func TestKeysExpiryHappens(t *testing.T) {
 		{"SET", "keep", "v"},
 	})
 	for _, srv := range []*Raw{p.Q, p.R} {
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(waitTimeout)
 		for {
 			if srv.Do(t, "EXISTS", "a", "b", "c", "d") == ":0\r\n" {
 				break
@@ -103,6 +105,7 @@ func TestKeysExpiryHappens(t *testing.T) {
 }
 
 func TestKeysPatterns(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	keys := []string{"", "a", "b", "ab", "abc", "hello", "hallo", "hxllo", "hllo", "heeello", "h*llo", "h?llo",
 		"h[llo", "h]llo", "h\\llo", "a-b", "a^b", "x\xe9y", "x\x90y", "user:1", "user:2", "user:10", "-", "]", "^",
@@ -187,6 +190,7 @@ func scanPage(t *testing.T, raw string) (string, []string) {
 }
 
 func TestKeysScanOptions(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for i := 0; i < 300; i++ {
 		p.Same(t, "SET", "key:"+strconv.Itoa(i), "v")
@@ -223,6 +227,7 @@ func TestKeysScanOptions(t *testing.T) {
 // TestKeysScanUnderChange adds and deletes keys between SCAN calls: every
 // key present for the whole scan must still be returned.
 func TestKeysScanUnderChange(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	c := DialRaw(t, q.Addr)
 	stable := map[string]bool{}
@@ -264,6 +269,7 @@ func TestKeysScanUnderChange(t *testing.T) {
 // TestKeysOnCollections moves collections around with the key commands and
 // reads them back, for every collection type qlessd has commands for.
 func TestKeysOnCollections(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	kinds := []struct {
 		make []string
@@ -308,6 +314,7 @@ func TestKeysOnCollections(t *testing.T) {
 // TestKeysScanAcrossRestart continues a SCAN on a restarted server, which
 // no longer knows the cursor: it must still return every key.
 func TestKeysScanAcrossRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	c := DialRaw(t, q.Addr)
@@ -349,6 +356,7 @@ func TestKeysScanAcrossRestart(t *testing.T) {
 // TestKeysExpiryAcrossRestart checks deadlines survive a restart and keys
 // whose deadline passed while the server was down are gone.
 func TestKeysExpiryAcrossRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	c := DialRaw(t, q.Addr)

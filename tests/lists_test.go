@@ -9,6 +9,7 @@ import (
 
 // sameAll runs each command against both servers in order.
 func TestListsPushPop(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"LPUSH", "l", "a", "b", "c"}, {"RPUSH", "l", "d", "e"}, {"LRANGE", "l", "0", "-1"},
@@ -28,6 +29,7 @@ func TestListsPushPop(t *testing.T) {
 }
 
 func TestListsRangeIndexSet(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	p.Same(t, "RPUSH", "l", "a", "b", "c", "d", "e")
 	p.Same(t, "SET", "s", "x")
@@ -55,6 +57,7 @@ func TestListsRangeIndexSet(t *testing.T) {
 }
 
 func TestListsTrimRemInsert(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	p.Same(t, "SET", "s", "x")
 	for _, r := range [][2]string{{"1", "-2"}, {"0", "-1"}, {"-3", "-1"}, {"2", "1"}, {"-100", "100"},
@@ -83,6 +86,7 @@ func TestListsTrimRemInsert(t *testing.T) {
 }
 
 func TestListsPos(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	p.Same(t, "RPUSH", "l", "a", "b", "c", "1", "2", "3", "c", "c", "b", "a")
 	p.Same(t, "SET", "s", "x")
@@ -106,6 +110,7 @@ func TestListsPos(t *testing.T) {
 }
 
 func TestListsMove(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"RPUSH", "src", "a", "b", "c"}, {"SET", "s", "x"},
@@ -123,6 +128,7 @@ func TestListsMove(t *testing.T) {
 }
 
 func TestListsMPop(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"RPUSH", "a", "1", "2", "3"}, {"RPUSH", "b", "x", "y"}, {"SET", "s", "str"},
@@ -139,6 +145,7 @@ func TestListsMPop(t *testing.T) {
 
 // Blocking commands that find data, or may not block, answer at once.
 func TestListsBlockingImmediate(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"RPUSH", "a", "1", "2", "3"}, {"SET", "s", "str"},
@@ -165,6 +172,7 @@ func TestListsBlockingImmediate(t *testing.T) {
 
 // A random mix of list commands keeps both servers in step.
 func TestListsRandomDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	rng := rand.New(rand.NewSource(42))
 	v := func() string { return strconv.Itoa(rng.Intn(5)) }
@@ -211,6 +219,7 @@ func TestListsRandomDifferential(t *testing.T) {
 
 // A longer list exercises the shifts of LINSERT and LREM on both sides.
 func TestListsLongList(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	args := []string{"RPUSH", "l"}
 	for i := 0; i < 500; i++ {

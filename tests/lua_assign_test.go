@@ -31,12 +31,13 @@ var logicalAssignCases = []string{
 }
 
 func TestLuaLogicalAssign(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range logicalAssignCases {
 		p.Same(t, "EVAL", c, "0")
 	}
 	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 1500; i++ {
+	for range soakOr(300, 1500) {
 		p.Same(t, "EVAL", genAssignScript(rng, 1), "0")
 	}
 }
@@ -66,12 +67,13 @@ var multipleAssignCases = []string{
 }
 
 func TestLuaMultipleAssign(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range multipleAssignCases {
 		p.Same(t, "EVAL", c, "0")
 	}
 	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 1500; i++ {
+	for range soakOr(300, 1500) {
 		p.Same(t, "EVAL", genMultiScript(rng), "0")
 	}
 }

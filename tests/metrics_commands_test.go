@@ -14,6 +14,7 @@ import (
 // calls, the duration histogram counts every call, and with appendfsync
 // always every write's fsync is in qlessd_fsync_duration_seconds.
 func TestMetricsCommandsAndFsync(t *testing.T) {
+	t.Parallel()
 	q, base := StartQlessdHTTP(t, "", "127.0.0.1", "--appendfsync", "always")
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2})
 	defer rdb.Close()

@@ -160,6 +160,7 @@ func (l *qlessLoad) run(script string) map[string]float64 {
 // printed script, /metrics shows what QLESS queues, failed and workers
 // show, the jobs counted as the load made them, and INFO qless the same.
 func TestMetricsAfterMixedLoad(t *testing.T) {
+	t.Parallel()
 	q, base := StartQlessdHTTP(t, "", "127.0.0.1")
 	script, err := exec.Command(binary(t), "script").Output()
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 // room again writes resume, and a restart finds exactly what was
 // acknowledged.
 func TestWriteErrorsRefuseAndApplyNothing(t *testing.T) {
+	t.Parallel()
 	t.Run("full tmpfs", func(t *testing.T) {
 		mnt := mountTmpfs(t, "4m")
 		filler := filepath.Join(mnt, "filler")
@@ -51,6 +52,7 @@ func TestWriteErrorsRefuseAndApplyNothing(t *testing.T) {
 // While writes to a full disk fail, qlessd refuses and serves what Redis
 // with appendonly refuses and serves, with the same bytes.
 func TestMisconfRepliesMatchRedis(t *testing.T) {
+	t.Parallel()
 	qmnt, rmnt := mountTmpfs(t, "4m"), mountTmpfs(t, "4m")
 	p := &Pair{QP: StartQlessd(t, qmnt), RP: StartRedis(t, "--dir", rmnt, "--appendonly", "yes")}
 	p.Q, p.R = DialRaw(t, p.QP.Addr), DialRaw(t, p.RP.Addr)
@@ -106,7 +108,7 @@ func misconfScenario(t *testing.T, q *Proc, errText string, free func()) {
 	duringMisconf(t, c, misconf, failed)
 
 	free()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		got := c.Do(t, "INCR", "counter")
 		if got == ":11\r\n" {
@@ -234,13 +236,14 @@ func setFileSizeLimit(t *testing.T, pid int, limit uint64) {
 // counter must equal the INCRs acknowledged. A failed INCR applied anyway,
 // or an acknowledged one lost, breaks the count.
 func TestCountersSurviveWriteErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	const clients = 20
 	acked := make([]int, clients)
 	stop := make(chan struct{})
 	done := make(chan struct{}, clients)
-	var failures atomic.Int64
+	var failures, acks atomic.Int64
 	for i := range clients {
 		c := DialRaw(t, q.Addr)
 		go func() {
@@ -262,6 +265,7 @@ func TestCountersSurviveWriteErrors(t *testing.T) {
 					return
 				}
 				acked[i]++
+				acks.Add(1)
 				got = c.Do(t, "GET", key)
 				if !strings.HasPrefix(got, "-MISCONF") && got != "$"+strconv.Itoa(len(strconv.Itoa(acked[i])))+"\r\n"+strconv.Itoa(acked[i])+"\r\n" {
 					t.Errorf("GET %s = %q after %d acknowledged", key, got, acked[i])
@@ -271,17 +275,29 @@ func TestCountersSurviveWriteErrors(t *testing.T) {
 		}()
 	}
 	path := filepath.Join(dir, "qlessd.db")
+	// Each round waits for what it means rather than for a time: INCRs
+	// acknowledged, then INCRs failing under the limit, then acknowledged
+	// again once it is lifted.
+	grows := func(n *atomic.Int64, what string) {
+		t.Helper()
+		from := n.Load()
+		for deadline := time.Now().Add(waitTimeout); n.Load() < from+20; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s stayed at %d", what, n.Load())
+			}
+		}
+	}
 	for range 4 {
-		time.Sleep(100 * time.Millisecond)
+		grows(&acks, "acknowledged INCRs")
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		setFileSizeLimit(t, q.cmd.Process.Pid, uint64(st.Size())+8<<10)
-		time.Sleep(150 * time.Millisecond)
+		grows(&failures, "failed INCRs under the size limit")
 		setFileSizeLimit(t, q.cmd.Process.Pid, noLimit)
 	}
-	time.Sleep(100 * time.Millisecond)
+	grows(&acks, "acknowledged INCRs after the limit went")
 	close(stop)
 	for range clients {
 		<-done

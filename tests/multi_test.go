@@ -16,6 +16,7 @@ import (
 )
 
 func TestMultiDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range [][]string{
 		{"EXEC"}, {"DISCARD"}, {"MULTI", "x"}, {"UNWATCH"},
@@ -37,6 +38,7 @@ func TestMultiDifferential(t *testing.T) {
 }
 
 func TestWatchDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	other := dialDuo(t, p)
 	steps := []struct {
@@ -126,6 +128,7 @@ func TestWatchDifferential(t *testing.T) {
 // expiry through the store (EXPIRE belongs to another command group): its
 // expiry must break the WATCH, as in Redis 7.0.
 func TestWatchExpiry(t *testing.T) {
+	t.Parallel()
 	srv := startInProcess(t, server.Config{})
 	c := DialRaw(t, srv.Addr().(*net.TCPAddr).String())
 	setExpiring := func(key string, in time.Duration) {
@@ -140,7 +143,9 @@ func TestWatchExpiry(t *testing.T) {
 			t.Fatalf("%v: %q, want %q", args, got, want)
 		}
 	}
-	setExpiring("e", 150*time.Millisecond)
+	// Long enough to be alive still when WATCH comes on a slow machine:
+	// a key already expired when watched does not abort EXEC (Redis 7.0).
+	setExpiring("e", time.Second)
 	expect("+OK\r\n", "WATCH", "e")
 	waitUntil(t, func() bool { return c.Do(t, "EXISTS", "e") == ":0\r\n" })
 	expect("+OK\r\n", "MULTI")
@@ -155,13 +160,13 @@ func TestWatchExpiry(t *testing.T) {
 	expect("*1\r\n+PONG\r\n", "EXEC")
 }
 
-// waitUntil polls cond until it holds, failing after 30 seconds.
+// waitUntil polls cond until it holds, failing after waitTimeout.
 func waitUntil(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not reached in 30s")
+			t.Fatalf("condition not reached in %v", waitTimeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -171,6 +176,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 // WATCH/GET/MULTI/SET/EXEC and retry when EXEC is refused; no increment
 // may be lost.
 func TestWatchOptimisticCounter(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr, PoolSize: 32})

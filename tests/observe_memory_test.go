@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bufio"
 	"context"
 	"os/exec"
 	"regexp"
@@ -110,10 +111,39 @@ func runCLI(t *testing.T, addr string, d time.Duration, args ...string) string {
 	return string(out)
 }
 
+// runCLIUntil runs redis-cli against addr, which goes on until stopped,
+// until its output matches want (or waitTimeout passes), and returns it.
+func runCLIUntil(t *testing.T, addr string, want *regexp.Regexp, args ...string) string {
+	t.Helper()
+	host, port, _ := strings.Cut(addr, ":")
+	cmd := exec.Command("stdbuf", append([]string{"-oL", "redis-cli", "-h", host, "-p", port}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	timer := time.AfterFunc(waitTimeout, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	var got strings.Builder
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if got.WriteString(lines.Text() + "\n"); want.MatchString(got.String()) {
+			break
+		}
+	}
+	return got.String()
+}
+
 // TestObserveRedisCLITools runs redis-cli's --memkeys, --bigkeys, --stat
 // and --latency against qlessd: they need MEMORY USAGE, INFO and PING
 // to give real figures.
 func TestObserveRedisCLITools(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("redis-cli"); err != nil {
 		t.Fatal("redis-cli not found (make test installs it)")
 	}
@@ -131,11 +161,12 @@ func TestObserveRedisCLITools(t *testing.T) {
 	if !strings.Contains(big, `Biggest   list found '"list"' has 3 items`) {
 		t.Errorf("--bigkeys:\n%s", big)
 	}
-	stat := runCLI(t, q.Addr, 1500*time.Millisecond, "--stat", "-i", "0.2")
-	if !regexp.MustCompile(`(?m)^7\s+\d+(\.\d+)?[KMG]?\s+\d+\s+0\s+\d+ \(\+\d+\)`).MatchString(stat) {
+	statLine := regexp.MustCompile(`(?m)^7\s+\d+(\.\d+)?[KMG]?\s+\d+\s+0\s+\d+ \(\+\d+\)`)
+	if stat := runCLIUntil(t, q.Addr, statLine, "--stat", "-i", "0.2"); !statLine.MatchString(stat) {
 		t.Errorf("--stat:\n%s", stat)
 	}
-	lat := runCLI(t, q.Addr, 2500*time.Millisecond, "--latency", "--raw")
+	// With --raw, --latency samples for a second, prints one line and exits.
+	lat := runCLI(t, q.Addr, waitTimeout, "--latency", "--raw")
 	if f := strings.Fields(lat); len(f) != 4 || f[3] == "0" {
 		t.Errorf("--latency --raw: %q, want min max avg count", lat)
 	}

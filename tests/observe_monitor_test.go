@@ -14,7 +14,7 @@ import (
 func monitorLines(t *testing.T, rd *bufio.Reader, c net.Conn, last string) []string {
 	t.Helper()
 	var lines []string
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	c.SetReadDeadline(time.Now().Add(waitTimeout))
 	for {
 		l, err := rd.ReadString('\n')
 		if err != nil {
@@ -34,6 +34,7 @@ func monitorLines(t *testing.T, rd *bufio.Reader, c net.Conn, last string) []str
 // shows as itself; one served by qlessd's qless Lua shows its redis.call's
 // after it, as a script's.
 func TestObserveMonitor(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	mc, err := net.Dial("tcp", q.Addr)
 	if err != nil {
@@ -42,7 +43,7 @@ func TestObserveMonitor(t *testing.T) {
 	defer mc.Close()
 	rd := bufio.NewReader(mc)
 	mc.Write([]byte("MONITOR\r\n"))
-	mc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	mc.SetReadDeadline(time.Now().Add(waitTimeout))
 	if l, _ := rd.ReadString('\n'); l != "+OK\r\n" {
 		t.Fatalf("MONITOR replied %q", l)
 	}
@@ -101,6 +102,7 @@ func TestObserveMonitor(t *testing.T) {
 // TestObserveMonitorSameAsRedis compares what Redis answers around
 // MONITOR: inside MULTI, and its arity.
 func TestObserveMonitorSameAsRedis(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{{"MULTI"}, {"MONITOR"}, {"EXEC"}, {"MONITOR", "x"}})
 }
@@ -109,6 +111,7 @@ func TestObserveMonitorSameAsRedis(t *testing.T) {
 // the commands up; once its unsent lines pass the output limit it is
 // disconnected, and the server goes on.
 func TestObserveStalledMonitor(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	mc, err := net.Dial("tcp", q.Addr)
 	if err != nil {
@@ -116,7 +119,7 @@ func TestObserveStalledMonitor(t *testing.T) {
 	}
 	defer mc.Close()
 	mc.Write([]byte("MONITOR\r\n"))
-	mc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	mc.SetReadDeadline(time.Now().Add(waitTimeout))
 	if l, _ := bufio.NewReader(mc).ReadString('\n'); l != "+OK\r\n" {
 		t.Fatalf("MONITOR replied %q", l)
 	}
@@ -133,7 +136,7 @@ func TestObserveStalledMonitor(t *testing.T) {
 			}
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for {
 		list := c.Do(t, "CLIENT", "LIST")
 		if !strings.Contains(list, "flags=O") {

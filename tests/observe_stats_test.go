@@ -49,6 +49,7 @@ func sameInfo(t *testing.T, p *Pair, section string, only ...string) {
 // compares INFO commandstats, errorstats and the stats counters with
 // redis-server's (timings aside).
 func TestObserveCommandStatsSameAsRedis(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range [][]string{
 		{"CONFIG", "RESETSTAT"},

@@ -36,7 +36,7 @@ func hello(t *testing.T, addr string, refused bool) string {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	if refused {
 		got, err := io.ReadAll(c)
 		if err != nil {
@@ -59,6 +59,7 @@ func hello(t *testing.T, addr string, refused bool) string {
 // clients from beyond the loopback interface are refused with Redis's
 // words, and local ones still served.
 func TestProtectedModeAtRunTime(t *testing.T) {
+	t.Parallel()
 	outside := outsideAddr(t)
 	q := StartQlessd(t, "", "--bind", "0.0.0.0", "--requirepass", "x")
 	r := StartRedis(t, "--bind", "0.0.0.0", "--requirepass", "x")
@@ -112,6 +113,7 @@ const protectedDenied = "DENIED Redis is running in protected mode because prote
 // dropped, as on Redis, which asks for AUTH only while one is set; HELLO
 // still wants the client authenticated, on both.
 func TestDroppedPasswordServesUnauthenticatedClients(t *testing.T) {
+	t.Parallel()
 	q, r := StartQlessd(t, "", "--requirepass", "x"), StartRedis(t, "--requirepass", "x")
 	for _, p := range []*Proc{q, r} {
 		waiting, admin := DialRaw(t, p.Addr), DialRaw(t, p.Addr)

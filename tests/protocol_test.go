@@ -23,7 +23,7 @@ func exchange(t *testing.T, addr, in, sentinel, sentinelReply string) (out strin
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	if _, err := c.Write([]byte(in + sentinel)); err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +58,7 @@ var protocolInputs = []string{
 // Requests read as redis-server reads them: the same replies, the same
 // protocol errors, the connection closed after one.
 func TestProtocolLikeRedis(t *testing.T) {
+	t.Parallel()
 	q, r := StartQlessd(t, ""), StartRedis(t)
 	const sentinel, reply = "*2\r\n$4\r\nECHO\r\n$8\r\nsentinel\r\n", "$8\r\nsentinel\r\n"
 	for _, in := range protocolInputs {
@@ -73,6 +74,7 @@ func TestProtocolLikeRedis(t *testing.T) {
 // most 16384 bytes each, as on Redis 7.0; once AUTH has run, even earlier
 // in the same pipeline, it may send more.
 func TestProtocolLimitsBeforeAuth(t *testing.T) {
+	t.Parallel()
 	q, r := StartQlessd(t, "", "--requirepass", "secret"), StartRedis(t, "--requirepass", "secret")
 	const sentinel, reply = "*2\r\n$4\r\nAUTH\r\n$5\r\nwrong\r\n", "-WRONGPASS invalid username-password pair or user is disabled.\r\n"
 	auth := "*2\r\n$4\r\nAUTH\r\n$6\r\nsecret\r\n"
@@ -99,7 +101,7 @@ func sendRaw(t *testing.T, addr, in string) string {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	if _, err := c.Write([]byte(in)); err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +115,7 @@ func sendRaw(t *testing.T, addr, in string) string {
 // A request past a limit is refused as soon as its announcement or its
 // first 64 KB show it: nothing of it is kept, and the server goes on.
 func TestProtocolLimits(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "", "--proto-max-bulk-len", "1mb")
 	for _, c := range []struct{ in, want string }{
 		{"*1\r\n$1048577\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
@@ -145,13 +148,14 @@ func TestProtocolLimits(t *testing.T) {
 // closed without a word, as Redis closes it, and logged; the command does
 // not run.
 func TestClientQueryBufferLimit(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "", "--client-query-buffer-limit", "1mb", "--loglevel", "notice")
 	c, err := net.DialTimeout("tcp", q.Addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.SetDeadline(time.Now().Add(waitTimeout))
 	go func() {
 		// The server closes the connection while this still writes.
 		c.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2000000\r\n" + strings.Repeat("v", 2000000) + "\r\n"))
@@ -170,7 +174,7 @@ func TestClientQueryBufferLimit(t *testing.T) {
 // waitLog waits for p to log what, which reaches the test through a pipe.
 func waitLog(t *testing.T, p *Proc, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Output(), what); {
+	for deadline := time.Now().Add(waitTimeout); !strings.Contains(p.Output(), what); {
 		if time.Now().After(deadline) {
 			t.Fatalf("no log of %q:\n%s", what, p.Output())
 		}
@@ -185,6 +189,7 @@ func isReset(err error) bool {
 // An announced length is not allocated before the bytes come: a client
 // announcing 512 MB and sending 4 costs the server little.
 func TestAnnouncedBulkIsNotAllocated(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	before := rss(t, q)
 	c, err := net.DialTimeout("tcp", q.Addr, 5*time.Second)
@@ -223,6 +228,7 @@ func rss(t *testing.T, p *Proc) int64 {
 // from where each write left it: another client is served meanwhile, and
 // the command runs once whole.
 func TestHugeMultibulkInSmallWrites(t *testing.T) {
+	t.Parallel()
 	const n = 1_000_000
 	q := StartQlessd(t, "")
 	other := DialRaw(t, q.Addr)
@@ -256,6 +262,7 @@ func TestHugeMultibulkInSmallWrites(t *testing.T) {
 // proto-max-bulk-len and client-query-buffer-limit are read and set as on
 // Redis: memory units, 1mb at least.
 func TestProtocolLimitsConfig(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, name := range []string{"proto-max-bulk-len", "client-query-buffer-limit"} {
 		sameAll(t, p, [][]string{

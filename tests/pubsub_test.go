@@ -39,6 +39,7 @@ func (d duo) read(t *testing.T, n int, what string) {
 }
 
 func TestPubSubDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sub := dialDuo(t, p)
 	sub.same(t, 2, "SUBSCRIBE", "a", "b")
@@ -129,6 +130,7 @@ func TestPubSubDifferential(t *testing.T) {
 // TestPubSubGlob compares pattern matching with Redis's stringmatchlen
 // through PUBSUB CHANNELS.
 func TestPubSubGlob(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sub := dialDuo(t, p)
 	channels := []string{"a", "b", "abc", "ax", "bx", "dx", "by", "ay", "cy", "*x", "a\\", "ax\\", "[", "]", "aXbYc",
@@ -162,6 +164,7 @@ func TestPubSubGlob(t *testing.T) {
 // in publish order, inside MULTI included, and before the publisher hears
 // its reply.
 func TestPubSubOrder(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sub := dialDuo(t, p)
 	sub.same(t, 1, "SUBSCRIBE", "ch")
@@ -226,7 +229,7 @@ func TestSlowSubscriberDropped(t *testing.T) {
 				return
 			default:
 			}
-			fast.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			fast.c.SetReadDeadline(time.Now().Add(waitTimeout))
 			var b strings.Builder
 			if readReply(fast.rd, &b) != nil {
 				return
@@ -265,7 +268,7 @@ func TestSlowSubscriberDropped(t *testing.T) {
 	waitUntil(t, func() bool { return strings.Contains(q.Output(), "output buffer limits") })
 	// The fast subscriber got everything.
 	pub.Do(t, "PUBLISH", "firehose", "last")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for fastGot.Load() < int64(sent+1+200+1) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -303,6 +306,7 @@ func TestSlowSubscriberSoftLimit(t *testing.T) {
 // while others publish. Each subscriber checks its own replies stay in
 // step, and when all are gone no subscription is left behind.
 func TestPubSubChurn(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	var pubs, subs sync.WaitGroup
 	stop := make(chan struct{})
@@ -371,10 +375,10 @@ func TestPubSubChurn(t *testing.T) {
 	t.Logf("%d messages published during churn", published.Load())
 }
 
-// waitFor waits until n reaches want, failing after 30 seconds.
+// waitFor waits until n reaches want, failing after waitTimeout.
 func waitFor(t *testing.T, n *atomic.Int64, want int64) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	for n.Load() < want {
 		if time.Now().After(deadline) {
 			t.Fatalf("counter stayed at %d, want %d", n.Load(), want)

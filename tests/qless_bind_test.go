@@ -58,6 +58,7 @@ func bindAndPop(t *testing.T, addr, worker, grace, queue string) *redis.Client {
 // once its connection is gone for the grace period, and not when it binds
 // again within it.
 func TestQlessWorkerBind(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2})
 	defer rdb.Close()
@@ -71,7 +72,7 @@ func TestQlessWorkerBind(t *testing.T) {
 		t.Fatalf("popped job: %s %s", s, w)
 	}
 	c.Close()
-	waitState(t, rdb, "gone", "stalled", 5*time.Second)
+	waitState(t, rdb, "gone", "stalled", waitTimeout)
 	if n := rdb.HExists(ctx, "ql:bound", "w-gone").Val(); n {
 		t.Fatalf("ql:bound still holds w-gone")
 	}
@@ -118,6 +119,7 @@ func TestQlessWorkerBind(t *testing.T) {
 // worker's grace period starts again at start-up and, with no connection
 // binding it, its jobs are handed back.
 func TestQlessWorkerBindRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir, "--appendfsync", "always")
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2})
@@ -129,5 +131,5 @@ func TestQlessWorkerBindRestart(t *testing.T) {
 	q = StartQlessd(t, dir)
 	rdb = redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2})
 	defer rdb.Close()
-	waitState(t, rdb, "r1", "stalled", 5*time.Second)
+	waitState(t, rdb, "r1", "stalled", waitTimeout)
 }

@@ -24,13 +24,13 @@ func bpopClient(addr string) *redis.Client {
 func blockedClients(t *testing.T, rdb *redis.Client, n int) {
 	t.Helper()
 	want := fmt.Sprintf("blocked_clients:%d\r", n)
-	for i := 0; ; i++ {
+	for deadline := time.Now().Add(waitTimeout); ; {
 		info := rdb.Info(context.Background(), "clients").Val()
 		if strings.Contains(info, want) {
 			return
 		}
-		if i == 1000 {
-			t.Fatalf("blocked clients never reached %d:\n%s", n, info)
+		if time.Now().After(deadline) {
+			t.Fatalf("blocked clients never reached %d in %v:\n%s", n, waitTimeout, info)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -67,6 +67,7 @@ func startBPop(rdb *redis.Client, args ...any) chan string {
 // write makes available (put, retry, unpause, a dependency completing) and
 // what the clock does (a scheduled job falling due, a lock expiring).
 func TestQlessBPopWakes(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()
@@ -138,6 +139,7 @@ func TestQlessBPopWakes(t *testing.T) {
 // already there (filling count from the queues in order), the timeout,
 // inside MULTI, and its argument errors.
 func TestQlessBPopReplies(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()
@@ -179,6 +181,7 @@ func TestQlessBPopReplies(t *testing.T) {
 // TestQlessBPopOrderAndLeaving checks that waiting workers are served in
 // the order they came, and that one that leaves while waiting takes nothing.
 func TestQlessBPopOrderAndLeaving(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()
@@ -191,11 +194,14 @@ func TestQlessBPopOrderAndLeaving(t *testing.T) {
 	fmt.Fprintf(gone, "QLESS bpop now leaver 1 0 order\r\n")
 	blockedClients(t, rdb, 1)
 	gone.Close()
+	// The server has seen it leave once it no longer counts it: until
+	// then the count of waiters below could go down as well as up.
+	blockedClients(t, rdb, 0)
 
 	var replies []chan string
 	for i := 0; i < 3; i++ {
 		replies = append(replies, startBPop(rdb, fmt.Sprintf("w%d", i), "1", "30", "order"))
-		blockedClients(t, rdb, i+2)
+		blockedClients(t, rdb, i+1)
 	}
 	for i := 0; i < 3; i++ {
 		jid := fmt.Sprintf("o%d", i)
@@ -211,9 +217,12 @@ func TestQlessBPopOrderAndLeaving(t *testing.T) {
 }
 
 // TestQlessBPopManyWorkers has 50 workers wait on 3 queues while 100,000
-// jobs are put: each job is completed once, none is lost.
+// jobs are put (20,000 in make test): each job is completed once, none is
+// lost.
 func TestQlessBPopManyWorkers(t *testing.T) {
-	const jobs, workers = 100000, 50
+	t.Parallel()
+	const workers = 50
+	jobs := int64(soakOr(20000, 100000))
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()
@@ -249,7 +258,7 @@ func TestQlessBPopManyWorkers(t *testing.T) {
 		}(fmt.Sprintf("worker-%d", w))
 	}
 	pipe := rdb.Pipeline()
-	for i := 0; i < jobs; i++ {
+	for i := range int(jobs) {
 		pipe.Do(ctx, "QLESS", "put", "now", "p", queues[i%3], fmt.Sprintf("m-%d", i), "K", "{}", "0")
 		if i%500 == 499 {
 			if _, err := pipe.Exec(ctx); err != nil {

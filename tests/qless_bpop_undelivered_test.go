@@ -37,6 +37,7 @@ func dialSmallWindow(t *testing.T, addr string) net.Conn {
 // still in the server when the worker closes: either the server finds the
 // connection closed before writing, or its write fails.
 func TestQlessBPopUndeliveredHandedBack(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()
@@ -69,8 +70,8 @@ func TestQlessBPopUndeliveredHandedBack(t *testing.T) {
 		t.Fatalf("after the put the job is %+v, want running for gone", job)
 	}
 	gone.Close()
-	for i := 0; job.State != "waiting"; i++ {
-		if i == 2000 {
+	for deadline := time.Now().Add(waitTimeout); job.State != "waiting"; {
+		if time.Now().After(deadline) {
 			t.Fatalf("the job was not handed back: %+v", job)
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -25,6 +25,7 @@ import (
 )
 
 func TestClientBuilds(t *testing.T) {
+	t.Parallel()
 	builds := clientBuilds(t)
 	files := conformanceFiles(t)
 	seed := time.Now().UnixNano()

@@ -9,6 +9,7 @@ import (
 // lines, one synopsis and one indented description per function; every
 // function it lists is one QLESS dispatches.
 func TestQlessHelp(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	raw := DialRaw(t, q.Addr)
 	reply := raw.Do(t, "QLESS", "help")

@@ -13,6 +13,7 @@ import (
 // one qlessd: the native QLESS command and EVALSHA of the printed script, as
 // a native producer and a client with its own qless.lua would share a server.
 func TestQlessInterop(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2})

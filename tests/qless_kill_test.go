@@ -18,6 +18,7 @@ import (
 // after every restart each put that was acknowledged is there, in some
 // state, and each completion that was acknowledged is complete.
 func TestQlessKillRestart(t *testing.T) {
+	t.Parallel()
 	const rounds, producers, workers, killAfter = 5, 4, 4, 1500
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -106,9 +107,9 @@ func killWhileWorking(t *testing.T, q *Proc, round, producers, workers int, kill
 	}
 	select {
 	case <-killed:
-	case <-time.After(20 * time.Second):
+	case <-time.After(waitTimeout):
 		killOnce.Do(func() { q.Kill(); close(killed) })
-		t.Errorf("round %d: only %d operations acknowledged in 20 s", round, acked.Load())
+		t.Errorf("round %d: only %d operations acknowledged in %v", round, acked.Load(), waitTimeout)
 	}
 	wg.Wait()
 	return put, completed

@@ -12,8 +12,10 @@ import (
 // a table's keys (qless/natives.go, json_order.go). On Redis real Lua
 // places the keys, so byte-for-byte agreement (key order, numbers, error
 // framing and lines) checks those helpers against Lua 5.1 itself: on the
-// transcripts and on generated calls (a fixed seed, so a failure replays).
+// transcripts and on generated calls (a fixed seed, so a failure replays;
+// 1000 of them in make test, 6000 in make soak).
 func TestPrintedScriptMatchesRedisByteForByte(t *testing.T) {
+	t.Parallel()
 	script, sha := qless.Script(), qless.SHA()
 	p := &buildPair{
 		q: startBuildSide(t, StartQlessd(t, "").Addr, script, sha),
@@ -21,6 +23,6 @@ func TestPrintedScriptMatchesRedisByteForByte(t *testing.T) {
 	}
 	start := time.Now()
 	t.Run("transcripts", func(t *testing.T) { p.transcripts(t, conformanceFiles(t)) })
-	t.Run("random", func(t *testing.T) { p.random(t, 20261127, 6000) })
+	t.Run("random", func(t *testing.T) { p.random(t, 20261127, soakOr(1000, 6000)) })
 	t.Logf("%v", time.Since(start).Round(time.Millisecond))
 }

@@ -10,6 +10,7 @@ import (
 // its replies and errors, positions included, must stay those of the
 // script run by redis-server, and SCRIPT FLUSH must still forget it.
 func TestPrintedScriptRunsAsOnRedis(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sha := p.Same(t, "SCRIPT", "LOAD", qless.Script())
 	if sha != "$40\r\n"+qless.SHA()+"\r\n" {

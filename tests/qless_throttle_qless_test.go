@@ -50,6 +50,7 @@ func popped(t *testing.T, reply string) (jids, keys []string) {
 // taking the next in line, and a throttled job comes back to work when a
 // lock is let go.
 func TestQlessThrottleSkipsAndReturns(t *testing.T) {
+	t.Parallel()
 	rdb := redis.NewClient(&redis.Options{Addr: StartQlessd(t, "").Addr, Protocol: 2})
 	defer rdb.Close()
 	qlessDo(t, rdb, "throttle.set", "1", "t", "2")
@@ -94,6 +95,7 @@ func TestQlessThrottleSkipsAndReturns(t *testing.T) {
 // Tarantool's utube): a throttle of 1 per key runs each key's jobs one at a
 // time in the order put, while other keys' jobs are not held back.
 func TestQlessThrottleSerialSubQueue(t *testing.T) {
+	t.Parallel()
 	rdb := redis.NewClient(&redis.Options{Addr: StartQlessd(t, "").Addr, Protocol: 2})
 	defer rdb.Close()
 	keys := []string{"user:42", "user:7", "user:9"}
@@ -154,6 +156,7 @@ func TestQlessThrottleSerialSubQueue(t *testing.T) {
 // frees a slot: a job waiting for the throttle goes back to the work set,
 // and under the queue's own throttle the freed lock wakes it.
 func TestQlessThrottleWakesBPop(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := bpopClient(q.Addr)
 	defer rdb.Close()

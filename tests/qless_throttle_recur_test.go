@@ -16,6 +16,7 @@ import (
 // dropping them, and a queue's own throttle holding spawned jobs back as
 // it holds put ones.
 func TestQlessThrottleRecur(t *testing.T) {
+	t.Parallel()
 	bad := func(v string) throttleStep {
 		return throttleStep{"recur", []string{"q", "r", "K", "{}", "interval", "60", "0", "throttles", v},
 			`Recur(): Arg "throttles" not a JSON array of throttle ids: ` + v, ""}
@@ -65,6 +66,7 @@ func TestQlessThrottleRecur(t *testing.T) {
 // 1 spawns run one at a time, in the order spawned, through QLESS (where
 // pops, puts and completes have Go fast paths) with several workers.
 func TestQlessRecurThrottleOfOne(t *testing.T) {
+	t.Parallel()
 	rdb := redis.NewClient(&redis.Options{Addr: StartQlessd(t, "").Addr, Protocol: 2})
 	defer rdb.Close()
 	const base = 1700000000

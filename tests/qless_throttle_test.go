@@ -102,6 +102,7 @@ func runThrottleSteps(t *testing.T, steps []throttleStep) *buildPair {
 // errors, and a throttled job's way through pop, complete, retry, cancel
 // and fail (qless-core's throttle branch tests, as this library does them).
 func TestQlessThrottleFunctions(t *testing.T) {
+	t.Parallel()
 	runThrottleSteps(t, []throttleStep{
 		{"throttle.get", []string{"tid"}, `={"id":"tid","maximum":0}`, ""},
 		{"throttle.set", nil, "Throttle(): no tid provided", ""},
@@ -173,6 +174,7 @@ func TestQlessThrottleFunctions(t *testing.T) {
 // TestQlessThrottleRelease: throttle.release, timeout, release and a put
 // again each let a lock go, and the next job in line goes back to work.
 func TestQlessThrottleRelease(t *testing.T) {
+	t.Parallel()
 	runThrottleSteps(t, []throttleStep{
 		{"throttle.set", []string{"tr", "1"}, "=(nil)", ""},
 		{"put", []string{"w", "rq", "r1", "K", "{}", "0", "throttles", `["tr"]`}, "=r1", "1700000001"},
@@ -226,6 +228,7 @@ func TestQlessThrottleRelease(t *testing.T) {
 // its running jobs; jobs put while it is full wait for it, the others
 // stay in the work set; raising the limit or deleting it lets them go.
 func TestQlessQueueThrottle(t *testing.T) {
+	t.Parallel()
 	runThrottleSteps(t, []throttleStep{
 		{"queue.throttle.get", []string{"qq"}, `={"id":"ql:q:qq","maximum":0}`, ""},
 		{"queue.throttle.get", nil, `queue.throttle.get(): Arg "queue" missing`, ""},
@@ -260,6 +263,7 @@ func TestQlessQueueThrottle(t *testing.T) {
 // TTL, and a later set without one keeps it. TTLs are read on each server
 // alone (a second may pass between the two).
 func TestQlessThrottleExpiration(t *testing.T) {
+	t.Parallel()
 	p := runThrottleSteps(t, []throttleStep{
 		{"throttle.set", []string{"te", "2", "1000"}, "=(nil)", ""},
 		{"throttle.set", []string{"te", "3"}, "=(nil)", ""},

@@ -24,13 +24,13 @@ func TestQlessTTLExpiresUnpopped(t *testing.T) {
 	}
 	rdb.Do(ctx, "QLESS", "put", "now", "p", "idle", "short", "K", "{}", "0", "ttl", "1")
 	rdb.Do(ctx, "QLESS", "put", "now", "p", "idle", "long", "K", "{}", "0", "ttl", "3600")
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitTimeout)
 	for expired := false; !expired; {
 		select {
 		case m := <-sub.Channel():
 			expired = strings.Contains(m.Payload, `"event":"expired"`) && strings.Contains(m.Payload, `"short"`)
 		case <-deadline:
-			t.Fatal("no expired event for the job within 10 s")
+			t.Fatalf("no expired event for the job within %v", waitTimeout)
 		}
 	}
 	if err := rdb.Do(ctx, "QLESS", "get", "now", "short").Err(); err != redis.Nil {
@@ -43,9 +43,9 @@ func TestQlessTTLExpiresUnpopped(t *testing.T) {
 	db1 := redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2, DB: 1})
 	defer db1.Close()
 	db1.Do(ctx, "QLESS", "put", "now", "p", "idle", "short1", "K", "{}", "0", "ttl", "1")
-	for end := time.Now().Add(10 * time.Second); db1.Do(ctx, "QLESS", "get", "now", "short1").Err() != redis.Nil; {
+	for end := time.Now().Add(waitTimeout); db1.Do(ctx, "QLESS", "get", "now", "short1").Err() != redis.Nil; {
 		if time.Now().After(end) {
-			t.Fatal("a job in database 1 outlived its TTL by 9 s")
+			t.Fatalf("a job in database 1 outlived its TTL of 1 s by %v", waitTimeout)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -80,6 +80,7 @@ func canonicalJSON(raw string) string {
 }
 
 func TestQlessCore(t *testing.T) {
+	t.Parallel()
 	stock := qlessCoreScript(t)
 	r7 := strings.Replace(stock, "function table.extend(self, other)", "local function table_extend(self, other)", 1)
 	r7 = strings.ReplaceAll(r7, "table.extend(", "table_extend(")

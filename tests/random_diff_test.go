@@ -10,6 +10,7 @@ import (
 // TestRandomIncrByFloat compares long double arithmetic and printing with
 // Redis over many random increments (fixed seed, so failures repeat).
 func TestRandomIncrByFloat(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	gen := func() string {
@@ -39,6 +40,7 @@ func TestRandomIncrByFloat(t *testing.T) {
 
 // TestRandomGlob compares KEYS on random patterns built from glob syntax.
 func TestRandomGlob(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []string{"a", "b", "c", "-", "]", "^", "\\", "*", "?", "[", "x", "\xff", "\x80"}
@@ -62,6 +64,7 @@ func TestRandomGlob(t *testing.T) {
 
 // TestRandomSetOptions compares SET and GETEX with random option lists.
 func TestRandomSetOptions(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	opts := []string{"NX", "XX", "GET", "KEEPTTL", "EX", "PX", "EXAT", "PXAT", "PERSIST", "100", "0", "-1", "x",
@@ -91,6 +94,7 @@ func TestRandomSetOptions(t *testing.T) {
 
 // TestLCS compares LCS in all its forms on fixed and random strings.
 func TestLCS(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"SET", "s1", "ohmytext"}, {"SET", "s2", "mynewtext"}, {"LCS", "s1", "s2"}, {"LCS", "s1", "s2", "LEN"},
@@ -124,6 +128,7 @@ func TestLCS(t *testing.T) {
 // (EX, PX, EXPIRE, SETEX...) are left to the fixed tables: a short one ends
 // at a slightly different moment on each server.
 func TestRandomCommands(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	rng := rand.New(rand.NewPCG(13, 14))
 	cmds := []string{"GET", "SET", "SETNX", "GETSET", "GETDEL", "GETEX", "MGET", "MSET", "MSETNX",

@@ -12,6 +12,7 @@ import (
 // qlessd and to redis-server and compares every reply. QLESSD_SEED picks the
 // seed and QLESSD_RANDOM_OPS the length (default 12000).
 func TestRandomAllTypes(t *testing.T) {
+	t.Parallel()
 	seed := int64(20261122)
 	if s := os.Getenv("QLESSD_SEED"); s != "" {
 		seed, _ = strconv.ParseInt(s, 10, 64)

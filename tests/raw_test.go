@@ -37,7 +37,7 @@ func (r *Raw) Send(t testing.TB, args ...string) {
 	for _, a := range args {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 	}
-	r.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	r.c.SetWriteDeadline(time.Now().Add(waitTimeout))
 	if _, err := r.c.Write([]byte(b.String())); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func (r *Raw) Send(t testing.TB, args ...string) {
 // Read reads one reply and returns its raw bytes.
 func (r *Raw) Read(t testing.TB) string {
 	t.Helper()
-	r.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	r.c.SetReadDeadline(time.Now().Add(waitTimeout))
 	var b strings.Builder
 	if err := readReply(r.rd, &b); err != nil {
 		t.Fatalf("read reply: %v (so far %q)", err, b.String())

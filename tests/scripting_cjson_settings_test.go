@@ -12,6 +12,7 @@ import (
 // keeping them would make a later script's output depend on which one it
 // got (README, Lua differences).
 func TestScriptingCjsonSettingsLastOneScript(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	c := DialRaw(t, q.Addr)
 	if got := c.Do(t, "QLESS", "put", "1763790000.123456", "w", "q", "j1", "K", `{"a":[[[1]]]}`, "0"); got != "$2\r\nj1\r\n" {

@@ -504,6 +504,7 @@ var namesCorpus = []string{
 }
 
 func TestScriptingErrorNames(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, body := range namesCorpus {
 		p.Same(t, "EVAL", body, "0")
@@ -575,6 +576,7 @@ var namesCaughtCorpus = []string{
 }
 
 func TestScriptingErrorNamesCaught(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, body := range namesCaughtCorpus {
 		p.Same(t, "EVAL", body, "0")
@@ -600,6 +602,7 @@ function M.bad() return redis() end
 `
 
 func TestScriptingErrorNamesCachedChunk(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, tail := range []string{
 		"return M.get('a')", "return M + 1", "return M.nope.x", "return N.new():name()",
@@ -707,6 +710,7 @@ return M.run(ARGV[1], ARGV[2])
 `
 
 func TestScriptingErrorNamesModule(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	// as written, and behind a head of constants that makes qlessd cache
 	// the chunk's head

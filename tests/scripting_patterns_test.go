@@ -64,6 +64,7 @@ var patternCorpus = []string{
 }
 
 func TestScriptingPatterns(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, body := range patternCorpus {
 		p.Same(t, "EVAL", body, "0")
@@ -81,6 +82,7 @@ var subjectPieces = []string{"a", "b", "c", "ab", " ", "(", ")", "1", "x", ".", 
 // through find, match, gsub (string, function and table replacements) and
 // gmatch, on both servers, comparing every result and error.
 func TestScriptingPatternsRandom(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	rng := rand.New(rand.NewSource(27))
 	const script = `local out = {}

@@ -187,6 +187,7 @@ return {r, get()}`,
 }
 
 func TestScriptingPcallCorpus(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, body := range pcallCorpus {
 		p.Same(t, "EVAL", body, "0")

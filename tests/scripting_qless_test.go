@@ -101,6 +101,7 @@ return command(now, unpack(ARGV))
 `
 
 func TestScriptingQlessWorkload(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sha := p.Same(t, "SCRIPT", "LOAD", miniQless)
 	sha = strings.TrimSpace(sha[strings.Index(sha, "\n")+1:])

@@ -25,6 +25,7 @@ var manyResultsCorpus = []string{
 }
 
 func TestScriptingManyResults(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, body := range manyResultsCorpus {
 		p.Same(t, "EVAL", body, "0")
@@ -41,6 +42,7 @@ var repCorpus = []string{
 }
 
 func TestScriptingRepCount(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, body := range repCorpus {
 		p.Same(t, "EVAL", body, "0")

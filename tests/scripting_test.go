@@ -143,6 +143,7 @@ var evalCorpus = []string{
 }
 
 func TestScriptingCorpus(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, body := range evalCorpus {
 		if os.Getenv("SCRIPT_TRACE") != "" {
@@ -153,6 +154,7 @@ func TestScriptingCorpus(t *testing.T) {
 }
 
 func TestScriptingKeysArgv(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	body := "return {KEYS[1], KEYS[2], ARGV[1], ARGV[2], #KEYS, #ARGV}"
 	p.Same(t, "EVAL", body, "2", "k1", "k2", "a1", "a2")
@@ -171,10 +173,12 @@ func TestScriptingKeysArgv(t *testing.T) {
 
 // Scripts see the Redis version qlessd speaks, as HELLO and INFO give it.
 func TestScriptingRedisVersion(t *testing.T) {
+	t.Parallel()
 	StartPair(t).Same(t, "EVAL", "return {redis.REDIS_VERSION, redis.REDIS_VERSION_NUM}", "0")
 }
 
 func TestScriptingSHA(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	body := "return 'cached ' .. ARGV[1]"
 	sha := p.Same(t, "SCRIPT", "LOAD", body)
@@ -212,6 +216,7 @@ func TestScriptingSHA(t *testing.T) {
 }
 
 func TestScriptingReadOnly(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	p.Same(t, "SET", "k", "v")
 	p.Same(t, "EVAL_RO", "return redis.call('get', KEYS[1])", "1", "k")
@@ -224,6 +229,7 @@ func TestScriptingReadOnly(t *testing.T) {
 }
 
 func TestScriptingPartialWrites(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	p.Same(t, "EVAL", "redis.call('set', 'p1', 'a') redis.call('set', 'p2', 'b') error('stop here')", "0")
 	p.Same(t, "GET", "p1")
@@ -237,6 +243,7 @@ func TestScriptingPartialWrites(t *testing.T) {
 // Library tables stay writable (stock qless-core defines table.extend),
 // but nothing a script defines survives into the next call.
 func TestScriptingNoLeaks(t *testing.T) {
+	t.Parallel()
 	q := DialRaw(t, StartQlessd(t, "").Addr)
 	for _, c := range [][2]string{
 		{"string.myfn = function() return 1 end return string.myfn()", ":1\r\n"},
@@ -254,6 +261,7 @@ func TestScriptingNoLeaks(t *testing.T) {
 
 // With --lua-readonly-tables the libraries are read-only as on Redis 7.0.
 func TestScriptingReadonlyTables(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "", "--lua-readonly-tables")
 	p := &Pair{Q: DialRaw(t, q.Addr), R: DialRaw(t, StartRedis(t).Addr)}
 	for _, body := range []string{
@@ -357,6 +365,7 @@ func TestScriptingUnkillable(t *testing.T) {
 }
 
 func TestScriptingShebang(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, body := range []string{
 		"#!lua\nreturn 1", "#!lua flags=no-writes\nreturn redis.call('set', 'a', 1)",

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSetsDifferential(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	hsSameAll(t, p, [][]string{
 		// arity
@@ -99,6 +100,7 @@ func TestSetsDifferential(t *testing.T) {
 // TestSetsUnordered covers sets of strings, whose reply order is Redis's
 // hash order.
 func TestSetsUnordered(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	p.Same(t, "SADD", "a", "apple", "pear", "fig", "kiwi", "1")
 	p.Same(t, "SADD", "b", "pear", "fig", "lime", "2")
@@ -147,6 +149,7 @@ func TestSetsUnordered(t *testing.T) {
 // properties: members of the set, distinct for a positive count, removed by
 // SPOP.
 func TestSetsRandomProperties(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	c := DialRaw(t, q.Addr)
 	var all []string
@@ -232,6 +235,7 @@ func TestSetsRandomProperties(t *testing.T) {
 // present from the first call to the last is returned, whatever is added or
 // removed between pages, and pages stay near COUNT when prefixes differ.
 func TestSetsScanGuarantee(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	c := DialRaw(t, q.Addr)
 	args := []string{"SADD", "s"}

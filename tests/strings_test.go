@@ -8,6 +8,7 @@ import (
 
 // sameAll runs each command on both servers and compares the raw replies.
 func TestStringsGetSet(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"SET", "k", "v"}, {"GET", "k"}, {"GET", "missing"}, {"SET", "k"}, {"GET"}, {"GET", "a", "b"},
@@ -57,6 +58,7 @@ func TestStringsGetSet(t *testing.T) {
 }
 
 func TestStringsRelatives(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"SETNX", "a", "1"}, {"SETNX", "a", "2"}, {"GET", "a"}, {"SETNX", "a"},
@@ -85,6 +87,7 @@ func TestStringsRelatives(t *testing.T) {
 }
 
 func TestStringsCounters(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"INCR", "n"}, {"INCR", "n"}, {"DECR", "n"}, {"DECR", "n"}, {"DECR", "n"}, {"GET", "n"},
@@ -120,6 +123,7 @@ func TestStringsCounters(t *testing.T) {
 }
 
 func TestStringsRanges(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	sameAll(t, p, [][]string{
 		{"SET", "s", "Hello World"}, {"GETRANGE", "s", "0", "4"}, {"GETRANGE", "s", "-5", "-1"},
@@ -141,6 +145,7 @@ func TestStringsRanges(t *testing.T) {
 // TestStringsWrongType checks WRONGTYPE against every other type qlessd
 // can create; the commands that make them belong to other groups.
 func TestStringsWrongType(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	makers := [][]string{{"LPUSH", "w", "a"}, {"SADD", "w", "a"}, {"HSET", "w", "f", "v"}, {"ZADD", "w", "1", "a"}}
 	tried := 0

@@ -92,5 +92,5 @@ func TestTLSClusterWrongCANotJoining(t *testing.T) {
 
 // The failover test of cluster_failover_test.go, over tls-replication.
 func TestTLSClusterFailover(t *testing.T) {
-	clusterFailover(t, startTLSCluster(t, 3, newPKI(t), "--appendfsync", "always"))
+	clusterFailover(t, startTLSCluster(t, 3, newPKI(t), failoverArgs()...))
 }

@@ -12,6 +12,7 @@ import (
 // Sets past 128 members are skiplists in Redis; ranks and ranges must
 // still agree, from both ends.
 func TestZSetsLarge(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	add := []string{"ZADD", "big"}
 	lex := []string{"ZADD", "lex"}
@@ -40,6 +41,7 @@ func TestZSetsLarge(t *testing.T) {
 // whatever COUNT, and finish; members sharing their first 8 bytes must not
 // stall the cursor.
 func TestZSetsScanLarge(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})

@@ -13,6 +13,7 @@ import (
 // -0 handling and mixed-score lex walks qlessd reproduces. ZSEED picks
 // another stream and ZN its length (default 3000) for longer hunts.
 func TestZSetsRandomized(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	seed, _ := strconv.ParseUint(os.Getenv("ZSEED"), 10, 64)
 	rng := rand.New(rand.NewPCG(7+seed, 2026))
@@ -34,6 +35,7 @@ func TestZSetsRandomized(t *testing.T) {
 // skiplists), leaving out what Redis leaves to the encoding there: -0
 // scores, lex ranges over mixed scores, ZSCAN order and random picks.
 func TestZSetsRandomizedLarge(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	seed, _ := strconv.ParseUint(os.Getenv("ZSEED"), 10, 64)
 	g := zgen{r: rand.New(rand.NewPCG(11+seed, 2026)), large: true}

@@ -3,6 +3,7 @@ package tests
 import "testing"
 
 func TestZSetsWithSetInputs(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"SADD s a b c", "SADD n 1 2 3", "ZADD z 2 a 5 b 7 q",

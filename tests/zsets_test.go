@@ -22,6 +22,7 @@ func zcmds(t *testing.T, p *Pair, lines ...string) {
 }
 
 func TestZSetsAddAndScores(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD z 1 a 2 b 3 c", "ZADD z 1 a", "ZADD z CH 5 a 2 b 7 d", "ZRANGE z 0 -1 WITHSCORES",
@@ -45,6 +46,7 @@ func TestZSetsAddAndScores(t *testing.T) {
 }
 
 func TestZSetsRanks(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD z 1 a 1 b 1 c 2 d 2 '' 0 e -0 f -1 g",
@@ -62,6 +64,7 @@ func TestZSetsRanks(t *testing.T) {
 }
 
 func TestZSetsScoreRanges(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD z -inf ninf -5 a 0 b 0 c 1 d 1 e 1.5 f 2 g 1e308 h inf pinf",
@@ -89,6 +92,7 @@ func TestZSetsScoreRanges(t *testing.T) {
 }
 
 func TestZSetsLexRanges(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD z 0 a 0 b 0 c 0 d 0 e 0 f 0 '' 0 aa 0 ab 0 b\x00",
@@ -111,6 +115,7 @@ func TestZSetsLexRanges(t *testing.T) {
 }
 
 func TestZSetsRangeStore(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD src 1 a 2 b 3 c 4 d", "ZRANGESTORE dst src 0 1", "ZRANGE dst 0 -1 WITHSCORES",
@@ -124,6 +129,7 @@ func TestZSetsRangeStore(t *testing.T) {
 }
 
 func TestZSetsPops(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD z 1 a 2 b 3 c 4 d 5 e", "ZPOPMIN z", "ZPOPMAX z", "ZPOPMIN z 2", "ZPOPMAX z 0", "ZPOPMIN z -1",
@@ -139,6 +145,7 @@ func TestZSetsPops(t *testing.T) {
 }
 
 func TestZSetsBlockingPop(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, pair := range []struct {
 		blocker *Raw
@@ -167,6 +174,7 @@ func TestZSetsBlockingPop(t *testing.T) {
 }
 
 func TestZSetsAlgebra(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD a 1 x 2 y 3 z", "ZADD b 10 y 20 z 30 w", "ZADD c 0.1 x 0.2 y 0.7 z",
@@ -202,6 +210,7 @@ func TestZSetsAlgebra(t *testing.T) {
 }
 
 func TestZSetsScan(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD z 1 apple 2 banana 3 cherry 1.5 avocado 0 '' -0 zero inf big",
@@ -218,6 +227,7 @@ func TestZSetsScan(t *testing.T) {
 }
 
 func TestZSetsArity(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	for _, c := range []string{"zadd z 1", "zincrby z 1", "zrem z", "zscore z", "zmscore z", "zcard",
 		"zcount z 1", "zlexcount z -", "zrange z 0", "zrangestore d z 0", "zrevrange z 0", "zrangebyscore z 0",
@@ -230,6 +240,7 @@ func TestZSetsArity(t *testing.T) {
 }
 
 func TestZSetsFloatForms(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD f 1E5 a +5 b .5 c 5. d -.5e-3 e 0X1P3 f infinity g -Infinity h INF i 123456789012345678 j 1e21 k",
@@ -251,6 +262,7 @@ func TestZSetsFloatForms(t *testing.T) {
 // ZRANDMEMBER is random except where Redis is deterministic: one member,
 // or a count covering the whole set (returned in order).
 func TestZSetsRandMember(t *testing.T) {
+	t.Parallel()
 	p := StartPair(t)
 	zcmds(t, p,
 		"ZADD one 1.5 only", "ZADD three 3 c 1 a 2 b", "ZRANDMEMBER one", "ZRANDMEMBER one 1", "ZRANDMEMBER one -3",

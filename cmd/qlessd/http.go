@@ -1,9 +1,10 @@
 package main
 
 import (
-	"github.com/qlessd/qlessd/cluster"
 	"log/slog"
+	"net"
 
+	"github.com/qlessd/qlessd/cluster"
 	"github.com/qlessd/qlessd/dashboard"
 	"github.com/qlessd/qlessd/httpd"
 	"github.com/qlessd/qlessd/metrics"
@@ -61,5 +62,24 @@ func serveHTTP(h *httpd.Server, logger *slog.Logger) {
 		return
 	}
 	h.Serve()
-	logger.Info("http listener ready", "addr", h.Addr().String(), "https", h.TLS(), "metrics", "/metrics", "asks_requirepass", h.Guarded())
+	logger.Info("http listener ready", "addr", h.Addr().String(), "dashboard", dashboardURL(h.Addr(), h.TLS()),
+		"metrics", "/metrics", "asks_requirepass", h.Guarded())
+}
+
+// dashboardURL is where a browser on this machine finds the dashboard:
+// the bound address, with a wildcard bind's host as localhost (a browser
+// cannot open http://[::] or http://0.0.0.0 everywhere).
+func dashboardURL(addr net.Addr, https bool) string {
+	scheme := "http://"
+	if https {
+		scheme = "https://"
+	}
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return scheme + addr.String() + "/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return scheme + net.JoinHostPort(host, port) + "/"
 }
