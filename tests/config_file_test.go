@@ -112,9 +112,11 @@ func TestExampleConfigHasEveryDefault(t *testing.T) {
 			t.Errorf("packaging/qlessd.conf does not set %s", p.Name)
 		}
 	}
-	q := startWithFile(t, example, "")
+	// The file pins the HTTP port (7480), which another qlessd on this
+	// machine may hold: the test moves it, as it moves port and dir.
+	q := startWithFile(t, example, "", "--http-addr", "127.0.0.1:0")
 	got := configGet(t, q.Addr, "*")
-	overridden := map[string]bool{"port": true, "dir": true}
+	overridden := map[string]bool{"port": true, "dir": true, "http-addr": true}
 	for _, a := range modeArgs() {
 		overridden[strings.TrimPrefix(a, "--")] = true
 	}
