@@ -23,9 +23,11 @@ func startWithFile(t *testing.T, file, dir string, extra ...string) *Proc {
 		dir = t.TempDir()
 	}
 	// Unless the file sets http-addr, the HTTP listener takes the port
-	// + 1101: both must be free.
-	args := append([]string{file, "--port", strconv.Itoa(portWithHTTPFree(t)), "--dir", dir}, modeArgs()...)
-	p := startProc(t, dir, binary(t), append(args, extra...)...)
+	// + 1101: another start when either was taken meanwhile.
+	p := startOnFreePort(t, dir, binary(t), func(port int) []string {
+		args := append([]string{file, "--port", strconv.Itoa(port), "--dir", dir}, modeArgs()...)
+		return append(args, extra...)
+	})
 	t.Cleanup(func() { p.Stop() })
 	return p
 }
@@ -208,7 +210,9 @@ func TestConfigRewriteAsRedis(t *testing.T) {
 		}
 	}
 	q.Stop()
-	again := startProc(t, dir, binary(t), append([]string{qFile, "--port", strconv.Itoa(freePort(t))}, modeArgs()...)...)
+	again := startOnFreePort(t, dir, binary(t), func(port int) []string {
+		return append([]string{qFile, "--port", strconv.Itoa(port)}, modeArgs()...)
+	})
 	t.Cleanup(func() { again.Stop() })
 	got := configGet(t, again.Addr, "*")
 	if got["timeout"] != "30" || got["proto-max-bulk-len"] != "67108864" || got["dir"] != dir {

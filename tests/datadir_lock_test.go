@@ -81,10 +81,13 @@ func TestCheckWithoutDataFileFails(t *testing.T) {
 // is given, each one's HTTP listener is on its own port + 1101.
 func TestDefaultHTTPPortFollowsPort(t *testing.T) {
 	for range 2 {
-		port := portWithHTTPFree(t)
-		q := startProc(t, "", binary(t), append([]string{"--port", strconv.Itoa(port), "--dir", t.TempDir(),
-			"--loglevel", "warning"}, modeArgs()...)...)
+		dir := t.TempDir()
+		q := startOnFreePort(t, dir, binary(t), func(port int) []string {
+			return append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--loglevel", "warning"}, modeArgs()...)
+		})
 		t.Cleanup(q.Stop)
+		_, ps, _ := net.SplitHostPort(q.Addr)
+		port, _ := strconv.Atoi(ps)
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port+1101))
 		got := configGet(t, q.Addr, "http-addr")["http-addr"]
 		if got != addr {
@@ -99,21 +102,4 @@ func TestDefaultHTTPPortFollowsPort(t *testing.T) {
 			t.Fatalf("GET /metrics on port + 1101: %d", resp.StatusCode)
 		}
 	}
-}
-
-// portWithHTTPFree is a free port whose port + 1101 is free too.
-func portWithHTTPFree(t testing.TB) int {
-	for range 100 {
-		p := freePort(t)
-		if p+1101 > 65535 {
-			continue
-		}
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+1101)))
-		if err == nil {
-			l.Close()
-			return p
-		}
-	}
-	t.Fatal("no free port with port + 1101 free")
-	return 0
 }
