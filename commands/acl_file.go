@@ -3,8 +3,9 @@ package commands
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/qlessd/qlessd/config"
 )
 
 const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
@@ -100,26 +101,7 @@ func (a *ACL) SaveFile() error {
 			b.WriteString(a.describeUser(u) + "\n")
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(a.File), ".acl-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(b.String()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), a.File)
+	return config.WriteFileAtomic(a.File, b.String(), 0o600)
 }
 
 func (a *ACL) saveCmd(c *Ctx) {

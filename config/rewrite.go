@@ -34,7 +34,18 @@ func Rewrite(path string, settings []Setting) error {
 		return err
 	}
 	text := rewriteText(string(old), settings)
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".qlessd-conf-*")
+	perm := fs.FileMode(0o600) // it may hold requirepass
+	if st, err := os.Stat(path); err == nil {
+		perm = st.Mode().Perm()
+	}
+	return WriteFileAtomic(path, text, perm)
+}
+
+// WriteFileAtomic replaces the file at path with text, with permissions
+// perm: written to a temporary file beside it, synced, then renamed over
+// it, so that a crash leaves the old file or the new, never half of one.
+func WriteFileAtomic(path, text string, perm fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
@@ -50,8 +61,8 @@ func Rewrite(path string, settings []Setting) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if st, err := os.Stat(path); err == nil {
-		os.Chmod(tmp.Name(), st.Mode().Perm())
+	if err := os.Chmod(tmp.Name(), perm); err != nil {
+		return err
 	}
 	return os.Rename(tmp.Name(), path)
 }

@@ -201,8 +201,18 @@ func client(addr string) *redis.Client {
 // committed and checks that they hold the same store (RAFT DIGEST).
 func (c *testCluster) sameStores() {
 	c.t.Helper()
+	if digests, same := c.digestsAgree(50); !same {
+		c.t.Fatalf("the nodes' stores differ: %v", digests)
+	}
+}
+
+// digestsAgree asks every running node, caught up, for its RAFT DIGEST
+// until they agree, up to tries times (a node may still be applying what
+// the others hold); it returns the last digests and whether they agreed.
+func (c *testCluster) digestsAgree(tries int) (map[string]string, bool) {
+	c.t.Helper()
 	var digests map[string]string
-	for attempt := 0; attempt < 50; attempt++ {
+	for range tries {
 		digests = map[string]string{}
 		distinct := map[string]bool{}
 		for _, n := range c.nodes {
@@ -218,9 +228,9 @@ func (c *testCluster) sameStores() {
 			distinct[d] = true
 		}
 		if len(distinct) == 1 {
-			return
+			return digests, true
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	c.t.Fatalf("the nodes' stores differ: %v", digests)
+	return digests, false
 }

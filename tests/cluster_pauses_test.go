@@ -86,23 +86,9 @@ func TestClusterPausesKeepStoresEqual(t *testing.T) {
 // the stores do.
 func (c *testCluster) sameStoresKeyByKey() {
 	c.t.Helper()
-	var digests map[string]string
-	for attempt := 0; attempt < 100; attempt++ {
-		digests = map[string]string{}
-		distinct := map[string]bool{}
-		for _, n := range c.nodes {
-			c.caughtUp(n, 60*time.Second)
-			d, err := rawCommand(n.addr(), "RAFT", "DIGEST")
-			if err != nil {
-				c.t.Fatalf("RAFT DIGEST on %s: %v", n.id, err)
-			}
-			digests[n.id] = d
-			distinct[d] = true
-		}
-		if len(distinct) == 1 {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	digests, same := c.digestsAgree(100)
+	if same {
+		return
 	}
 	l := c.leader(30 * time.Second)
 	want := localDump(c.t, l)
