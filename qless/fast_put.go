@@ -8,10 +8,10 @@ var fieldsPutJob = [][]byte{[]byte("priority"), []byte("tags"), []byte("queue"),
 	[]byte("state"), []byte("failure"), []byte("retries"), []byte("worker"), []byte("ttl"),
 	[]byte("throttles")}
 
-// listMax is the Lua's LIST_MAX (base.lua): the most entries a list
+// ListMax is the Lua's LIST_MAX (base.lua): the most entries a list
 // argument of QLESS takes. Past it the Lua raises the error; a client's own
 // build served natively takes any number, in the Lua too.
-const listMax = 5000
+const ListMax = 5000
 
 // putOptions are put's recognised options; the last of a repeated one wins.
 type putOptions struct {
@@ -67,7 +67,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 			return false
 		}
 	}
-	if len(tags) > listMax || len(depends) > listMax {
+	if len(tags) > ListMax || len(depends) > ListMax {
 		return false // the Lua refuses it (list_max)
 	}
 
