@@ -8,6 +8,11 @@ var fieldsPutJob = [][]byte{[]byte("priority"), []byte("tags"), []byte("queue"),
 	[]byte("state"), []byte("failure"), []byte("retries"), []byte("worker"), []byte("ttl"),
 	[]byte("throttles")}
 
+// ListMax is the Lua's LIST_MAX (base.lua): the most entries a list
+// argument of QLESS takes. Past it the Lua raises the error; a client's own
+// build served natively takes any number, in the Lua too.
+const ListMax = 5000
+
 // putOptions are put's recognised options; the last of a repeated one wins.
 type putOptions struct {
 	retries, tags, priority, depends             string
@@ -61,6 +66,9 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		if tags, ok = stringArray(o.tags); !ok {
 			return false
 		}
+	}
+	if len(tags) > ListMax || len(depends) > ListMax {
+		return false // the Lua refuses it (list_max)
 	}
 
 	key := "ql:j:" + jid

@@ -542,6 +542,35 @@ local function stock_unless(ok)
   end
 end
 
+-- The most entries a list argument (tags, depends, throttles) of a call
+-- to qlessd's own library takes (docs/limits.md): one call runs alone,
+-- and each entry is a few writes. A client's own build (stock) has no
+-- such limit, as on Redis. Below Lua 5.1's stack limit (8000), so the
+-- printed script refuses an argument list past it with this error too,
+-- not with unpack's.
+local LIST_MAX = 5000
+
+-- Raises fn(): Arg "name" has more than LIST_MAX entries, before the call
+-- has written anything.
+local function list_max(fn, name, n)
+  if n > LIST_MAX and not stock then
+    error(fn .. '(): Arg "' .. name .. '" has more than ' .. LIST_MAX .. ' entries: ' .. n, 0)
+  end
+end
+
+-- list_max for a JSON array. An entry takes two bytes at least, so
+-- shorter text needs no decoding; text that does not decode to a list is
+-- left to the call's own checks.
+local function list_max_json(fn, name, v)
+  if stock or v == nil or #v <= 2 * LIST_MAX + 1 then
+    return
+  end
+  local ok, list = pcall(decode, v)
+  if ok and type(list) == 'table' then
+    list_max(fn, name, #list)
+  end
+end
+
 -- Whether decode(s) would give a true value rather than fail.
 local function decodes(s)
   local ok, v = pcall(decode, s)

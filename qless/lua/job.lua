@@ -65,6 +65,7 @@ local function job_complete(now, jid, worker, qname, raw_data, ...)
   local nextq = o_next
   local delay = tonumber(o_delay or 0)
   if not delay then error('assertion failed!', 0) end
+  list_max_json('Complete', 'depends', o_depends)
   local depends = EMPTY
   if o_depends then
     depends = decode(o_depends)
@@ -310,6 +311,7 @@ end
 
 local function job_depends(now, jid, command, ...)
   need(command, 'Depends(): Arg "command" missing')
+  list_max('Depends', 'jids', select('#', ...))
   local key = 'ql:j:' .. jid
   local state = call('hget', key, 'state')
   if state ~= 'depends' then
@@ -552,6 +554,7 @@ local function tag(now, command, ...)
   if command == 'add' or command == 'remove' then
     local jid = (...)
     need(jid, 'Tag(): Arg "jid" missing')
+    list_max('Tag', 'tags', select('#', ...) - 1)
     local key = 'ql:j:' .. jid
     local tags = call('hget', key, 'tags')
     if not tags then

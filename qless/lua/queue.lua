@@ -523,6 +523,9 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     elseif k == 'throttles' and not stock then o_throttles = v
     end
   end
+  list_max_json('Put', 'tags', o_tags)
+  list_max_json('Put', 'depends', o_depends)
+  list_max_json('Put', 'throttles', o_throttles)
   local throttles = throttles_option(o_throttles, 'Put')
   if o_ttl then
     local t = tonumber(o_ttl)

@@ -17,6 +17,8 @@ local function recur_options(...)
       o[k] = v
     end
   end
+  list_max_json('Recur', 'tags', o.tags)
+  list_max_json('Recur', 'throttles', o.throttles)
   local tags = decode(o.tags or '{}')
   if not tags then
     error('Recur(): Arg "tags" must be JSON string array: ' .. tostring(o.tags), 0)
@@ -188,6 +190,7 @@ end
 -- recur.tag appends new tags; recur.untag removes tags. Both reply with the
 -- stored JSON list.
 local function recur_tag(jid, ...)
+  list_max('Tag', 'tags', select('#', ...))
   local rkey = 'ql:r:' .. jid
   local tags = call('hget', rkey, 'tags')
   if not tags then
@@ -210,6 +213,7 @@ local function recur_tag(jid, ...)
 end
 
 local function recur_untag(jid, ...)
+  list_max('Untag', 'tags', select('#', ...))
   local rkey = 'ql:r:' .. jid
   local tags = call('hget', rkey, 'tags')
   if not tags then
