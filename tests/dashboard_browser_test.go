@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,6 +144,24 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, dir, p.name)
 	}
+
+	// A Python traceback's card leads with its exception line; the
+	// expander holds the whole traceback.
+	d.failJob("mail", "jid-py", `{}`, "mail-SMTPTimeout", pyTraceback)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/failed/mail-SMTPTimeout"), chromedp.WaitVisible(".failure-msg")); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := chromedp.Run(ctx, chromedp.Text(".failure-msg")); err != nil || line != "mail.SMTPTimeout: server did not answer in 30s" {
+		t.Fatalf("the traceback's card shows %q (%v)", line, err)
+	}
+	screenshot(t, ctx, dir, "failed-traceback")
+	if err := chromedp.Do(ctx, chromedp.Click(".failure details summary"), chromedp.WaitVisible("pre.trace")); err != nil {
+		t.Fatal(err)
+	}
+	if trace, err := chromedp.Run(ctx, chromedp.Text("pre.trace")); err != nil || !strings.Contains(trace, `File "/srv/app/mail.py", line 12, in send`) {
+		t.Fatalf("the expander shows %q (%v)", trace, err)
+	}
+	screenshot(t, ctx, dir, "failed-traceback-open")
 	t.Logf("screenshots in %s", dir)
 }
 
