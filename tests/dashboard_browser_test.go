@@ -162,6 +162,33 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("the expander shows %q (%v)", trace, err)
 	}
 	screenshot(t, ctx, dir, "failed-traceback-open")
+
+	// A job whose lock expired (popped an hour ago) wears a stalled badge
+	// of another colour than a running job's.
+	past := time.Now().Add(-time.Hour).Unix()
+	for _, c := range [][]any{{"QLESS", "put", past, "p", "stale-q", "jid-stale", "K", "{}", 0}, {"QLESS", "pop", past, "stale-q", "w-old", 1}} {
+		if err := d.rdb.Do(context.Background(), c...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const badge = `(() => { const b = document.querySelector('#job-state .state');
+  return b.textContent + ' ' + getComputedStyle(b).backgroundColor; })()`
+	var badges []string
+	for _, jid := range []string{"jid-stale", "jid-run"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/jobs/"+jid), chromedp.WaitVisible("#job-state")); err != nil {
+			t.Fatal(err)
+		}
+		b, err := chromedp.Run(ctx, chromedp.Evaluate[string](badge))
+		if err != nil {
+			t.Fatal(err)
+		}
+		badges = append(badges, b)
+		screenshot(t, ctx, dir, "job-"+jid)
+	}
+	if !strings.HasPrefix(badges[0], "stalled ") || !strings.HasPrefix(badges[1], "running ") ||
+		strings.TrimPrefix(badges[0], "stalled ") == strings.TrimPrefix(badges[1], "running ") {
+		t.Fatalf("badges: stalled job %q, running job %q", badges[0], badges[1])
+	}
 	t.Logf("screenshots in %s", dir)
 }
 
