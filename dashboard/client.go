@@ -20,17 +20,21 @@ type client struct {
 	rdb *redis.Client
 }
 
+// clientName is the name (CLIENT SETNAME) of every dashboard connection.
+const clientName = "qlessd-dashboard"
+
 // actor is the worker name the dashboard's requeues are made under; qless
 // records it in the job's history.
 const actor = "qlessd-dashboard"
 
 func newClient(addr, user string, password func() string, tlsConf *tls.Config) *client {
 	opts := &redis.Options{
-		Addr:         addr,
-		TLSConfig:    tlsConf,
-		Protocol:     2,
-		PoolSize:     8,
-		MinIdleConns: 1,
+		Addr:      addr,
+		TLSConfig: tlsConf,
+		Protocol:  2,
+		PoolSize:  8,
+		// No idle connection is kept open ahead of need: a dashboard
+		// nobody looks at holds no connection.
 		DialTimeout:  2 * time.Second,
 		ReadTimeout:  10 * time.Second,
 		WriteTimeout: 10 * time.Second,
@@ -41,6 +45,13 @@ func newClient(addr, user string, password func() string, tlsConf *tls.Config) *
 				return "", ""
 			}
 			return user, password()
+		},
+		// Named, so CLIENT LIST, MONITOR and the slow log tell the
+		// dashboard's calls from the applications'. A user that may not
+		// name its connection still gets a working dashboard.
+		OnConnect: func(ctx context.Context, cn *redis.Conn) error {
+			cn.ClientSetName(ctx, clientName)
+			return nil
 		},
 	}
 	return &client{rdb: redis.NewClient(opts)}

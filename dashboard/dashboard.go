@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,7 +36,7 @@ type Options struct {
 	// the dashboard shows, and serves, only the actions it may.
 	May func(fn string) bool
 	// SampleEvery is how often completed-job counts are read for the
-	// throughput chart (default 10s).
+	// throughput chart while someone is looking (default 10s).
 	SampleEvery time.Duration
 	// HostAllowed reports whether a host[:port] names the listener the
 	// dashboard is served on (httpd.Server.AllowedHost): an action's
@@ -60,10 +62,13 @@ type Dashboard struct {
 	csrf    string
 	ctx     context.Context
 	stop    context.CancelFunc
+	// serving counts the requests in progress, live streams included.
+	serving atomic.Int64
 }
 
-// New returns a dashboard for the server at opts.Addr; it starts counting
-// completed jobs for the throughput chart at once.
+// New returns a dashboard for the server at opts.Addr. It connects to the
+// server when the first request comes, and counts completed jobs for the
+// throughput chart only while requests are being served.
 func New(opts Options) (*Dashboard, error) {
 	if opts.Addr == "" {
 		return nil, errors.New("dashboard: Options.Addr (the server's RESP address) is empty")
@@ -82,16 +87,20 @@ func New(opts Options) (*Dashboard, error) {
 	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.User, opts.Password, opts.TLS), pages: p,
 		csrf: csrfToken(opts.CSRFKey)}
 	d.ctx, d.stop = context.WithCancel(context.Background())
-	d.sampler = newSampler(d.c, opts.SampleEvery)
+	// Nothing is read until someone looks: the sampler reads while a
+	// request (a page, the API, the live stream) is being served.
+	d.sampler = newSampler(d.c, opts.SampleEvery, func() bool { return d.serving.Load() > 0 })
 	d.hub = newHub(d)
 	d.mux = d.routes()
-	// The first sample is the baseline the chart counts from; taken here,
-	// whatever completes after New returns is counted.
-	first, cancel := context.WithTimeout(d.ctx, 2*time.Second)
-	d.sampler.sample(first)
-	cancel()
 	go d.sampler.run(d.ctx)
 	return d, nil
+}
+
+// SamplerTicks reports how many sampling periods (Options.SampleEvery)
+// have passed and in how many the sampler read the server: it reads only
+// while a page, an API call or the live stream is being served.
+func (d *Dashboard) SamplerTicks() (periods, samples int64) {
+	return d.sampler.ticks.Load(), d.sampler.samples.Load()
 }
 
 // Close stops the sampler and the live subscription and closes the
@@ -107,6 +116,14 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
+	if !strings.HasPrefix(r.URL.Path, "/static/") {
+		// The first request after a quiet spell has the throughput brought
+		// up to date; a live stream keeps the sampler reading while open.
+		if d.serving.Add(1) == 1 {
+			d.sampler.poke()
+		}
+		defer d.serving.Add(-1)
+	}
 	d.mux.ServeHTTP(w, r)
 }
 

@@ -24,16 +24,16 @@ type pages struct {
 }
 
 var funcs = template.FuncMap{
-	"path":      url.PathEscape,
-	"num":       num,
-	"ago":       ago,
-	"utc":       utc,
-	"pretty":    prettyJSON,
-	"firstLine": firstLine,
-	"fmtnum":    func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) },
-	"dict":      dict,
-	"plural":    plural,
-	"dec":       func(n int) int { return n - 1 },
+	"path":          url.PathEscape,
+	"num":           num,
+	"ago":           ago,
+	"utc":           utc,
+	"pretty":        prettyJSON,
+	"exceptionLine": exceptionLine,
+	"fmtnum":        func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) },
+	"dict":          dict,
+	"plural":        plural,
+	"dec":           func(n int) int { return n - 1 },
 }
 
 func loadPages() (*pages, error) {
@@ -183,13 +183,6 @@ func prettyJSON(s string) string {
 		return s
 	}
 	return out.String()
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // dict builds a map from key, value pairs for a template to hand a part.

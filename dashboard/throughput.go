@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,11 +16,18 @@ const minutes = 60
 // day, how many jobs completed (the count of the run-time statistic): the
 // sampler reads those counts every SampleEvery and files the growth under
 // the current minute, so the figure is exact at any job rate and costs one
-// QLESS stats call per queue and sample. It knows what happened since it
-// started, not before.
+// QLESS stats call per queue and sample. It reads only while active says
+// someone is looking (a page or the live stream), so an unwatched
+// dashboard makes no calls; the growth over a longer gap is spread over
+// its minutes. It knows what happened since its first sample, not before.
 type sampler struct {
-	c     *client
-	every time.Duration
+	c      *client
+	every  time.Duration
+	active func() bool
+	// wake asks for a sample now (a page opened after a quiet spell).
+	wake chan struct{}
+	// ticks counts the periods that passed, samples those read.
+	ticks, samples atomic.Int64
 
 	mu      sync.Mutex
 	last    map[string]dayCount // per queue: the last count read and its day
@@ -29,6 +37,9 @@ type sampler struct {
 	// primed is set by the first sample: queues that appear after it are
 	// new, and all their completions today are growth.
 	primed bool
+	// lastMinute and lastRead are when the last sample was read.
+	lastMinute int64
+	lastRead   time.Time
 }
 
 type dayCount struct {
@@ -71,8 +82,9 @@ type Throughput struct {
 	Since int64 `json:"since"`
 }
 
-func newSampler(c *client, every time.Duration) *sampler {
-	return &sampler{c: c, every: every, last: map[string]dayCount{}, byQueue: map[string]*ring{}, started: time.Now()}
+func newSampler(c *client, every time.Duration, active func() bool) *sampler {
+	return &sampler{c: c, every: every, active: active, wake: make(chan struct{}, 1),
+		last: map[string]dayCount{}, byQueue: map[string]*ring{}, started: time.Now()}
 }
 
 func (s *sampler) run(ctx context.Context) {
@@ -83,9 +95,30 @@ func (s *sampler) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.sample(ctx)
+			s.ticks.Add(1)
+			if s.active() {
+				s.sample(ctx)
+			}
+		case <-s.wake:
+			if time.Since(s.readAt()) >= s.every {
+				s.sample(ctx)
+			}
 		}
 	}
+}
+
+// poke asks for a sample unless one is already asked for.
+func (s *sampler) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *sampler) readAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastRead
 }
 
 func (s *sampler) sample(ctx context.Context) {
@@ -113,6 +146,7 @@ func (s *sampler) sample(ctx context.Context) {
 		counts[i] = st.Run.Count
 	}
 	s.record(list, counts, day, now/60)
+	s.samples.Add(1)
 }
 
 func (s *sampler) seen(queue string) (dayCount, bool) {
@@ -147,15 +181,41 @@ func (s *sampler) record(list []QueueCounts, counts []int64, day, minute int64) 
 		if grew <= 0 {
 			continue
 		}
-		s.total.add(minute, grew)
+		spread(&s.total, s.lastMinute, minute, grew)
 		r := s.byQueue[q.Name]
 		if r == nil {
 			r = &ring{}
 			s.byQueue[q.Name] = r
 		}
-		r.add(minute, grew)
+		spread(r, s.lastMinute, minute, grew)
 	}
-	s.primed = true
+	if !s.primed {
+		s.started = time.Now()
+	}
+	s.primed, s.lastMinute, s.lastRead = true, minute, time.Now()
+}
+
+// spread files n completions under the minutes after last up to minute.
+// qless's counts say how many completed since the last sample, not when:
+// within a minute or two they go under the current minute, over a longer
+// gap (nobody was looking) evenly over its minutes, the remainder under
+// the latest ones. Minutes older than the chart are left out.
+func spread(r *ring, last, minute, n int64) {
+	span := minute - last
+	if last <= 0 || span <= 1 {
+		r.add(minute, n)
+		return
+	}
+	base, extra := n/span, n%span
+	for m := max(last+1, minute-minutes+1); m <= minute; m++ {
+		k := base
+		if minute-m < extra {
+			k++
+		}
+		if k > 0 {
+			r.add(m, k)
+		}
+	}
 }
 
 // throughput is the total, or one queue's when queue is not "".

@@ -3,7 +3,7 @@ package dashboard
 import "testing"
 
 func TestSamplerFilesGrowthPerMinute(t *testing.T) {
-	s := newSampler(nil, 0)
+	s := newSampler(nil, 0, nil)
 	day := int64(20000 * 86400)
 	qs := []QueueCounts{{Name: "a"}, {Name: "b"}}
 	s.record(qs, []int64{100, 5}, day, 1000) // baseline: nothing counted
@@ -23,6 +23,28 @@ func TestSamplerFilesGrowthPerMinute(t *testing.T) {
 	}
 	if c := s.byQueue["c"].series(1002)[59]; c != 4 {
 		t.Fatalf("queue c: %d", c)
+	}
+}
+
+// After a quiet spell (nobody looking, so no samples) the completions of
+// the gap are spread over its minutes, those beyond the chart left out.
+func TestSamplerSpreadsAGap(t *testing.T) {
+	s := newSampler(nil, 0, nil)
+	day := int64(20000 * 86400)
+	qs := []QueueCounts{{Name: "a"}}
+	s.record(qs, []int64{10}, day, 1000)
+	s.record(qs, []int64{21}, day, 1004) // 11 over minutes 1001..1004
+	got := s.total.series(1004)
+	if got[56] != 2 || got[57] != 3 || got[58] != 3 || got[59] != 3 || got[55] != 0 {
+		t.Fatalf("series %v", got[50:])
+	}
+	s.record(qs, []int64{21 + 200}, day, 1004+100) // 200 over 100 minutes, 60 shown
+	var sum int64
+	for _, v := range s.total.series(1104) {
+		sum += v
+	}
+	if sum != 120 {
+		t.Fatalf("an hour of a 100-minute gap holds %d, want 120", sum)
 	}
 }
 

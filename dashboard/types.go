@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Job is a job as QLESS get and multiget reply it.
@@ -25,6 +26,17 @@ type Job struct {
 	SpawnedFrom  stringOrFalse `json:"spawned_from_jid"`
 	Dependents   strList       `json:"dependents"`
 	Dependencies strList       `json:"dependencies"`
+}
+
+// Badge is the state the pages show: qless keeps a running job "running"
+// after its lock expired (until a pop hands it to another worker or it
+// times out), and such a job is stalled; the queue's stalled tab
+// (QLESS jobs stalled) lists the same jobs.
+func (j Job) Badge() string {
+	if j.State == "running" && j.Expires > 0 && j.Expires < float64(time.Now().UnixNano())/1e9 {
+		return "stalled"
+	}
+	return j.State
 }
 
 // History is one entry of a job's history: when, what and the details

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,6 +143,51 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("%s: %v", p.path, err)
 		}
 		screenshot(t, ctx, dir, p.name)
+	}
+
+	// A Python traceback's card leads with its exception line; the
+	// expander holds the whole traceback.
+	d.failJob("mail", "jid-py", `{}`, "mail-SMTPTimeout", pyTraceback)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/failed/mail-SMTPTimeout"), chromedp.WaitVisible(".failure-msg")); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := chromedp.Run(ctx, chromedp.Text(".failure-msg")); err != nil || line != "mail.SMTPTimeout: server did not answer in 30s" {
+		t.Fatalf("the traceback's card shows %q (%v)", line, err)
+	}
+	screenshot(t, ctx, dir, "failed-traceback")
+	if err := chromedp.Do(ctx, chromedp.Click(".failure details summary"), chromedp.WaitVisible("pre.trace")); err != nil {
+		t.Fatal(err)
+	}
+	if trace, err := chromedp.Run(ctx, chromedp.Text("pre.trace")); err != nil || !strings.Contains(trace, `File "/srv/app/mail.py", line 12, in send`) {
+		t.Fatalf("the expander shows %q (%v)", trace, err)
+	}
+	screenshot(t, ctx, dir, "failed-traceback-open")
+
+	// A job whose lock expired (popped an hour ago) wears a stalled badge
+	// of another colour than a running job's.
+	past := time.Now().Add(-time.Hour).Unix()
+	for _, c := range [][]any{{"QLESS", "put", past, "p", "stale-q", "jid-stale", "K", "{}", 0}, {"QLESS", "pop", past, "stale-q", "w-old", 1}} {
+		if err := d.rdb.Do(context.Background(), c...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const badge = `(() => { const b = document.querySelector('#job-state .state');
+  return b.textContent + ' ' + getComputedStyle(b).backgroundColor; })()`
+	var badges []string
+	for _, jid := range []string{"jid-stale", "jid-run"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/jobs/"+jid), chromedp.WaitVisible("#job-state")); err != nil {
+			t.Fatal(err)
+		}
+		b, err := chromedp.Run(ctx, chromedp.Evaluate[string](badge))
+		if err != nil {
+			t.Fatal(err)
+		}
+		badges = append(badges, b)
+		screenshot(t, ctx, dir, "job-"+jid)
+	}
+	if !strings.HasPrefix(badges[0], "stalled ") || !strings.HasPrefix(badges[1], "running ") ||
+		strings.TrimPrefix(badges[0], "stalled ") == strings.TrimPrefix(badges[1], "running ") {
+		t.Fatalf("badges: stalled job %q, running job %q", badges[0], badges[1])
 	}
 	t.Logf("screenshots in %s", dir)
 }

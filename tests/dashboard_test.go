@@ -406,6 +406,10 @@ func TestDashboardLiveCountsShared(t *testing.T) {
 // Completed jobs show in the throughput of the minute they completed in.
 func TestDashboardThroughput(t *testing.T) {
 	d := startDash(t, dashboard.Options{SampleEvery: 50 * time.Millisecond})
+	// The dashboard reads nothing until someone looks: the first request
+	// has it take the sample the chart counts from.
+	d.get("/api/throughput?queue=tq")
+	dashWait(t, func() bool { _, samples := d.d.SamplerTicks(); return samples > 0 })
 	for i := 0; i < 7; i++ {
 		jid := fmt.Sprintf("t-%d", i)
 		d.qless("put", "producer", "tq", jid, "K", "{}", 0)

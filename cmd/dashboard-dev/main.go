@@ -19,7 +19,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:6379", "qlessd's RESP address")
 	listen := flag.String("http", "127.0.0.1:7480", "address to serve the dashboard on")
 	admin := flag.Bool("admin", true, "allow actions (retry, cancel, pause...)")
-	sample := flag.Duration("sample", 10*time.Second, "how often to count completed jobs")
+	sample := flag.Duration("sample", 10*time.Second, "how often to count completed jobs while a page is open")
 	flag.Parse()
 	pass := os.Getenv("QLESSD_PASSWORD")
 	d, err := dashboard.New(dashboard.Options{

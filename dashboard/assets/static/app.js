@@ -177,6 +177,14 @@
     });
   }
 
+  // The same line the failure cards show (exceptionLine in failure_summary.go).
+  function exceptionLine(msg) {
+    var lines = String(msg).split(/\r?\n/).map(function (l) { return l.trim(); }).filter(function (l) { return l !== ''; });
+    if (!lines.length) return '';
+    if (lines[0].indexOf('Traceback (most recent call last):') === 0 && lines.length > 1) return lines[lines.length - 1];
+    return lines[0];
+  }
+
   function describe(ev) {
     var kind = ev.channel.replace(/^ql:/, ''), m = null;
     if (ev.message.charAt(0) === '{') { try { m = JSON.parse(ev.message); } catch (e) { m = null; } }
@@ -187,7 +195,7 @@
       if (m.to) rest.push('to ' + m.to);
       if (m.worker) rest.push('worker ' + m.worker);
       if (m.group) rest.push(m.group);
-      if (m.message) rest.push(String(m.message).split('\n')[0]);
+      if (m.message) rest.push(exceptionLine(m.message));
       if (m.option) rest.push(m.option + (m.value !== undefined ? ' = ' + m.value : ''));
       return { kind: kind, jid: m.jid, text: rest.join(' · ') };
     }
