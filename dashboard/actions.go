@@ -2,12 +2,15 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 const (
@@ -95,15 +98,15 @@ func (d *Dashboard) serveAction(name string, act action) http.HandlerFunc {
 		}
 		done, err := act(r.Context(), r)
 		if err != nil {
+			if to := refusedURL(r, err); to != "" {
+				http.Redirect(w, r, to, http.StatusSeeOther)
+				return
+			}
 			d.failErr(w, r, err)
 			return
 		}
 		if back := localPath(r.PostFormValue("back")); back != "" {
-			sep := "?"
-			if strings.Contains(back, "?") {
-				sep = "&"
-			}
-			http.Redirect(w, r, back+sep+"done="+url.QueryEscape(done), http.StatusSeeOther)
+			http.Redirect(w, r, withQuery(back, url.Values{"done": {done}}), http.StatusSeeOther)
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"done": done})
@@ -127,7 +130,11 @@ func (d *Dashboard) pause(on bool) action {
 // as qless clients' requeue does.
 func (d *Dashboard) requeue(move bool) action {
 	return func(ctx context.Context, r *http.Request) (string, error) {
-		j, err := d.needJob(ctx, r.PathValue("jid"))
+		name := "retry"
+		if move {
+			name = "move"
+		}
+		j, err := d.needAllowed(ctx, r.PathValue("jid"), name)
 		if err != nil {
 			return "", err
 		}
@@ -159,11 +166,27 @@ func (d *Dashboard) needJob(ctx context.Context, jid string) (Job, error) {
 
 func (d *Dashboard) cancel(ctx context.Context, r *http.Request) (string, error) {
 	jid := r.PathValue("jid")
-	if _, err := d.needJob(ctx, jid); err != nil {
+	if _, err := d.needAllowed(ctx, jid, "cancel"); err != nil {
 		return "", err
 	}
-	_, err := d.c.call(ctx, "cancel", jid)
-	return "canceled job " + jid, err
+	if _, err := d.c.call(ctx, "cancel", jid); err != nil {
+		return "", d.withDependents(ctx, jid, err)
+	}
+	return "canceled job " + jid, nil
+}
+
+// withDependents adds to qless's refusal to cancel jid the jobs that
+// depend on it, which the page links as the way out.
+func (d *Dashboard) withDependents(ctx context.Context, jid string, err error) error {
+	var reply redis.Error
+	if !errors.As(err, &reply) {
+		return err
+	}
+	j, ok, rerr := d.job(ctx, jid)
+	if rerr != nil || !ok || len(j.Dependents) == 0 {
+		return err
+	}
+	return refusal{err: err, jobs: j.Dependents}
 }
 
 func (d *Dashboard) priority(ctx context.Context, r *http.Request) (string, error) {
@@ -173,7 +196,7 @@ func (d *Dashboard) priority(ctx context.Context, r *http.Request) (string, erro
 		return "", badRequest{"priority must be a number, not " + quote(s)}
 	}
 	jid := r.PathValue("jid")
-	if _, err := d.needJob(ctx, jid); err != nil {
+	if _, err := d.needAllowed(ctx, jid, "priority"); err != nil {
 		return "", err
 	}
 	_, err = d.c.call(ctx, "priority", jid, s)

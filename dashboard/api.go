@@ -23,6 +23,7 @@ func (d *Dashboard) apiRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /api/tags", d.apiTags)
 	m.HandleFunc("GET /api/tags/{tag}", d.apiTag)
 	m.HandleFunc("GET /api/tracked", d.apiTracked)
+	m.HandleFunc("GET /api/completed", d.apiCompleted)
 	m.HandleFunc("GET /api/config", d.apiConfig)
 	m.HandleFunc("GET /api/throughput", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, d.sampler.throughput(r.URL.Query().Get("queue")))
@@ -214,6 +215,20 @@ func (d *Dashboard) apiTag(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"total": total, "offset": p.Offset, "limit": p.Limit, "jobs": jobs})
+}
+
+func (d *Dashboard) apiCompleted(w http.ResponseWriter, r *http.Request) {
+	p, err := parsePage(r)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	jobs, err := d.completedJobs(r.Context(), p)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"offset": p.Offset, "limit": p.Limit, "jobs": jobs})
 }
 
 func (d *Dashboard) apiTracked(w http.ResponseWriter, r *http.Request) {

@@ -23,6 +23,7 @@ func (d *Dashboard) pageRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /tags", d.pageTags)
 	m.HandleFunc("GET /tags/{tag}", d.pageTag)
 	m.HandleFunc("GET /tracked", d.pageTracked)
+	m.HandleFunc("GET /completed", d.pageCompleted)
 	m.HandleFunc("GET /recurring", d.pageRecurring)
 	m.HandleFunc("GET /config", d.pageConfig)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -215,6 +216,22 @@ func (d *Dashboard) pageTag(w http.ResponseWriter, r *http.Request) {
 	}
 	d.render(w, r, http.StatusOK, "tag", "Tag "+tag, map[string]any{
 		"Tag": tag, "Jobs": jobs, "Pager": pager{page: p, Total: total, Shown: len(jobs)},
+	})
+}
+
+func (d *Dashboard) pageCompleted(w http.ResponseWriter, r *http.Request) {
+	p, err := parsePage(r)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	jobs, err := d.completedJobs(r.Context(), p)
+	if err != nil {
+		d.failErr(w, r, err)
+		return
+	}
+	d.render(w, r, http.StatusOK, "completed", "Completed", map[string]any{
+		"Jobs": jobs, "Pager": pager{page: p, Total: -1, Shown: len(jobs)},
 	})
 }
 

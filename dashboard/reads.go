@@ -206,3 +206,14 @@ func (d *Dashboard) taggedJobs(ctx context.Context, tag string, p page) (int64, 
 	jobs, err := d.c.jobs(ctx, r.Jobs)
 	return r.Total, jobs, err
 }
+
+// completedJobs reads one page of completed jobs, newest first. qless keeps
+// them in one set for every queue and no count of it, so the total is
+// unknown and a full page is taken to mean more may follow.
+func (d *Dashboard) completedJobs(ctx context.Context, p page) ([]Job, error) {
+	var jids strList
+	if err := d.c.callJSON(ctx, &jids, "jobs", "complete", p.Offset, p.Limit); err != nil {
+		return nil, err
+	}
+	return d.c.jobs(ctx, jids)
+}

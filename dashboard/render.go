@@ -58,6 +58,10 @@ func loadPages() (*pages, error) {
 	return p, nil
 }
 
+// flashParams are the query parameters an action's redirect adds to say
+// how it went (refusedURL); the page's own links leave them out.
+var flashParams = []string{"done", "refused", "job"}
+
 // view is what every page's template gets.
 type view struct {
 	Title string
@@ -68,16 +72,21 @@ type view struct {
 	CSRF string
 	// Here is the page's own path and query, where its forms come back to.
 	Here string
-	// Done says what the action that led here did.
-	Done string
-	Data any
+	// Done says what the action that led here did; Refused why qless
+	// refused it, and RefusedJobs the jobs that stood in the way.
+	Done        string
+	Refused     string
+	RefusedJobs []string
+	Data        any
 }
 
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, page, title string, data any) {
 	t := d.pages.sets[page]
 	here := r.URL.EscapedPath()
 	q := r.URL.Query()
-	q.Del("done")
+	for _, k := range flashParams {
+		q.Del(k)
+	}
 	if len(q) > 0 {
 		here += "?" + q.Encode()
 	}
@@ -87,7 +96,10 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 		admin = admin || ok
 	}
 	v := view{Title: title, Page: page, Admin: admin, Can: can, CSRF: d.csrf, Here: here,
-		Done: r.URL.Query().Get("done"), Data: data}
+		Done: r.URL.Query().Get("done"), Refused: r.URL.Query().Get("refused"), Data: data}
+	if v.Refused != "" {
+		v.RefusedJobs = atMost(r.URL.Query()["job"], maxFlashJobs)
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		http.Error(w, "qlessd dashboard: page failed: "+err.Error(), http.StatusInternalServerError)

@@ -212,3 +212,18 @@ func (s *stringOrFalse) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// LastQueue is the queue the job was last put in: its queue while it has
+// one, else (qless clears it when a job completes) the newest put in its
+// history that names one.
+func (j Job) LastQueue() string {
+	if j.Queue != "" {
+		return j.Queue
+	}
+	for i := len(j.History) - 1; i >= 0; i-- {
+		if q, ok := j.History[i].Details["q"].(string); ok && j.History[i].What == "put" {
+			return q
+		}
+	}
+	return ""
+}
