@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -25,13 +24,7 @@ type digestEntry struct {
 	Digest string `json:"digest"`
 }
 
-func encodeDigest(clock int64, d digestEntry) []byte {
-	j, _ := json.Marshal(d)
-	b := make([]byte, 0, 9+len(j))
-	b = append(b, entryDigest)
-	b = appendClock(b, clock)
-	return append(b, j...)
-}
+func encodeDigest(clock int64, d digestEntry) []byte { return encodeJSONEntry(entryDigest, clock, d) }
 
 // checkDigests runs on every node; it proposes while this one leads.
 func (n *Node) checkDigests() {

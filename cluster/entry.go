@@ -33,10 +33,14 @@ type addrEntry struct {
 	Addr string `json:"addr"`
 }
 
-func encodeAddr(clock int64, a addrEntry) []byte {
-	j, _ := json.Marshal(a)
+func encodeAddr(clock int64, a addrEntry) []byte { return encodeJSONEntry(entryAddr, clock, a) }
+
+// encodeJSONEntry is an entry of kind whose body is v in JSON: a node's
+// address, a store digest.
+func encodeJSONEntry(kind byte, clock int64, v any) []byte {
+	j, _ := json.Marshal(v)
 	b := make([]byte, 0, 9+len(j))
-	b = append(b, entryAddr)
+	b = append(b, kind)
 	b = appendClock(b, clock)
 	return append(b, j...)
 }
