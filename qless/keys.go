@@ -7,6 +7,9 @@ const (
 	capacityKey     = "ql:capacity" // queue -> most jobs it may hold (beyond.lua)
 )
 
+// jobKey is a job's hash.
+func jobKey(jid string) string { return "ql:j:" + jid }
+
 // queueKey is one of a queue's sets: work, locks, scheduled, depends,
 // recur.
 func queueKey(queue, kind string) string { return "ql:q:" + queue + "-" + kind }

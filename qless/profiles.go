@@ -44,13 +44,3 @@ var Profiles = []Profile{
 	{SHA: "165e137277dbf6fbb4b66c3fb2bdb10a471c1db1", Build: "b3f41c8", Shipped: "qless-core-master",
 		switches: switchesAll},
 }
-
-// ProfileOf returns the profile of a script SHA1 (lower case), if known.
-func ProfileOf(sha string) (Profile, bool) {
-	for _, p := range Profiles {
-		if p.SHA == sha {
-			return p, true
-		}
-	}
-	return Profile{}, false
-}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/qlessd/qlessd/scripts/internal/clua"
 )
 
 // stringBytes shows a Lua string to a command as its argument without
@@ -25,9 +27,6 @@ func appendArgNumber(b []byte, f float64) []byte {
 	if f == math.Trunc(f) && math.Abs(f) < 1e15 && (f != 0 || !math.Signbit(f)) {
 		return strconv.AppendInt(b, int64(f), 10)
 	}
-	if s, ok := nonFinite(f, false); ok {
-		return append(b, s...)
-	}
 	// fmtArgNumber's digits, appended in place.
-	return strconv.AppendFloat(b, f, 'g', 17, 64)
+	return clua.AppendG(b, f, 17)
 }

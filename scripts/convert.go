@@ -241,12 +241,4 @@ func lineSafe(s string) string {
 }
 
 // fmtDoubleReply is addReplyDouble in RESP2: a bulk string with %.17g.
-func fmtDoubleReply(f float64) string {
-	if math.IsInf(f, 1) {
-		return "inf"
-	}
-	if math.IsInf(f, -1) {
-		return "-inf"
-	}
-	return cFormatG(f, 17, false)
-}
+func fmtDoubleReply(f float64) string { return fmtArgNumber(f) }

@@ -34,6 +34,8 @@ func TestStr2Number(t *testing.T) {
 		{"0x1p4", 16, true}, {"99999999999999999999", 1e20, true}, {"\t-7\n", -7, true},
 		{"", 0, false}, {"abc", 0, false}, {"1 2", 0, false}, {"1e", 0, false}, {"0x", 0, false}, {"--1", 0, false},
 		{".", 0, false}, {"e5", 0, false},
+		// Lua reads the C string, which ends at a NUL byte (Redis 7.0: tonumber("1\0x") is 1).
+		{"1\x00x", 1, true}, {"\x001", 0, false},
 	} {
 		f, ok := str2number(c.s)
 		if ok != c.ok || (ok && f != c.f) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/qlessd/qlessd/scripts/internal/clua"
 	"github.com/qlessd/qlessd/scripts/internal/limits"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -83,7 +84,10 @@ func strFormat(L *lua.LState) int {
 			b.WriteString(fmt.Sprintf(spec+verb, v))
 		case 'e', 'E', 'f', 'g', 'G':
 			f := formatNumberArg(L, arg)
-			if s, ok := nonFinite(f, conv == 'E' || conv == 'G'); ok {
+			if s, ok := clua.NonFinite(f); ok {
+				if conv == 'E' || conv == 'G' {
+					s = strings.ToUpper(s)
+				}
 				if !math.IsNaN(f) && f > 0 && strings.ContainsAny(flags, "+ ") {
 					if strings.Contains(flags, "+") {
 						s = "+" + s

@@ -200,9 +200,12 @@ func TestBlockingTimeoutAfterWrongTypeWake(t *testing.T) {
 	t.Parallel()
 	scenario(t, func(t *testing.T, addr string, log func(string)) {
 		a, b, ctl := DialRaw(t, addr), DialRaw(t, addr), DialRaw(t, addr)
-		a.Send(t, "BLPOP", "k", "0.5")
-		waitBlocked(t, ctl, 1)
+		// b blocks first, so a's timeout starts only once b waits, and it
+		// is long enough (3 s) for the checks and the SET below to come
+		// before it on a loaded machine: a must still be blocked then.
 		b.Send(t, "BLPOP", "k", "0")
+		waitBlocked(t, ctl, 1)
+		a.Send(t, "BLPOP", "k", "3")
 		waitBlocked(t, ctl, 2)
 		log(ctl.Do(t, "SET", "k", "str"))
 		log(a.Read(t))

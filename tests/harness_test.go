@@ -152,7 +152,9 @@ func tryStartProc(dir string, name string, args ...string) (*Proc, error) {
 		c, err := net.DialTimeout("tcp", p.Addr, time.Second)
 		if err == nil {
 			c.Close()
-			break
+			if mine, known := listensOn(p.cmd.Process.Pid, port); mine || !known {
+				break
+			}
 		}
 		select {
 		case <-p.done:

@@ -82,6 +82,8 @@ var evalCorpus = []string{
 	"return {tonumber('abc'), tonumber(''), tonumber('1 2'), tonumber('0x'), tonumber('1e')}",
 	"return {tonumber('10', 16), tonumber('ff', 16), tonumber('zz', 36), tonumber('8', 8), tonumber(' 11 ', 2)}",
 	"return type(tonumber('nan'))", "return tonumber({})",
+	// A Lua string converts as the C string it holds: up to its first NUL byte.
+	"return {tostring(tonumber('1\\0x')), tostring(tonumber('\\0' .. '1'))}",
 	"return string.format('%d', 3.7)", "return string.format('%d', -3.7)", "return string.format('%5.2f', 3.14159)",
 	"return string.format('%x', 255.9)", "return string.format('%X %o', 255, 8)", "return string.format('%5s|%-5s|', 'a', 'b')",
 	"return string.format('%.3s', 'abcdef')", "return string.format('%q', 'a\\nb\"c\\\\')", "return string.format('%g', 0.1)",

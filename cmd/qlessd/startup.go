@@ -9,6 +9,7 @@ import (
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/config"
+	"github.com/qlessd/qlessd/qless"
 	"github.com/qlessd/qlessd/server"
 )
 
@@ -27,7 +28,7 @@ func logStarting(logger *slog.Logger, s settings, file string) {
 
 // logLoaded says what the data file held.
 func logLoaded(logger *slog.Logger, srv *server.Server, took time.Duration) {
-	keys, jobs := srv.Loaded()
+	keys, jobs := qless.CountLoaded(srv.Store())
 	logger.Info("data loaded", "keys", keys, "jobs", jobs, "load_time", took.Round(time.Microsecond).String())
 }
 

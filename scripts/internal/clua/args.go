@@ -45,11 +45,7 @@ func CheckNumber(L *lua.LState, n int) float64 {
 
 // CheckInteger is luaL_checkinteger (a 64-bit lua_Integer).
 func CheckInteger(L *lua.LState, n int) int64 {
-	f, ok := ToNumber(L.Get(n))
-	if !ok {
-		TypeError(L, n, "number")
-	}
-	return ToInteger(f)
+	return ToInteger(CheckNumber(L, n))
 }
 
 // OptInteger is luaL_optinteger.

@@ -16,16 +16,8 @@ func AppendG(dst []byte, v float64, prec int) []byte {
 	if prec <= 0 {
 		prec = 1
 	}
-	switch {
-	case math.IsNaN(v):
-		if math.Signbit(v) {
-			return append(dst, "-nan"...)
-		}
-		return append(dst, "nan"...)
-	case math.IsInf(v, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(v, -1):
-		return append(dst, "-inf"...)
+	if s, ok := NonFinite(v); ok {
+		return append(dst, s...)
 	}
 	// C picks the style from the exponent of the %e conversion at the
 	// requested precision, so round first and look at that exponent.
@@ -40,6 +32,23 @@ func AppendG(dst []byte, v float64, prec int) []byte {
 	}
 	f := strconv.AppendFloat(buf[:0], v, 'f', prec-1-exp, 64)
 	return append(dst, trimZeros(f)...)
+}
+
+// NonFinite spells infinities and NaN as glibc's printf does in lower
+// case; ok is false for a finite v.
+func NonFinite(v float64) (s string, ok bool) {
+	switch {
+	case math.IsNaN(v):
+		if math.Signbit(v) {
+			return "-nan", true
+		}
+		return "nan", true
+	case math.IsInf(v, 1):
+		return "inf", true
+	case math.IsInf(v, -1):
+		return "-inf", true
+	}
+	return "", false
 }
 
 // trimZeros drops trailing fraction zeros and a bare decimal point.
