@@ -117,16 +117,16 @@ func scannedPast(cur uint64, prefix4 string) bool {
 	return string(b) > prefix4
 }
 
-// throttles reads the throttles ids names: maximum, expiry, how many jobs
-// hold and wait, and the first of each, in one round trip. qless's
-// throttle.locks and throttle.pending reply whole sets, so the lists are
-// read as ZRANGE (holders, oldest lock first) and ZREVRANGE (waiting,
-// first in line first) of qless's keys.
+// throttles reads the throttles ids names: maximum and expiry (QLESS
+// throttle.get, throttle.ttl), how many jobs hold and wait, and the first
+// of each, in one round trip. qless's throttle.locks and throttle.pending
+// reply whole sets, so the counts and lists are ZCARD, ZRANGE (holders,
+// oldest lock first) and ZREVRANGE (waiting, first in line first) of
+// qless's keys.
 func (d *Dashboard) throttles(ctx context.Context, ids []string) ([]Throttle, error) {
 	pipe := d.c.rdb.Pipeline()
 	type reads struct {
-		get                  *redis.Cmd
-		ttl                  *redis.DurationCmd
+		get, ttl             *redis.Cmd
 		locks, pending       *redis.IntCmd
 		holders, waitingJIDs *redis.StringSliceCmd
 	}
@@ -135,7 +135,7 @@ func (d *Dashboard) throttles(ctx context.Context, ids []string) ([]Throttle, er
 		base := throttlePrefix + tid
 		rs[i] = reads{
 			get:         pipe.Do(ctx, qlessArgs("throttle.get", tid)...),
-			ttl:         pipe.TTL(ctx, base),
+			ttl:         pipe.Do(ctx, qlessArgs("throttle.ttl", tid)...),
 			locks:       pipe.ZCard(ctx, base+locksSuffix),
 			pending:     pipe.ZCard(ctx, base+pendingSuffix),
 			holders:     pipe.ZRange(ctx, base+locksSuffix, 0, throttleRows-1),
@@ -153,10 +153,7 @@ func (d *Dashboard) throttles(ctx context.Context, ids []string) ([]Throttle, er
 		if err := decodeReply(replyText(rs[i].get.Val()), &t, "throttle.get"); err != nil {
 			return nil, err
 		}
-		ttl := int64(rs[i].ttl.Val())
-		if ttl > 0 {
-			ttl /= 1e9 // go-redis hands TTL's seconds back as a Duration
-		}
+		ttl, _ := rs[i].ttl.Int64()
 		out[i] = Throttle{ID: tid, Maximum: t.Maximum, TTL: ttl, Locks: rs[i].locks.Val(),
 			Pending: rs[i].pending.Val(), Holders: rs[i].holders.Val(), Waiting: rs[i].waitingJIDs.Val()}
 		if q, ok := strings.CutPrefix(tid, queueThrottleTID); ok {
