@@ -223,3 +223,57 @@ func TestDashboardThrottleMaxACL(t *testing.T) {
 		t.Fatalf("queue.throttle.get: %s", got)
 	}
 }
+
+// The throttles list is found by SCAN from the ql:t keys on: it finds
+// every throttle among many tag keys, and its SCAN calls do not walk the
+// job keys (ql:j:...) before them.
+func TestDashboardThrottlesScan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q, base := StartQlessdHTTP(t, "", "127.0.0.1")
+	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})
+	defer rdb.Close()
+	const jobs = 3000 // 6,000 job keys; 1,500 tag keys (ql:t:<tag>) beside the throttles'
+	pipe := rdb.Pipeline()
+	for i := 0; i < jobs; i++ {
+		args := []any{"QLESS", "put", "now", "p", "bulk", fmt.Sprintf("job-%d", i), "K", "{}", 0}
+		if i%2 == 0 {
+			args = append(args, "tags", fmt.Sprintf(`["tag-%d"]`, i))
+		}
+		pipe.Do(ctx, args...)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	qlessCall(t, rdb, "throttle.set", "a-first", 4, 0)
+	qlessCall(t, rdb, "queue.throttle.set", "bulk", 2)
+	// zz-last has locks and no maximum: a job put with it holds it.
+	qlessCall(t, rdb, "put", "p", "other", "holder", "K", "{}", 0, "throttles", `["zz-last"]`)
+	qlessCall(t, rdb, "pop", "other", "w", 1)
+	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	var r struct {
+		Total     int
+		Throttles []struct {
+			ID, Queue      string
+			Maximum, Locks int64
+		}
+	}
+	if err := json.Unmarshal([]byte(httpGet(t, base, "/api/throttles")), &r); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(r.Total, r.Throttles)
+	if want := "3 [{a-first  4 0} {ql:q:bulk bulk 2 0} {zz-last  0 1}]"; got != want {
+		t.Fatalf("/api/throttles: %s, want %s", got, want)
+	}
+	stats := rdb.Info(ctx, "commandstats").Val()
+	calls := 0
+	fmt.Sscanf(infoField(stats, "cmdstat_scan"), "calls=%d", &calls)
+	// One SCAN per key type from the ql:t keys; from cursor 0 it would take
+	// 6 or more per type of 1,000 keys each.
+	if calls < 1 || calls > 4 {
+		t.Fatalf("SCAN calls for the throttles list: %d (%s)", calls, infoField(stats, "cmdstat_scan"))
+	}
+}
