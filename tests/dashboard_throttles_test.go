@@ -70,7 +70,6 @@ func throttledCount(t *testing.T, rdb *redis.Client, base string) (queues, metri
 // a maximum set there takes effect and lets the waiting jobs go.
 func TestDashboardThrottlesInBrowser(t *testing.T) {
 	t.Parallel()
-	ctx := browser(t)
 	q, base := StartQlessdHTTP(t, "", "127.0.0.1")
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})
 	defer rdb.Close()
@@ -86,6 +85,9 @@ func TestDashboardThrottlesInBrowser(t *testing.T) {
 	if got := qlessCall(t, rdb, "throttle.pending", "smtp"); got != `["m2","m3"]` {
 		t.Fatalf("throttle.pending: %s", got)
 	}
+
+	// The browser's deadline starts once the jobs are in place.
+	ctx := browser(t)
 
 	// The throttled tab lists both held jobs with the throttle holding each.
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/queues/mail?state=throttled"), chromedp.WaitVisible("#throttled-jobs")); err != nil {
