@@ -103,6 +103,13 @@ func TestDashboardThrottlesInBrowser(t *testing.T) {
 		t.Fatalf("throttled tab count %q (%v)", tab, err)
 	}
 	screenshot(t, ctx, dir, "queue-throttled")
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/jobs/m2"), chromedp.WaitVisible("#job-throttles")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := chromedp.Run(ctx, chromedp.Text("#job-throttles")); err != nil || got != "smtp waiting for smtp" {
+		t.Fatalf("job page throttles %q (%v)", got, err)
+	}
+	screenshot(t, ctx, dir, "job-throttled")
 
 	// The same count in QLESS queues, /metrics and INFO qless; the API
 	// names the throttle too.
