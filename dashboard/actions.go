@@ -30,6 +30,7 @@ var actionFns = map[string][]string{
 	"pause": {"pause"}, "unpause": {"unpause"}, "retry": {"requeue"}, "move": {"requeue"},
 	"cancel": {"cancel"}, "priority": {"priority"}, "track": {"track"}, "untrack": {"track"},
 	"tag": {"tag"}, "untag": {"tag"}, "retry-group": {"requeue"}, "cancel-group": {"cancel"},
+	"throttle-max": {"throttle.set"},
 }
 
 // can reports whether the dashboard may run action: admin mode, and its

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // apiRoutes are the JSON reads behind the pages (docs/dashboard.md).
@@ -88,7 +89,7 @@ func (d *Dashboard) queueJobs(r *http.Request) (queueList, error) {
 		l.State = "waiting"
 	}
 	if !slices.Contains(states, l.State) {
-		return l, badRequest{"state must be one of waiting, running, stalled, scheduled, depends, recurring; not " + quote(l.State)}
+		return l, badRequest{"state must be one of " + strings.Join(states, ", ") + "; not " + quote(l.State)}
 	}
 	p, err := parsePage(r)
 	if err != nil {
@@ -105,8 +106,8 @@ func (d *Dashboard) queueJobs(r *http.Request) (queueList, error) {
 	l.Pager = pager{page: p, Total: l.Counts.Count(l.State), Shown: len(jids), Query: url.Values{"state": {l.State}}}
 	if l.State == "recurring" {
 		l.Recurring, err = d.recurring(ctx, jids)
-	} else {
-		l.Jobs, err = d.c.jobs(ctx, jids)
+	} else if l.Jobs, err = d.c.jobs(ctx, jids); err == nil && l.State == "throttled" {
+		err = d.waitingFor(ctx, l.Jobs)
 	}
 	return l, err
 }

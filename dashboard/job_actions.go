@@ -14,11 +14,13 @@ var stateActions = map[string][]string{
 	"waiting":   {"cancel", "move", "priority", "track", "untrack", "tag", "untag"},
 	"scheduled": {"cancel", "move", "priority", "track", "untrack", "tag", "untag"},
 	// A move re-puts the job without its dependencies.
-	"depends":  {"cancel", "priority", "track", "untrack", "tag", "untag"},
-	"running":  {"cancel", "move", "priority", "track", "untrack", "tag", "untag"},
-	"stalled":  {"retry", "cancel", "move", "priority", "track", "untrack", "tag", "untag"},
-	"failed":   {"retry", "cancel", "move", "priority", "track", "untrack", "tag", "untag"},
-	"complete": {"track", "untrack", "tag", "untag"},
+	"depends": {"cancel", "priority", "track", "untrack", "tag", "untag"},
+	"running": {"cancel", "move", "priority", "track", "untrack", "tag", "untag"},
+	"stalled": {"retry", "cancel", "move", "priority", "track", "untrack", "tag", "untag"},
+	// Waiting for a throttle: a move or cancel gives up its place in line.
+	"throttled": {"cancel", "move", "priority", "track", "untrack", "tag", "untag"},
+	"failed":    {"retry", "cancel", "move", "priority", "track", "untrack", "tag", "untag"},
+	"complete":  {"track", "untrack", "tag", "untag"},
 }
 
 // Allows reports whether action makes sense for the job in its state. A

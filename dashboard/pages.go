@@ -107,6 +107,11 @@ func (d *Dashboard) pageJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	qs, err := d.queues(ctx)
+	if err == nil {
+		jobs := []Job{j}
+		err = d.waitingFor(ctx, jobs)
+		j = jobs[0]
+	}
 	if err != nil {
 		d.failErr(w, r, err)
 		return

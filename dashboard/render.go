@@ -34,6 +34,7 @@ var funcs = template.FuncMap{
 	"dict":          dict,
 	"plural":        plural,
 	"dec":           func(n int) int { return n - 1 },
+	"throttleLabel": throttleLabel,
 }
 
 func loadPages() (*pages, error) {

@@ -26,6 +26,11 @@ type Job struct {
 	SpawnedFrom  stringOrFalse `json:"spawned_from_jid"`
 	Dependents   strList       `json:"dependents"`
 	Dependencies strList       `json:"dependencies"`
+	// Throttles are those the job was put with (its queue's own is not
+	// listed); WaitingFor, which the dashboard adds, is the one a
+	// throttled job waits for.
+	Throttles  strList `json:"throttles,omitempty"`
+	WaitingFor string  `json:"waiting_for,omitempty"`
 }
 
 // Badge is the state the pages show: qless keeps a running job "running"
@@ -110,6 +115,9 @@ type QueueCounts struct {
 	Depends   int64  `json:"depends"`
 	Recurring int64  `json:"recurring"`
 	Paused    bool   `json:"paused"`
+	// Throttled are the jobs waiting for a full throttle: QLESS queues
+	// names them only when there are some, the dashboard always.
+	Throttled int64 `json:"throttled"`
 }
 
 // Count returns the number of jobs in state.
@@ -127,6 +135,8 @@ func (q QueueCounts) Count(state string) int64 {
 		return q.Depends
 	case "recurring":
 		return q.Recurring
+	case "throttled":
+		return q.Throttled
 	}
 	return 0
 }

@@ -18,10 +18,14 @@ const (
 	StateStalled
 	StateDepends
 	StateRecurring
+	// StateThrottled counts the jobs waiting for a full throttle
+	// (ql:q:<queue>-throttled), which QLESS queues names only when there
+	// are some and /metrics and INFO always show.
+	StateThrottled
 	NumJobStates
 )
 
-var jobStateNames = [NumJobStates]string{"waiting", "running", "scheduled", "stalled", "depends", "recurring"}
+var jobStateNames = [NumJobStates]string{"waiting", "running", "scheduled", "stalled", "depends", "recurring", "throttled"}
 
 // String is the state's name in QLESS queues' reply.
 func (s JobState) String() string { return jobStateNames[s] }
@@ -96,6 +100,7 @@ func countQueue(tx *store.Tx, qname string, now float64, jobs *[NumJobStates]int
 	jobs[StateWaiting] += zlen(tx, prefix+"-work") + due
 	jobs[StateDepends] += zlen(tx, prefix+"-depends")
 	jobs[StateRecurring] += zlen(tx, prefix+"-recur")
+	jobs[StateThrottled] += zlen(tx, queueKey(qname, "throttled"))
 }
 
 // zlen is ZCARD key (0 for a key of another type): no member is visited.

@@ -187,6 +187,9 @@ func TestMetricsAfterMixedLoad(t *testing.T) {
 		for _, s := range []string{"waiting", "running", "scheduled", "stalled", "depends", "recurring"} {
 			wantJobs["queue="+qc["name"].(string)+",state="+s] = qc[s].(float64)
 		}
+		// QLESS queues names throttled only when a queue has such jobs.
+		n, _ := qc["throttled"].(float64)
+		wantJobs["queue="+qc["name"].(string)+",state=throttled"] = n
 	}
 	sameSeries(t, "qlessd_queue_jobs", series(fams, "qlessd_queue_jobs"), wantJobs)
 	// Each state the load made is there, so the comparison is not of zeros.
@@ -242,7 +245,7 @@ func TestMetricsAfterMixedLoad(t *testing.T) {
 	}
 	for field, want := range map[string]string{
 		"queues": "3", "jobs_waiting": "8", "jobs_running": "0", "jobs_scheduled": "1", "jobs_stalled": "1",
-		"jobs_depends": "1", "jobs_recurring": "1", "failed_groups": "2", "failed_jobs": "2", "workers": "3",
+		"jobs_depends": "1", "jobs_recurring": "1", "jobs_throttled": "0", "failed_groups": "2", "failed_jobs": "2", "workers": "3",
 		"total_jobs_put": "15", "total_jobs_popped": "7", "total_jobs_completed": "2", "total_jobs_failed": "2",
 		"total_jobs_retried": "2", "native_client_scripts": "yes",
 	} {

@@ -4,7 +4,7 @@
 (function () {
   'use strict';
   var SVG = 'http://www.w3.org/2000/svg';
-  var STATES = ['waiting', 'running', 'scheduled', 'stalled', 'depends', 'recurring'];
+  var STATES = ['waiting', 'running', 'scheduled', 'stalled', 'depends', 'recurring', 'throttled'];
 
   function svg(tag, attrs, parent) {
     var e = document.createElementNS(SVG, tag);
