@@ -88,6 +88,8 @@ var configParams = []ConfigParam{
 		Help: "Host names the HTTP listener answers besides its own address, localhost, 127.0.0.1 and [::1] (space or comma separated, name or name:port, * for any); others get 421"},
 	{Name: "http-tls", Default: "yes", Kind: KindBool,
 		Help: "serve HTTPS on http-addr with the TLS certificate when tls-port is set (no: plain HTTP)"},
+	{Name: "http-tls-auth-clients", Default: "no", Kind: KindEnum, Enum: []string{"no", "yes", "optional"},
+		Help: "HTTPS clients (browsers, Prometheus) must present a certificate the CA signed (yes), may (optional), or are not asked for one (no)"},
 	{Name: "http-user", Default: "default",
 		Help: "ACL user the dashboard logs in as: it shows and serves only the actions that user may run"},
 	{Name: "io-uring", Default: "yes", Kind: KindBool,
