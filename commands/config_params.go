@@ -132,7 +132,7 @@ var configParams = []ConfigParam{
 	{Name: "tls-ciphersuites", Mutable: true, Help: "TLS 1.3 suites, checked as Redis does; Go always offers its three safe ones"},
 	{Name: "tls-key-file", Mutable: true, Help: "the private key of tls-cert-file (PEM), re-read on CONFIG SET"},
 	{Name: "tls-key-file-pass", Mutable: true, Help: "passphrase of tls-key-file when it is encrypted"},
-	{Name: "tls-port", Default: "0", Kind: KindInt, Max: 65535,
+	{Name: "tls-port", Default: "0", Kind: KindInt, Max: 65535, Mutable: true,
 		Help: "TCP port for TLS clients (0: none); with port 0 only TLS clients are served"},
 	{Name: "tls-prefer-server-ciphers", Default: "no", Kind: KindBool, Mutable: true,
 		Help: "accepted as Redis names it; Go's server always picks the suite"},
