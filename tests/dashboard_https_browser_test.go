@@ -42,8 +42,9 @@ func spkiPin(t *testing.T, certFile string) string {
 // passes the Origin check over https.
 func TestDashboardOverHTTPSInBrowser(t *testing.T) {
 	p := newPKI(t)
-	ctx := browser(t, chromedp.Flag("ignore-certificate-errors-spki-list", spkiPin(t, p.file("server.crt"))))
+	// qlessd first: the browser's deadline then covers only the browser's work.
 	q, base := StartQlessdHTTP(t, "", "127.0.0.1", p.serverArgs(freePort(t))...)
+	ctx := browser(t, chromedp.Flag("ignore-certificate-errors-spki-list", spkiPin(t, p.file("server.crt"))))
 	base = strings.Replace(base, "http://", "https://", 1)
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})
 	t.Cleanup(func() { rdb.Close() })
