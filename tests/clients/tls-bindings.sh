@@ -31,12 +31,14 @@ PY=/usr/bin/python3 # Debian's, which python3-redis serves
 
 install_packages() {
 	[[ -n "${SKIP_APT:-}" ]] && return
-	local sudo=""
+	local sudo="" node=()
 	[[ $(id -u) -eq 0 ]] || sudo=sudo
+	# A node installed otherwise (not from Debian) is kept: Debian's npm would conflict with it.
+	command -v node >/dev/null && command -v npm >/dev/null || node=(nodejs npm)
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq git make openssl redis-tools \
 		python3 python3-redis python3-decorator python3-simplejson python3-six \
-		ruby ruby-redis nodejs npm >/dev/null
+		ruby ruby-redis "${node[@]}" >/dev/null
 }
 
 # make_certs writes a CA, a server certificate for 127.0.0.1 and localhost,
