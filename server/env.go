@@ -152,6 +152,9 @@ func (s *Server) SetConfig(name, value string) error {
 		_, err := s.setTLS([]string{name}, []string{value})
 		return err
 	}
+	if name == "tls-port" {
+		return s.setTLSPort(value)
+	}
 	if v := s.atomicParams()[name]; v != nil {
 		n, _ := strconv.ParseInt(value, 10, 64)
 		v.Store(n)

@@ -28,7 +28,9 @@ type Server struct {
 	table   *commands.Table
 	loops   []*eventLoop   // when cfg.EventLoop: see loop.go
 	ln      *gatedListener // nil when only TLS is served
-	tlsLn   *gatedListener // tls-port's, or nil (tls.go)
+	tlsLn   *gatedListener // tls-port's, or nil (tls.go); CONFIG SET swaps it under tlsLnMu
+	tlsLnMu sync.Mutex
+	drained chan struct{} // closed once a shutdown has drained: see gatedListener
 	waiters *waiters
 	pubsub  *pubsub
 
@@ -195,6 +197,7 @@ func (s *Server) Start() error {
 	}
 	s.served = make(chan error, 1)
 	drained := make(chan struct{})
+	s.drained = drained
 	if err := s.listenTLS(drained); err != nil {
 		return err
 	}
@@ -278,11 +281,13 @@ func (s *Server) close() error {
 	if gate == nil {
 		return s.db.Close()
 	}
+	s.tlsLnMu.Lock() // a CONFIG SET tls-port seeing closing opens nothing more
 	for _, ln := range []*gatedListener{s.ln, s.tlsLn} {
 		if ln != nil {
 			ln.Listener.Close()
 		}
 	}
+	s.tlsLnMu.Unlock()
 	waited := make(chan struct{})
 	go func() { s.inflight.Wait(); close(waited) }()
 	abandon := s.abandon.Load()
@@ -697,6 +702,7 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 type gatedListener struct {
 	net.Listener
 	drained chan struct{}
+	retired chan struct{} // TLS listeners: closed when CONFIG SET tls-port closes it
 }
 
 // SyscallConn gives the listening socket, for awaitClient.
@@ -718,7 +724,10 @@ func (l *gatedListener) SetDeadline(t time.Time) error {
 func (l *gatedListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil && errors.Is(err, net.ErrClosed) {
-		<-l.drained
+		select {
+		case <-l.drained:
+		case <-l.retired:
+		}
 	}
 	return c, err
 }

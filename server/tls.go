@@ -47,15 +47,21 @@ func (s *Server) listenTLS(drained chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	s.tlsLn = &gatedListener{Listener: inner, drained: drained}
+	s.tlsLn = &gatedListener{Listener: inner, drained: drained, retired: make(chan struct{})}
+	s.serveTLS(s.tlsLn, s.cfg.Port == 0)
+	return nil
+}
+
+// serveTLS accepts ln's connections as TLS in a goroutine; only says it is
+// the accepting goroutine close waits for, when only TLS is served.
+func (s *Server) serveTLS(ln *gatedListener, only bool) {
 	conf := s.cfg.TLS.ServerConfig()
 	go func() {
-		s.acceptLoop(s.tlsLn, func(c net.Conn) { s.take(tlsConn{tls.Server(c, conf)}) })
-		if s.ln == nil {
-			s.served <- nil // TLS only: this is the accepting goroutine close waits for
+		s.acceptLoop(ln, func(c net.Conn) { s.take(tlsConn{tls.Server(c, conf)}) })
+		if only {
+			s.served <- nil
 		}
 	}()
-	return nil
 }
 
 // handshakeTimeout bounds a TLS client's handshake, so a connection that
@@ -87,6 +93,8 @@ func (s *Server) TLSOnly() bool { return s.cfg.Port == 0 && s.cfg.TLSPort != 0 }
 
 // TLSAddr returns the TLS listener's address, nil without one.
 func (s *Server) TLSAddr() net.Addr {
+	s.tlsLnMu.Lock()
+	defer s.tlsLnMu.Unlock()
 	if s.tlsLn == nil {
 		return nil
 	}

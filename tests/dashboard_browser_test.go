@@ -17,8 +17,9 @@ import (
 )
 
 // browser starts headless Chromium (Debian's chromium package; .ci/run
-// installs it) and returns a tab's context, ended with the test.
-func browser(t *testing.T) context.Context {
+// installs it) with extra options and returns a tab's context, ended with
+// the test.
+func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	var path string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -32,6 +33,7 @@ func browser(t *testing.T) context.Context {
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
 		chromedp.NoSandbox, chromedp.WindowSize(1280, 900), chromedp.Flag("disable-gpu", true))
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(alloc)
 	// A whole test's pages share this deadline: several browser tests run

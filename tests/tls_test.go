@@ -199,12 +199,12 @@ func TestTLSStartRefused(t *testing.T) {
 
 // With tls-port set the HTTP listener serves HTTPS with the same
 // certificate (http-tls yes, the default), asking for client certificates
-// as tls-auth-clients says; http-tls no keeps it plain.
+// as http-tls-auth-clients says (default no, whatever tls-auth-clients
+// says); http-tls no keeps it plain.
 func TestTLSMetricsOverHTTPS(t *testing.T) {
 	p := newPKI(t)
-	_, base := StartQlessdHTTP(t, "", "127.0.0.1", p.serverArgs(freePort(t))...)
-	url := strings.Replace(base, "http://", "https://", 1) + "/metrics"
-	get := func(conf *tls.Config) (int, string, error) {
+	get := func(base string, conf *tls.Config) (int, string, error) {
+		url := strings.Replace(base, "http://", "https://", 1) + "/metrics"
 		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: conf}}
 		resp, err := c.Get(url)
 		if err != nil {
@@ -214,21 +214,36 @@ func TestTLSMetricsOverHTTPS(t *testing.T) {
 		b, err := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b), err
 	}
-	code, body, err := get(clientConfig(p.ca, p.client))
-	if err != nil || code != 200 || !strings.Contains(body, "qlessd_") {
-		t.Fatalf("GET /metrics over HTTPS: %d %v\n%.300s", code, err, body)
+	served := func(base string, conf *tls.Config) bool {
+		code, body, err := get(base, conf)
+		return err == nil && code == 200 && strings.Contains(body, "qlessd_")
 	}
-	if _, _, err := get(clientConfig(p.ca)); err == nil {
-		t.Error("HTTPS without a client certificate was served under tls-auth-clients yes")
-	}
-	if _, _, err := get(clientConfig(p.otherCA, p.client)); err == nil {
-		t.Error("a client trusting another CA was served")
-	}
-	// net/http answers a plain request on an HTTPS listener with a 400.
-	if resp, err := http.Get(base + "/metrics"); err == nil {
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("plain HTTP on the HTTPS listener: %s", resp.Status)
+	// admitted: with our CA's client certificate, with none, with a foreign
+	// CA's; a client not trusting the server's CA is never served.
+	for mode, want := range map[string][3]bool{"": {true, true, true}, "no": {true, true, true},
+		"optional": {true, true, false}, "yes": {true, false, false}} {
+		args := p.serverArgs(freePort(t))
+		if mode != "" {
+			args = append(args, "--http-tls-auth-clients", mode)
+		}
+		_, base := StartQlessdHTTP(t, "", "127.0.0.1", args...)
+		got := [3]bool{served(base, clientConfig(p.ca, p.client)), served(base, clientConfig(p.ca)),
+			served(base, clientConfig(p.ca, p.foreign))}
+		if got != want {
+			t.Errorf("http-tls-auth-clients %q: served with our certificate, none, a foreign one: %v, want %v", mode, got, want)
+		}
+		if served(base, clientConfig(p.otherCA, p.client)) {
+			t.Errorf("http-tls-auth-clients %q: a client trusting another CA was served", mode)
+		}
+		if mode != "" {
+			continue
+		}
+		// net/http answers a plain request on an HTTPS listener with a 400.
+		if resp, err := http.Get(base + "/metrics"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("plain HTTP on the HTTPS listener: %s", resp.Status)
+			}
 		}
 	}
 

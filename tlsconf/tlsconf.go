@@ -57,7 +57,7 @@ type Material struct {
 func Load(p Params) (*Material, error) {
 	m := &Material{}
 	var err error
-	if m.auth, err = clientAuth(p.AuthClients); err != nil {
+	if m.auth, err = ClientAuth(p.AuthClients); err != nil {
 		return nil, err
 	}
 	if m.min, m.max, err = protocols(p.Protocols); err != nil {
@@ -89,15 +89,19 @@ func Load(p Params) (*Material, error) {
 // client then offers no certificate those do not sign, where OpenSSL (and
 // Redis, which names none) offers its own and is refused. Checked here,
 // clients are admitted and refused as Redis admits and refuses them.
-func (m *Material) Server() *tls.Config {
+func (m *Material) Server() *tls.Config { return m.ServerAuth(m.auth) }
+
+// ServerAuth is Server asking for client certificates as auth says rather
+// than as tls-auth-clients does: the HTTP listener's own setting.
+func (m *Material) ServerAuth(auth tls.ClientAuthType) *tls.Config {
 	c := &tls.Config{
 		Certificates: []tls.Certificate{m.Cert},
-		ClientAuth:   m.auth,
+		ClientAuth:   auth,
 		MinVersion:   m.min,
 		MaxVersion:   m.max,
 		CipherSuites: m.ciphers,
 	}
-	if m.auth != tls.NoClientCert {
+	if auth != tls.NoClientCert {
 		c.VerifyConnection = func(cs tls.ConnectionState) error {
 			return m.VerifyPeer(cs.PeerCertificates, x509.ExtKeyUsageClientAuth)
 		}
@@ -145,6 +149,14 @@ func (h *Holder) ServerConfig() *tls.Config {
 	}}
 }
 
+// ServerConfigAuth is ServerConfig with client certificates asked for as
+// auth says (see Material.ServerAuth).
+func (h *Holder) ServerConfigAuth(auth tls.ClientAuthType) *tls.Config {
+	return &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		return h.cur.Load().ServerAuth(auth), nil
+	}}
+}
+
 // ClientConfig is how this server reaches another (a cluster peer, or
 // itself): it presents its own certificate and checks the other's chain
 // against the CAs, without matching a host name, as Redis's replicas check
@@ -164,7 +176,8 @@ func (h *Holder) ClientConfig() *tls.Config {
 	}
 }
 
-func clientAuth(v string) (tls.ClientAuthType, error) {
+// ClientAuth reads a tls-auth-clients value (yes, optional or no).
+func ClientAuth(v string) (tls.ClientAuthType, error) {
 	switch strings.ToLower(v) {
 	case "", "yes":
 		return tls.RequireAnyClientCert, nil

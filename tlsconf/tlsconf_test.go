@@ -43,7 +43,7 @@ func TestCipherList(t *testing.T) {
 
 func TestClientAuth(t *testing.T) {
 	for v, want := range map[string]tls.ClientAuthType{"yes": tls.RequireAnyClientCert, "optional": tls.RequestClientCert, "no": tls.NoClientCert} {
-		if got, err := clientAuth(v); err != nil || got != want {
+		if got, err := ClientAuth(v); err != nil || got != want {
 			t.Errorf("clientAuth(%q) = %v, %v", v, got, err)
 		}
 	}

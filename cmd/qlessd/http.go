@@ -18,8 +18,12 @@ func listenHTTP(s settings, srv *server.Server, node *cluster.Node, logger *slog
 	if addr == "" {
 		return nil, nil
 	}
+	tlsConf, err := httpTLS(srv, s)
+	if err != nil {
+		return nil, err
+	}
 	h, err := httpd.Listen(httpd.Options{Addr: addr, Password: srv.RequirePass,
-		AllowedHosts: srv.HTTPAllowedHosts, Protected: srv.Protected, TLS: httpTLS(srv, s), Logger: logger})
+		AllowedHosts: srv.HTTPAllowedHosts, Protected: srv.Protected, TLS: tlsConf, Logger: logger})
 	if err != nil {
 		return nil, err
 	}

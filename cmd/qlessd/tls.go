@@ -24,10 +24,17 @@ func loadTLS(s settings) (*tlsconf.Holder, error) {
 }
 
 // httpTLS is the HTTP listener's TLS configuration: tls-port's, unless
-// http-tls is no; nil for plain HTTP.
-func httpTLS(srv *server.Server, s settings) *tls.Config {
+// http-tls is no; nil for plain HTTP. Client certificates are asked for as
+// http-tls-auth-clients says, not tls-auth-clients: browsers seldom hold
+// one, and the listener has its own guards (protected mode, requirepass
+// beyond loopback, the Host allow-list).
+func httpTLS(srv *server.Server, s settings) (*tls.Config, error) {
 	if srv.TLS() == nil || s.int("tls-port") == 0 || !s.on("http-tls") {
-		return nil
+		return nil, nil
 	}
-	return srv.TLS().ServerConfig()
+	auth, err := tlsconf.ClientAuth(s.str("http-tls-auth-clients"))
+	if err != nil {
+		return nil, err
+	}
+	return srv.TLS().ServerConfigAuth(auth), nil
 }
