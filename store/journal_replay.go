@@ -1,0 +1,181 @@
+package store
+
+import (
+	"cmp"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/btree"
+	"github.com/tidwall/buntdb"
+)
+
+// replay applies the records of a data file being loaded to an empty
+// buntdb, in one transaction that begins with DeleteAll: buntdb then keeps
+// no rollback entry per key it changes (it would restore the empty tree),
+// where batches of records each kept a map of every key they set.
+//
+// The items of set and sorted-set members (<data prefix> 'm' <member>) do
+// not go into buntdb as they come: a sorted set kept as items holds its
+// members in an index (zset_index.go), and inserting a million member
+// items into buntdb's tree only to take them out again was most of a
+// restart. They are gathered per key instead, the latest record of each
+// item winning as it would in buntdb; once every record is applied, the
+// members of each sorted set kept as items become its index, built in
+// bulk from the members sorted once, and any other such items (a set's
+// members, or items of a key that is no sorted set) go into buntdb as they
+// would have.
+type replay struct {
+	btx     *buntdb.Tx
+	members map[dbKey]*memberItems
+	last    *memberItems // those of the key of the last member record
+}
+
+// memberItems are the member items of one key, read so far.
+type memberItems struct {
+	key    dbKey              // its own copy, never a borrowed one
+	scores map[string]float64 // items of 8 bytes, as sorted-set members are
+	other  map[string]string  // items of other lengths
+}
+
+func newReplay(btx *buntdb.Tx) (*replay, error) {
+	if err := btx.DeleteAll(); err != nil {
+		return nil, err
+	}
+	return &replay{btx: btx}, nil
+}
+
+// apply applies one record, whose strings may be borrowed (recordReader):
+// whatever is kept is copied.
+func (rp *replay) apply(r record) error {
+	if r.op == opFlush {
+		rp.members, rp.last = nil, nil
+		return rp.btx.DeleteAll()
+	}
+	if k, member, ok := splitMemberItem(r.k); ok {
+		rp.member(k, member, r)
+		return nil
+	}
+	switch r.op {
+	case opSet:
+		_, _, err := rp.btx.Set(strings.Clone(r.k), strings.Clone(r.v), nil)
+		return err
+	case opDel:
+		rp.btx.Delete(r.k)
+	}
+	return nil
+}
+
+// member applies a record of a member item of key k.
+func (rp *replay) member(k dbKey, member string, r record) {
+	m := rp.last
+	if m == nil || m.key != k {
+		m = rp.members[k]
+		if m == nil {
+			if r.op != opSet {
+				return
+			}
+			if rp.members == nil {
+				rp.members = map[dbKey]*memberItems{}
+			}
+			k.key = strings.Clone(k.key)
+			m = &memberItems{key: k, scores: map[string]float64{}}
+			rp.members[k] = m
+		}
+		rp.last = m
+	}
+	switch {
+	case r.op == opDel:
+		delete(m.scores, member)
+		delete(m.other, member)
+	case len(r.v) == 8:
+		delete(m.other, member)
+		// A map assignment keeps the key it is given: never a
+		// borrowed one.
+		m.scores[strings.Clone(member)] = memberScore(r.v)
+	default:
+		delete(m.scores, member)
+		if m.other == nil {
+			m.other = map[string]string{}
+		}
+		m.other[strings.Clone(member)] = strings.Clone(r.v)
+	}
+}
+
+// finish gives each sorted set kept as items its index and puts every
+// other member item into buntdb; it returns the indexes.
+func (rp *replay) finish() (map[dbKey]*zindex, error) {
+	var sets map[dbKey]*zindex
+	for k, m := range rp.members {
+		mp := memberPrefixOf(k.db, k.key)
+		if isItemsZSet(rp.btx, k) {
+			if len(m.scores) > 0 {
+				if sets == nil {
+					sets = map[dbKey]*zindex{}
+				}
+				sets[k] = buildZIndex(m.scores)
+			}
+		} else {
+			var b [8]byte
+			for member, sc := range m.scores {
+				binary.BigEndian.PutUint64(b[:], math.Float64bits(sc))
+				if _, _, err := rp.btx.Set(mp+member, string(b[:]), nil); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for member, v := range m.other {
+			if _, _, err := rp.btx.Set(mp+member, v, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rp.members, rp.last = nil, nil
+	return sets, nil
+}
+
+// isItemsZSet reports whether k's metadata item makes it a sorted set kept
+// as items.
+func isItemsZSet(btx *buntdb.Tx, k dbKey) bool {
+	v, err := btx.Get(metaKey(k.db, k.key))
+	m, ok := decodeMeta(v)
+	return err == nil && ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen
+}
+
+// buildZIndex makes the index of a sorted set whose members are scores:
+// the members sorted once and loaded into the tree in order, each node
+// filled at its end, instead of a search of the tree per member.
+func buildZIndex(scores map[string]float64) *zindex {
+	ents := make([]Entry, 0, len(scores))
+	for m, sc := range scores {
+		ents = append(ents, Entry{Member: m, Score: sc})
+	}
+	slices.SortFunc(ents, compareEntries)
+	ix := &zindex{scores: scores, order: btree.NewBTreeGOptions(entryLess, btree.Options{NoLocks: true})}
+	for _, e := range ents {
+		ix.order.Load(e)
+	}
+	return ix
+}
+
+func compareEntries(a, b Entry) int {
+	if c := cmp.Compare(a.Score, b.Score); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Member, b.Member)
+}
+
+// splitMemberItem splits the key of a set or sorted-set member's item
+// into its key and member; ok is false for any other item.
+func splitMemberItem(item string) (k dbKey, member string, ok bool) {
+	if len(item) < 3 || item[0] != tagData {
+		return dbKey{}, "", false
+	}
+	n, w := binary.Uvarint([]byte(item[2:min(len(item), 2+binary.MaxVarintLen64)]))
+	start := 2 + w
+	if w <= 0 || uint64(len(item)-start) <= n || item[start+int(n)] != zTagMember {
+		return dbKey{}, "", false
+	}
+	return dbKey{int(item[1]), item[start : start+int(n)]}, item[start+int(n)+1:], true
+}
