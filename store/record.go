@@ -144,7 +144,7 @@ func decodeRecord(args []string) (record, error) {
 // bulk reads a string of size bytes and the two bytes after it.
 func (rr *recordReader) bulk(size int) ([]byte, error) {
 	if src, ok := rr.r.(*sliceSource); ok && rr.borrow && size+2 <= len(src.b) {
-		b := src.b[:size+2:size+2]
+		b := src.b[: size+2 : size+2]
 		src.b = src.b[size+2:]
 		rr.pos += int64(size + 2)
 		return b, nil
