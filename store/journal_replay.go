@@ -32,11 +32,31 @@ type replay struct {
 	last    *memberItems // those of the key of the last member record
 }
 
-// memberItems are the member items of one key, read so far.
+// memberItems are the member items of one key, read so far. A data file
+// rewritten since the set last changed holds each member once, in the
+// set's order: those are kept as they come, in arrived, and neither
+// hashed nor sorted until the index is built from them. The first record
+// that could take one back (a deletion, or an item not of 8 bytes) moves
+// them into scores, which from then on holds the latest score of each.
 type memberItems struct {
-	key    dbKey              // its own copy, never a borrowed one
-	scores map[string]float64 // items of 8 bytes, as sorted-set members are
-	other  map[string]string  // items of other lengths
+	key     dbKey              // its own copy, never a borrowed one
+	arrived []Entry            // in arrival order, while scores is nil
+	sorted  bool               // arrived is in strictly increasing order
+	scores  map[string]float64 // items of 8 bytes, as sorted-set members are
+	other   map[string]string  // items of other lengths
+}
+
+// keyed moves the members that arrived into scores, later records of a
+// member winning over earlier ones, as they would in buntdb.
+func (m *memberItems) keyed() map[string]float64 {
+	if m.scores == nil {
+		m.scores = make(map[string]float64, len(m.arrived))
+		for _, e := range m.arrived {
+			m.scores[e.Member] = e.Score
+		}
+		m.arrived = nil
+	}
+	return m.scores
 }
 
 func newReplay(btx *buntdb.Tx) (*replay, error) {
@@ -80,22 +100,28 @@ func (rp *replay) member(k dbKey, member string, r record) {
 				rp.members = map[dbKey]*memberItems{}
 			}
 			k.key = strings.Clone(k.key)
-			m = &memberItems{key: k, scores: map[string]float64{}}
+			m = &memberItems{key: k, sorted: true}
 			rp.members[k] = m
 		}
 		rp.last = m
 	}
 	switch {
 	case r.op == opDel:
-		delete(m.scores, member)
+		delete(m.keyed(), member)
 		delete(m.other, member)
+	case len(r.v) == 8 && m.scores == nil:
+		e := Entry{Member: strings.Clone(member), Score: memberScore(r.v)}
+		if n := len(m.arrived); n > 0 && compareEntries(m.arrived[n-1], e) >= 0 {
+			m.sorted = false
+		}
+		m.arrived = append(m.arrived, e)
 	case len(r.v) == 8:
 		delete(m.other, member)
 		// A map assignment keeps the key it is given: never a
 		// borrowed one.
 		m.scores[strings.Clone(member)] = memberScore(r.v)
 	default:
-		delete(m.scores, member)
+		delete(m.keyed(), member)
 		if m.other == nil {
 			m.other = map[string]string{}
 		}
@@ -110,15 +136,15 @@ func (rp *replay) finish() (map[dbKey]*zindex, error) {
 	for k, m := range rp.members {
 		mp := memberPrefixOf(k.db, k.key)
 		if isItemsZSet(rp.btx, k) {
-			if len(m.scores) > 0 {
+			if ix := m.index(); ix != nil {
 				if sets == nil {
 					sets = map[dbKey]*zindex{}
 				}
-				sets[k] = buildZIndex(m.scores)
+				sets[k] = ix
 			}
 		} else {
 			var b [8]byte
-			for member, sc := range m.scores {
+			for member, sc := range m.keyed() {
 				binary.BigEndian.PutUint64(b[:], math.Float64bits(sc))
 				if _, _, err := rp.btx.Set(mp+member, string(b[:]), nil); err != nil {
 					return nil, err
@@ -143,15 +169,30 @@ func isItemsZSet(btx *buntdb.Tx, k dbKey) bool {
 	return err == nil && ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen
 }
 
-// buildZIndex makes the index of a sorted set whose members are scores:
-// the members sorted once and loaded into the tree in order, each node
-// filled at its end, instead of a search of the tree per member.
-func buildZIndex(scores map[string]float64) *zindex {
-	ents := make([]Entry, 0, len(scores))
-	for m, sc := range scores {
-		ents = append(ents, Entry{Member: m, Score: sc})
+// index builds the index of a sorted set from its members (nil for none):
+// the members sorted once (unless they came sorted, each once) and loaded
+// into the tree in order, each appended to its last node, instead of a
+// search of the tree per member; the map is made at its final size (one
+// grown a member at a time took 56 bytes a member instead of 32).
+func (m *memberItems) index() *zindex {
+	scores := make(map[string]float64, max(len(m.arrived), len(m.scores)))
+	for _, e := range m.arrived {
+		scores[e.Member] = e.Score // a later arrival of a member wins
 	}
-	slices.SortFunc(ents, compareEntries)
+	for member, sc := range m.scores {
+		scores[member] = sc
+	}
+	ents := m.arrived
+	if m.scores != nil || !m.sorted || len(scores) != len(ents) {
+		ents = make([]Entry, 0, len(scores))
+		for member, sc := range scores {
+			ents = append(ents, Entry{Member: member, Score: sc})
+		}
+		slices.SortFunc(ents, compareEntries)
+	}
+	if len(ents) == 0 {
+		return nil
+	}
 	ix := &zindex{scores: scores, order: btree.NewBTreeGOptions(entryLess, btree.Options{NoLocks: true})}
 	for _, e := range ents {
 		ix.order.Load(e)
