@@ -39,8 +39,7 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) (old bool, link 
 		if err != nil {
 			return err
 		}
-		s := &journalScan{ra: f, emit: rp.apply, borrow: true}
-		if rep, err = s.scan(fi.Size()); err != nil {
+		if rep, err = rp.load(f, fi.Size()); err != nil {
 			return fmt.Errorf("read data file %s: %w", path, err)
 		}
 		if rep.Damage != nil {

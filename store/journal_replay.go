@@ -66,66 +66,59 @@ func newReplay(btx *buntdb.Tx) (*replay, error) {
 	return &replay{btx: btx}, nil
 }
 
-// apply applies one record, whose strings may be borrowed (recordReader):
-// whatever is kept is copied.
-func (rp *replay) apply(r record) error {
-	if r.op == opFlush {
+// apply applies one record, its strings its own (replayReader).
+func (rp *replay) apply(o *loadOp) error {
+	switch {
+	case o.op == opFlush:
 		rp.members, rp.last = nil, nil
 		return rp.btx.DeleteAll()
-	}
-	if k, member, ok := splitMemberItem(r.k); ok {
-		rp.member(k, member, r)
-		return nil
-	}
-	switch r.op {
-	case opSet:
-		_, _, err := rp.btx.Set(strings.Clone(r.k), strings.Clone(r.v), nil)
+	case o.isMember:
+		rp.member(o)
+	case o.op == opSet:
+		_, _, err := rp.btx.Set(o.k, o.v, nil)
 		return err
-	case opDel:
-		rp.btx.Delete(r.k)
+	case o.op == opDel:
+		rp.btx.Delete(o.k)
 	}
 	return nil
 }
 
-// member applies a record of a member item of key k.
-func (rp *replay) member(k dbKey, member string, r record) {
+// member applies a record of a member item.
+func (rp *replay) member(o *loadOp) {
 	m := rp.last
-	if m == nil || m.key != k {
-		m = rp.members[k]
+	if m == nil || m.key != o.set {
+		m = rp.members[o.set]
 		if m == nil {
-			if r.op != opSet {
+			if o.op != opSet {
 				return
 			}
 			if rp.members == nil {
 				rp.members = map[dbKey]*memberItems{}
 			}
-			k.key = strings.Clone(k.key)
-			m = &memberItems{key: k, sorted: true}
-			rp.members[k] = m
+			m = &memberItems{key: o.set, sorted: true}
+			rp.members[o.set] = m
 		}
 		rp.last = m
 	}
 	switch {
-	case r.op == opDel:
-		delete(m.keyed(), member)
-		delete(m.other, member)
-	case len(r.v) == 8 && m.scores == nil:
-		e := Entry{Member: strings.Clone(member), Score: memberScore(r.v)}
+	case o.op == opDel:
+		delete(m.keyed(), o.member)
+		delete(m.other, o.member)
+	case o.scored && m.scores == nil:
+		e := Entry{Member: o.member, Score: o.score}
 		if n := len(m.arrived); n > 0 && compareEntries(m.arrived[n-1], e) >= 0 {
 			m.sorted = false
 		}
 		m.arrived = append(m.arrived, e)
-	case len(r.v) == 8:
-		delete(m.other, member)
-		// A map assignment keeps the key it is given: never a
-		// borrowed one.
-		m.scores[strings.Clone(member)] = memberScore(r.v)
+	case o.scored:
+		delete(m.other, o.member)
+		m.scores[o.member] = o.score
 	default:
-		delete(m.keyed(), member)
+		delete(m.keyed(), o.member)
 		if m.other == nil {
 			m.other = map[string]string{}
 		}
-		m.other[strings.Clone(member)] = strings.Clone(r.v)
+		m.other[o.member] = o.v
 	}
 }
 
