@@ -163,9 +163,9 @@ func isItemsZSet(btx *buntdb.Tx, k dbKey) bool {
 }
 
 // index builds the index of a sorted set from its members (nil for none):
-// the members sorted once (unless they came sorted, each once) and loaded
-// into the tree in order, each appended to its last node, instead of a
-// search of the tree per member; the map is made at its final size (one
+// the members sorted once (unless they came sorted, each once), half of
+// them appended to the tree's last node, instead of a search of the tree
+// per member; the map is made at its final size (one
 // grown a member at a time took 56 bytes a member instead of 32).
 func (m *memberItems) index() *zindex {
 	scores := make(map[string]float64, max(len(m.arrived), len(m.scores)))
@@ -187,8 +187,15 @@ func (m *memberItems) index() *zindex {
 		return nil
 	}
 	ix := &zindex{scores: scores, order: btree.NewBTreeGOptions(entryLess, btree.Options{NoLocks: true})}
-	for _, e := range ents {
-		ix.order.Load(e)
+	// A tree loaded in order splits each full node in two and never
+	// touches the left half again: half its room stays empty, 49 bytes a
+	// member. Loading every other member and then inserting the rest
+	// between them fills each node instead: 24 bytes a member.
+	for i := 0; i < len(ents); i += 2 {
+		ix.order.Load(ents[i])
+	}
+	for i := 1; i < len(ents); i += 2 {
+		ix.order.Set(ents[i])
 	}
 	return ix
 }
