@@ -132,7 +132,7 @@ fuzz:
 # 3-node cluster (put, pop1 at concurrency 50); ARGS="-cluster 0" skips it.
 bench: build
 	./tests/ensure-redis.sh
-	$(GO) run ./tests/bench -cluster 3 $(ARGS)
+	$(GO) run ./tests/bench -cluster 3 -restart-jobs 1000000 $(ARGS)
 
 # Static binaries for Linux in dist/, with the version (VERSION, else the
 # last tag, else the source's default) and the commit stamped in.

@@ -129,13 +129,14 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	if path != ":memory:" {
-		unchecked, link, err := loadJournal(path, bdb, db.log)
+		unchecked, link, sets, err := loadJournal(path, bdb, db.log)
 		if err != nil {
 			bdb.Close()
 			db.lock.release()
 			return nil, err
 		}
 		db.unchecked = unchecked
+		db.zidx.m = sets
 		if db.jr, err = openJournal(path, db.log, link); err != nil {
 			bdb.Close()
 			db.lock.release()

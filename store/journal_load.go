@@ -11,72 +11,60 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// loadBatch is how many records one buntdb transaction replays at start-up:
-// a transaction keeps a rollback entry per key it changes.
-const loadBatch = 8192
-
-// loadJournal replays the data file into bdb and reports whether it held
-// records or frames of earlier versions (without checksums, or without
-// links), and the link its next frame takes (frame.go). The last write cut
-// short by a crash (an incomplete frame, zero bytes after the last chained
-// frame, or an incomplete record or transaction of a file without frames)
-// is dropped, with a log line saying how many bytes went; any other damage
-// stops start-up with its offset, so data is never dropped or changed
-// silently.
-func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) (old bool, link uint32, err error) {
+// loadJournal replays the data file into bdb, which is empty, and reports
+// whether it held records or frames of earlier versions (without
+// checksums, or without links), the link its next frame takes (frame.go)
+// and the indexes of its sorted sets kept as items (journal_replay.go).
+// The last write cut short by a crash (an incomplete frame, zero bytes
+// after the last chained frame, or an incomplete record or transaction of
+// a file without frames) is dropped, with a log line saying how many bytes
+// went; any other damage stops start-up with its offset, so data is never
+// dropped or changed silently.
+func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) (old bool, link uint32, sets map[dbKey]*zindex, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, 0, nil
+		return false, 0, nil, nil
 	}
 	if err != nil {
-		return false, 0, fmt.Errorf("open data file: %w", err)
+		return false, 0, nil, fmt.Errorf("open data file: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return false, 0, err
+		return false, 0, nil, err
 	}
-	var batch []record
-	apply := func() error {
-		err := bdb.Update(func(btx *buntdb.Tx) error {
-			for _, r := range batch {
-				if err := applyRecord(btx, r); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		clear(batch)
-		batch = batch[:0]
-		return err
-	}
-	rep, err := scanJournal(f, fi.Size(), func(r record) error {
-		batch = append(batch, r)
-		if len(batch) < loadBatch {
-			return nil
+	var rep JournalReport
+	err = bdb.Update(func(btx *buntdb.Tx) error {
+		rp, err := newReplay(btx)
+		if err != nil {
+			return err
 		}
-		return apply()
+		if rep, err = rp.load(f, fi.Size()); err != nil {
+			return fmt.Errorf("read data file %s: %w", path, err)
+		}
+		if rep.Damage != nil {
+			return nil // nothing loaded is used
+		}
+		sets, err = rp.finish()
+		return err
 	})
 	if err != nil {
-		return false, 0, fmt.Errorf("read data file %s: %w", path, err)
+		return false, 0, nil, err
 	}
 	if d := rep.Damage; d != nil {
-		return false, 0, fmt.Errorf("data file %s is damaged at byte %d: %s; refusing to start (qlessd check --dir %s --repair keeps the %d bytes before the damage, after saving a copy of the file)",
+		return false, 0, nil, fmt.Errorf("data file %s is damaged at byte %d: %s; refusing to start (qlessd check --dir %s --repair keeps the %d bytes before the damage, after saving a copy of the file)",
 			path, d.At, d.Reason, filepath.Dir(path), rep.Good)
-	}
-	if err := apply(); err != nil {
-		return false, 0, err
 	}
 	if rep.Torn > 0 {
 		log.Warn("dropped an incomplete last write at the end of the data file", "file", path, "kept_bytes", rep.Good, "dropped_bytes", rep.Torn)
 		if err := f.Truncate(rep.Good); err != nil {
-			return false, 0, fmt.Errorf("truncate the incomplete end of %s: %w", path, err)
+			return false, 0, nil, fmt.Errorf("truncate the incomplete end of %s: %w", path, err)
 		}
 		if err := f.Sync(); err != nil {
-			return false, 0, err
+			return false, 0, nil, err
 		}
 	}
-	return rep.Unchecked > 0 || rep.OldFrames > 0, rep.link, nil
+	return rep.Unchecked > 0 || rep.OldFrames > 0, rep.link, sets, nil
 }
 
 func applyRecord(btx *buntdb.Tx, r record) error {
@@ -146,6 +134,9 @@ type journalScan struct {
 	// of another file: frameRecords).
 	chained, anyLink bool
 	zeros            int64 // where zero bytes after a chained frame began; -1: none
+	// borrow: emitted records point into the frame being read, valid
+	// until emit returns (recordReader.borrow).
+	borrow bool
 }
 
 func (s *journalScan) run() error {
@@ -238,7 +229,7 @@ func (s *journalScan) frame(start int64, mark byte) (stop bool, err error) {
 		return true, s.damage(start, fmt.Errorf("the checksum of a frame of %d bytes does not match", n))
 	}
 	src := &sliceSource{b: body}
-	fr := recordReader{r: src, end: n}
+	fr := recordReader{r: src, end: n, borrow: s.borrow}
 	for {
 		at := fr.pos
 		r, err := fr.next()

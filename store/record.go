@@ -54,6 +54,10 @@ type recordReader struct {
 	good int64 // offset just past the last whole record
 	end  int64 // where the input ends, if known (> 0): no string runs past it
 	args []string
+	// borrow: a record's strings point into a frame's body (sliceSource),
+	// valid only until the next frame is read, instead of one allocation
+	// per string; the start-up loader copies what it keeps.
+	borrow bool
 }
 
 // next returns the next record; io.EOF at a clean end, io.ErrUnexpectedEOF
@@ -103,8 +107,8 @@ func (rr *recordReader) array() (record, error) {
 		if rr.end > 0 && int64(size)+2 > rr.end-rr.pos {
 			return record{}, io.ErrUnexpectedEOF
 		}
-		b := make([]byte, size+2)
-		if _, err := rr.full(b); err != nil {
+		b, err := rr.bulk(size)
+		if err != nil {
 			return record{}, err
 		}
 		if b[size] != '\r' || b[size+1] != '\n' {
@@ -135,6 +139,19 @@ func decodeRecord(args []string) (record, error) {
 		return record{op: opExec}, nil
 	}
 	return record{}, fmt.Errorf("unknown record of %d parts", n)
+}
+
+// bulk reads a string of size bytes and the two bytes after it.
+func (rr *recordReader) bulk(size int) ([]byte, error) {
+	if src, ok := rr.r.(*sliceSource); ok && rr.borrow && size+2 <= len(src.b) {
+		b := src.b[: size+2 : size+2]
+		src.b = src.b[size+2:]
+		rr.pos += int64(size + 2)
+		return b, nil
+	}
+	b := make([]byte, size+2)
+	_, err := rr.full(b)
+	return b, err
 }
 
 func (rr *recordReader) byte() (byte, error) {

@@ -94,7 +94,7 @@ func (db *DB) RestoreSnapshot(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	_, link, err := loadJournal(tmp, nb, db.log)
+	_, link, sets, err := loadJournal(tmp, nb, db.log)
 	if err == nil {
 		// Loading drops a torn end.
 		var fi os.FileInfo
@@ -116,7 +116,7 @@ func (db *DB) RestoreSnapshot(r io.Reader) error {
 		return fmt.Errorf("rename snapshot file: %w", err)
 	}
 	installed = true
-	db.swapItems(nb)
+	db.swapItems(nb, sets)
 	old := j.f
 	j.f, j.size, j.cut, j.link = f, size, false, link
 	old.Close()
@@ -126,14 +126,14 @@ func (db *DB) RestoreSnapshot(r io.Reader) error {
 	return nil
 }
 
-// swapItems makes nb the store's items, their sorted sets indexed, and
-// closes the old ones.
-func (db *DB) swapItems(nb *buntdb.DB) {
+// swapItems makes nb the store's items, their sorted sets indexed (sets:
+// the indexes loading built), and closes the old ones.
+func (db *DB) swapItems(nb *buntdb.DB, sets map[dbKey]*zindex) {
 	db.txMu.Lock()
 	old := db.bdb
 	db.bdb = nb
 	db.zidx.mu.Lock()
-	db.zidx.m = nil
+	db.zidx.m = sets
 	db.zidx.mu.Unlock()
 	db.shared.drop()
 	nb.Update(func(btx *buntdb.Tx) error {

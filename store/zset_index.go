@@ -352,6 +352,9 @@ func (db *DB) indexZSets(btx *buntdb.Tx, upgrade bool) {
 		markZSetFormat(tx)
 	}
 	for _, s := range sets {
+		if db.zindexOf(s.db, s.key) != nil {
+			continue // built as the data file loaded (journal_replay.go)
+		}
 		tx.Select(s.db)
 		z, err := tx.OpenZSet(s.key)
 		if err != nil {

@@ -39,6 +39,7 @@ func parseFlags() (*config, error) {
 	fs.BoolVar(&cfg.tls, "tls", false, "after the tables, run put and pop1 on qlessd and Redis in clear and over TLS, and print what TLS costs each")
 	tlsConc := fs.String("tls-conc", "50", "concurrencies of the TLS part")
 	fs.Int64Var(&cfg.bigValue, "big-value", 500_000_000, "after the table, one SET of a value of this many bytes on each server: its time, peak RSS, and RSS after DEL; 0: no such part")
+	fs.IntVar(&cfg.restartJobs, "restart-jobs", 0, "after the tables, queue this many jobs on one qlessd, restart it, and print the seconds to ready, MB/s of data file loaded and memory per job; 0: no restart part")
 	fs.StringVar(&cfg.jsonPath, "json", "bench-results.json", "where to write the results as JSON")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return nil, err
@@ -135,6 +136,6 @@ func settings(cfg *config) map[string]any {
 		"passes": cfg.passes, "servers": cfg.servers, "ways": cfg.ways,
 		"qless_lua": cfg.qlessLua, "redis_server": cfg.redisBin,
 		"big_value": cfg.bigValue, "cluster": cfg.cluster, "cluster_concurrency": cfg.clusterConc, "cluster_workloads": cfg.clusterWork,
-		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc,
+		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc, "restart_jobs": cfg.restartJobs,
 	}
 }

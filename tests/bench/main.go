@@ -41,6 +41,8 @@ type config struct {
 	tlsConc []int
 	// bigValue is the size of the big-value part's SET (0: no such part).
 	bigValue int64
+	// restartJobs is the restart part's queued jobs (0: no such part).
+	restartJobs int
 }
 
 var interrupted atomic.Bool
@@ -77,7 +79,7 @@ func run() int {
 		notes = append(notes, s)
 		fmt.Fprintln(os.Stderr, "note:", s)
 	}
-	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0 || cfg.tls) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
+	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0 || cfg.tls || cfg.restartJobs > 0) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
 		bin, cleanup, err := buildQlessd()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -145,11 +147,17 @@ func run() int {
 		fmt.Println()
 		printTLSTable(os.Stdout, tlsResults)
 	}
+	var restart *restartResult
+	if cfg.restartJobs > 0 && !stopping() {
+		restart = runRestart(cfg, note)
+		fmt.Println()
+		printRestart(os.Stdout, restart)
+	}
 	if len(notes) > 0 {
 		fmt.Printf("\nnotes:\n%s\n", indent(notes))
 	}
 	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
-	rep := report{Started: started.UTC(), Notes: notes, Results: results, BigValue: big, Cluster: cluster, TLS: tlsResults, Settings: settings(cfg)}
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, BigValue: big, Cluster: cluster, TLS: tlsResults, Restart: restart, Settings: settings(cfg)}
 	if err := writeJSON(cfg.jsonPath, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: write json:", err)
 		return 1

@@ -164,6 +164,8 @@ type report struct {
 	Cluster []*result `json:"cluster,omitempty"`
 	// TLS is the TLS part (-tls): each server in clear and over TLS.
 	TLS []*result `json:"tls,omitempty"`
+	// Restart is the restart part (-restart-jobs).
+	Restart *restartResult `json:"restart,omitempty"`
 }
 
 func writeJSON(path string, rep report) error {
