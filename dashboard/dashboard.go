@@ -134,5 +134,6 @@ func (d *Dashboard) routes() *http.ServeMux {
 	d.pageRoutes(m)
 	d.apiRoutes(m)
 	d.actionRoutes(m)
+	d.recurRoutes(m)
 	return m
 }
