@@ -20,7 +20,7 @@ func listenHTTP(s settings, srv *server.Server, node *cluster.Node, logger *slog
 	}
 	h, err := httpd.Listen(httpd.Options{Addr: addr, Password: srv.RequirePass,
 		TrustLoopback: s.str("http-auth") == "loopback-trusted",
-		AllowedHosts: srv.HTTPAllowedHosts, Protected: srv.Protected, TLS: httpTLS(srv, s), Logger: logger})
+		AllowedHosts:  srv.HTTPAllowedHosts, Protected: srv.Protected, TLS: httpTLS(srv, s), Logger: logger})
 	if err != nil {
 		return nil, err
 	}
