@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -141,13 +140,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.serveAuthPages(w, r) {
 		return
 	}
-	// The stylesheet and scripts are the same in every qlessd: the login
-	// form uses them before signing in.
-	if !strings.HasPrefix(r.URL.Path, "/static/") {
-		if ok, status := s.authorized(r); !ok {
-			s.refuse(w, r, status)
-			return
-		}
+	if ok, status := s.authorized(r); !ok {
+		s.refuse(w, r, status)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
 }

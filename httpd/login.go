@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"html/template"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,8 +11,8 @@ import (
 
 // The login form (GET and POST /login) and sign-out (POST /logout), served
 // by the listener itself before any mounted handler, so they guard the
-// dashboard and /metrics alike. The page uses the dashboard's stylesheet,
-// which /static/ serves to anyone (it is the same in every qlessd).
+// dashboard and /metrics alike. The form has its own small stylesheet
+// (/login.css): the dashboard's /static/ is served only once signed in.
 
 var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 <html lang="en">
@@ -20,30 +21,50 @@ var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in · qlessd</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/static/app.css">
+<link rel="stylesheet" href="/login.css">
 </head>
-<body class="login-page">
-<main class="login">
-<section class="card">
-  <h1><span class="logo">q</span> qlessd</h1>
-  {{if .Error}}<div class="flash bad" id="login-error" role="alert">{{.Error}}</div>{{end}}
+<body>
+<main>
+  <h1><span class="logo">q</span>qlessd</h1>
+  {{if .Error}}<div class="error" id="login-error" role="alert">{{.Error}}</div>{{end}}
   <form method="post" action="/login" id="login">
     <input type="hidden" name="next" value="{{.Next}}">
     <label>Password <input type="password" name="password" autocomplete="current-password" autofocus required></label>
-    <button class="btn primary">Sign in</button>
+    <button>Sign in</button>
   </form>
-  <p class="muted small">The server's password (requirepass). Scripts give it with HTTP Basic authentication, any user name.</p>
-</section>
+  <p>The server's password (requirepass). Scripts give it with HTTP Basic authentication, any user name.</p>
 </main>
 </body>
 </html>
 `))
 
-// serveAuthPages serves /login and /logout, and reports whether r was one.
+// loginCSS is the login form's stylesheet, in the dashboard's colours.
+const loginCSS = `* { box-sizing: border-box; }
+body { margin: 0; background: #f4f5f8; color: #1d2330; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+main { max-width: 26rem; margin: 12vh auto; background: #fff; border: 1px solid #e3e6ec; border-radius: 10px; padding: 1.4rem 1.6rem; }
+h1 { display: flex; align-items: center; gap: .5rem; font-size: 1.3rem; margin: 0 0 1rem; }
+.logo { display: inline-grid; place-items: center; width: 26px; height: 26px; border-radius: 7px;
+  background: linear-gradient(135deg, #4f8cff, #7b4fd0); color: #fff; font-size: .95rem; }
+form { display: grid; gap: .7rem; margin: 1rem 0; }
+label { display: grid; gap: .3rem; color: #6b7385; }
+input { font: inherit; padding: .45rem .6rem; border: 1px solid #cdd3de; border-radius: 6px; }
+button { justify-self: start; font: inherit; padding: .4rem .9rem; border-radius: 6px; border: 1px solid #3565d8;
+  background: #3565d8; color: #fff; cursor: pointer; }
+.error { background: #fdecec; border: 1px solid #f0b4b4; color: #9b1c1c; padding: .6rem .8rem; border-radius: 8px; }
+p { color: #6b7385; font-size: .85rem; margin: 0; }
+`
+
+// serveAuthPages serves /login, its stylesheet and /logout, and reports
+// whether r was one of them.
 func (s *Server) serveAuthPages(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case r.URL.Path == "/login" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		s.loginForm(w, r, http.StatusOK, "")
+	case r.URL.Path == "/login.css" && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		io.WriteString(w, loginCSS)
 	case r.URL.Path == "/login" && r.Method == http.MethodPost:
 		s.login(w, r)
 	case r.URL.Path == "/logout" && r.Method == http.MethodPost:
