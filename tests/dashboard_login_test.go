@@ -135,3 +135,46 @@ func TestDashboardLoopbackTrusted(t *testing.T) {
 		}
 	}
 }
+
+// A session ends when requirepass changes; an address that gave 10 wrong
+// passwords within a minute gets 429, the right password included.
+func TestHTTPLoginSessionsAndGuessing(t *testing.T) {
+	t.Parallel()
+	q, base := StartQlessdHTTP(t, "", "127.0.0.1", "--requirepass", "s3cret")
+	code, cookies := httpStatus(t, "POST", base, "/login", "", url.Values{"password": {"s3cret"}})
+	if code != http.StatusSeeOther || len(cookies) != 1 {
+		t.Fatalf("login: %d, cookies %v", code, cookies)
+	}
+	withCookie := func() (int, string) {
+		req, _ := http.NewRequest("GET", base+"/api/queues", nil)
+		req.AddCookie(cookies[0])
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("WWW-Authenticate")
+	}
+	if code, _ := withCookie(); code != http.StatusOK {
+		t.Fatalf("API with the session cookie: %d", code)
+	}
+	raw := DialRaw(t, q.Addr)
+	raw.Do(t, "AUTH", "s3cret")
+	raw.Do(t, "CONFIG", "SET", "requirepass", "other")
+	// A script of a page whose session ended gets 401 without a Basic
+	// challenge (which would make the browser prompt).
+	if code, challenge := withCookie(); code != http.StatusUnauthorized || challenge != "" {
+		t.Fatalf("API with a session of the old password: %d %q", code, challenge)
+	}
+	for i := 0; i < 10; i++ {
+		if code, _ := httpStatus(t, "GET", base, "/metrics", "guess", nil); code != http.StatusUnauthorized {
+			t.Fatalf("wrong password %d: %d", i+1, code)
+		}
+	}
+	if code, _ := httpStatus(t, "GET", base, "/metrics", "other", nil); code != http.StatusTooManyRequests {
+		t.Fatalf("after 10 wrong passwords the right one got %d, want 429", code)
+	}
+	if code, _ := httpStatus(t, "POST", base, "/login", "", url.Values{"password": {"other"}}); code != http.StatusTooManyRequests {
+		t.Fatalf("after 10 wrong passwords the login form got %d, want 429", code)
+	}
+}
