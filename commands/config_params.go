@@ -86,6 +86,8 @@ var configParams = []ConfigParam{
 		Help: "allow the dashboard's actions (retry, cancel, pause...): auto allows them on a loopback listener only"},
 	{Name: "http-allowed-hosts", Kind: KindHostList, Mutable: true,
 		Help: "Host names the HTTP listener answers besides its own address, localhost, 127.0.0.1 and [::1] (space or comma separated, name or name:port, * for any); others get 421"},
+	{Name: "http-auth", Default: "password", Kind: KindEnum, Enum: []string{"password", "loopback-trusted"},
+		Help: "with requirepass set, the dashboard and /metrics ask for it on every listener (password: a login form, or HTTP Basic), or on a loopback listener not at all (loopback-trusted)"},
 	{Name: "http-tls", Default: "yes", Kind: KindBool,
 		Help: "serve HTTPS on http-addr with the TLS certificate when tls-port is set (no: plain HTTP)"},
 	{Name: "http-tls-auth-clients", Default: "no", Kind: KindEnum, Enum: []string{"no", "yes", "optional"},

@@ -42,6 +42,10 @@ type Options struct {
 	// dashboard is served on (httpd.Server.AllowedHost): an action's
 	// Origin must. Without it the Origin must match the request's Host.
 	HostAllowed func(hostport string) bool
+	// SignedIn, when set, reports whether a request comes with a sign-in
+	// session (httpd.Server.SignedIn): the pages then offer to sign out
+	// (POST /logout, which the listener serves).
+	SignedIn func(*http.Request) bool
 	// CSRFKey derives the token every POST must carry (default: random
 	// per process, so tokens end with the process).
 	CSRFKey []byte
@@ -50,8 +54,8 @@ type Options struct {
 // Dashboard is the dashboard's http.Handler. Close stops its background
 // reads and closes its connections. It asks browsers for no password:
 // qlessd mounts it on its HTTP listener (package httpd), which asks every
-// request for requirepass beyond loopback, so one check guards the
-// dashboard and /metrics alike.
+// request for requirepass (a login form or HTTP Basic), so one check
+// guards the dashboard and /metrics alike.
 type Dashboard struct {
 	opts    Options
 	c       *client
@@ -135,5 +139,6 @@ func (d *Dashboard) routes() *http.ServeMux {
 	d.apiRoutes(m)
 	d.actionRoutes(m)
 	d.throttleRoutes(m)
+	d.recurRoutes(m)
 	return m
 }

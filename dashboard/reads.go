@@ -138,6 +138,7 @@ func (d *Dashboard) recurring(ctx context.Context, jids []string) ([]Recurring, 
 			out = append(out, *r)
 		}
 	}
+	d.schedule(ctx, out)
 	return out, nil
 }
 

@@ -79,6 +79,8 @@ type view struct {
 	Refused     string
 	RefusedJobs []string
 	Data        any
+	// SignedIn offers the sign-out button (Options.SignedIn).
+	SignedIn bool
 }
 
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, page, title string, data any) {
@@ -98,6 +100,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, p
 	}
 	v := view{Title: title, Page: page, Admin: admin, Can: can, CSRF: d.csrf, Here: here,
 		Done: r.URL.Query().Get("done"), Refused: r.URL.Query().Get("refused"), Data: data}
+	v.SignedIn = d.opts.SignedIn != nil && d.opts.SignedIn(r)
 	if v.Refused != "" {
 		v.RefusedJobs = atMost(r.URL.Query()["job"], maxFlashJobs)
 	}

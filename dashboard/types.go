@@ -103,6 +103,11 @@ type Recurring struct {
 	Data     string  `json:"data"`
 	Tags     strList `json:"tags"`
 	Backlog  int     `json:"backlog"`
+	// NextRun is when the next job is due (unix seconds), the run it had
+	// coming when Paused; both are read from its score in the queue's
+	// -recur set (schedule), which recur.get does not reply.
+	NextRun float64 `json:"next_run"`
+	Paused  bool    `json:"paused"`
 }
 
 // QueueCounts is one queue's entry of QLESS queues.

@@ -4,8 +4,6 @@ package httpd
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"crypto/tls"
 	"log/slog"
 	"net"
@@ -20,8 +18,8 @@ type Options struct {
 	Addr string
 	// Password returns the password requests must give (requirepass),
 	// read at each request so that CONFIG SET requirepass applies at
-	// once; "" (or a nil Password) asks for none. It is asked for only
-	// when the listener is beyond loopback.
+	// once; "" (or a nil Password) asks for none. It is asked for on
+	// every listener but a loopback one under TrustLoopback.
 	Password func() string
 	// AllowedHosts returns http-allowed-hosts, normalized
 	// (commands.SplitHostList), read at each request: Host names served
@@ -31,6 +29,10 @@ type Options struct {
 	// yes and no password), read at Listen and at each request: see
 	// protected.go.
 	Protected func() bool
+	// TrustLoopback, on a loopback listener, asks for no password
+	// (http-auth loopback-trusted): every local user and process is then
+	// trusted. Beyond loopback the password is asked for regardless.
+	TrustLoopback bool
 	// TLS, when set, makes the listener serve HTTPS (http-tls, with
 	// tls-port's certificate).
 	TLS    *tls.Config
@@ -44,7 +46,8 @@ type Server struct {
 	mux     *http.ServeMux
 	srv     *http.Server
 	opts    Options
-	guarded bool // beyond loopback: requests give the password
+	guarded bool // beyond loopback
+	auth    *auth
 	// The listener's own names (hosts.go): names holds hosts, normalized;
 	// anyInterface, when bound to every interface, adds the machine's
 	// addresses; port is the port bound.
@@ -62,7 +65,7 @@ func Listen(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{ln: ln, mux: http.NewServeMux(), opts: opts}
+	s := &Server{ln: ln, mux: http.NewServeMux(), opts: opts, auth: newAuth()}
 	s.ownNames()
 	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
 		s.guarded = true
@@ -99,8 +102,7 @@ func (s *Server) Serve() {
 // Addr is the address the listener is bound to.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// Guarded reports whether requests must give the password (when one is
-// set): the listener is beyond loopback.
+// Guarded reports whether the listener is beyond loopback.
 func (s *Server) Guarded() bool { return s.guarded }
 
 // Close stops listening and waits a little for requests in progress. A
@@ -122,9 +124,9 @@ func (s *Server) Close() error {
 func (s *Server) TLS() bool { return s.opts.TLS != nil }
 
 // ServeHTTP refuses a request whose Host is not one of the listener's
-// names (421), one from beyond loopback in protected mode (403), asks for the password with HTTP Basic (any user name) when
-// the listener is beyond loopback and requirepass is set, then serves the
-// mounted handlers.
+// names (421), one from beyond loopback in protected mode (403), serves
+// the login form, asks for the password when one is set (auth.go), then
+// serves the mounted handlers.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.AllowedHost(r.Host) {
 		http.Error(w, "421 Misdirected Request: Host "+strconv.Quote(r.Host)+
@@ -135,23 +137,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, protectedDenied, http.StatusForbidden)
 		return
 	}
-	if s.guarded && s.opts.Password != nil {
-		if want := s.opts.Password(); want != "" && !passwordOK(r, want) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="qlessd", charset="UTF-8"`)
-			http.Error(w, "401 Unauthorized: give requirepass's password with HTTP Basic authentication", http.StatusUnauthorized)
-			return
-		}
+	if s.serveAuthPages(w, r) {
+		return
+	}
+	if ok, status := s.authorized(r); !ok {
+		s.refuse(w, r, status)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
-}
-
-// passwordOK compares in constant time, lengths included: both sides are
-// hashed to the same length first.
-func passwordOK(r *http.Request, want string) bool {
-	_, got, ok := r.BasicAuth()
-	if !ok {
-		return false
-	}
-	g, w := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
-	return subtle.ConstantTimeCompare(g[:], w[:]) == 1
 }

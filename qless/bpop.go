@@ -192,9 +192,18 @@ func nextDue(tx *store.Tx, queues [][]byte, now float64) time.Duration {
 	if math.IsInf(first, 1) {
 		return 0
 	}
+	// A time past what a Duration holds (a paused recurring job's next
+	// run, 10^12 seconds on) is looked at again in a day: the pop then
+	// finds it still to come and asks again.
+	if first-now > maxRecheck.Seconds() {
+		return maxRecheck
+	}
 	// Past the due time, so the pop that runs then finds it due.
 	return time.Duration((first-now)*float64(time.Second)) + time.Millisecond
 }
+
+// maxRecheck is the longest a blocked bpop waits for a due time.
+const maxRecheck = 24 * time.Hour
 
 // bpopBlocks reports whether a QLESS call is a bpop, which the server
 // serves as it serves blocking commands.

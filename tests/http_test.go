@@ -31,9 +31,9 @@ func get(t *testing.T, base, user, pass string) (int, string) {
 	return res.StatusCode, res.Header.Get("WWW-Authenticate")
 }
 
-// Bound beyond loopback with requirepass set, the listener asks for the
-// password with HTTP Basic (any user name), as requirepass is at the time
-// of the request; on loopback it asks for nothing.
+// With requirepass set, the listener asks for the password with HTTP
+// Basic (any user name), as requirepass is at the time of the request, on
+// loopback too unless http-auth is loopback-trusted.
 func TestHTTPBasicAuthBeyondLoopback(t *testing.T) {
 	t.Parallel()
 	q, base := StartQlessdHTTP(t, "", "0.0.0.0", "--requirepass", "s3cret")
@@ -64,10 +64,18 @@ func TestHTTPBasicAuthBeyondLoopback(t *testing.T) {
 	raw.Do(t, "CONFIG", "SET", "requirepass", "")
 	check("", "", http.StatusOK)
 
+	// On loopback it is asked as well (http-auth password, the default),
+	// unless http-auth is loopback-trusted.
 	_, loop := StartQlessdHTTP(t, "", "127.0.0.1", "--requirepass", "s3cret")
-	check2, _ := get(t, loop, "", "")
-	if check2 != http.StatusOK {
-		t.Errorf("on loopback with requirepass: status %d, want 200", check2)
+	if code, challenge := get(t, loop, "", ""); code != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Basic ") {
+		t.Errorf("on loopback with requirepass: status %d challenge %q, want 401 Basic", code, challenge)
+	}
+	if code, _ := get(t, loop, "", "s3cret"); code != http.StatusOK {
+		t.Errorf("on loopback with the password: status %d, want 200", code)
+	}
+	_, trusted := StartQlessdHTTP(t, "", "127.0.0.1", "--requirepass", "s3cret", "--http-auth", "loopback-trusted")
+	if code, _ := get(t, trusted, "", ""); code != http.StatusOK {
+		t.Errorf("on loopback with requirepass and loopback-trusted: status %d, want 200", code)
 	}
 }
 

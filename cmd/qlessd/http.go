@@ -23,7 +23,8 @@ func listenHTTP(s settings, srv *server.Server, node *cluster.Node, logger *slog
 		return nil, err
 	}
 	h, err := httpd.Listen(httpd.Options{Addr: addr, Password: srv.RequirePass,
-		AllowedHosts: srv.HTTPAllowedHosts, Protected: srv.Protected, TLS: tlsConf, Logger: logger})
+		TrustLoopback: s.str("http-auth") == "loopback-trusted",
+		AllowedHosts:  srv.HTTPAllowedHosts, Protected: srv.Protected, TLS: tlsConf, Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func listenHTTP(s settings, srv *server.Server, node *cluster.Node, logger *slog
 
 // mountDashboard mounts the dashboard at / on h, calling the server's own
 // RESP address. Actions are allowed per http-admin: "auto" allows them
-// only on a loopback listener. h asks for requirepass beyond loopback
+// only on a loopback listener. h asks for requirepass (http-auth)
 // already, for every mount.
 func mountDashboard(h *httpd.Server, srv *server.Server, s settings) (*dashboard.Dashboard, error) {
 	if h == nil {
@@ -48,7 +49,8 @@ func mountDashboard(h *httpd.Server, srv *server.Server, s settings) (*dashboard
 	acl, user := srv.ACL(), s.str("http-user")
 	opts := dashboard.Options{Addr: srv.Addr().String(), Admin: admin, User: user, HostAllowed: h.AllowedHost,
 		Password: func() string { return acl.InternalPass(user) },
-		May:      func(fn string) bool { return acl.May(user, "qless|"+fn) }}
+		May:      func(fn string) bool { return acl.May(user, "qless|"+fn) },
+		SignedIn: h.SignedIn}
 	if srv.TLSOnly() {
 		opts.TLS = srv.TLS().ClientConfig()
 	}
@@ -67,7 +69,7 @@ func serveHTTP(h *httpd.Server, logger *slog.Logger) {
 	}
 	h.Serve()
 	logger.Info("http listener ready", "addr", h.Addr().String(), "dashboard", dashboardURL(h.Addr(), h.TLS()),
-		"metrics", "/metrics", "asks_requirepass", h.Guarded())
+		"metrics", "/metrics", "asks_requirepass", h.AsksPassword())
 }
 
 // dashboardURL is where a browser on this machine finds the dashboard:

@@ -292,6 +292,24 @@ API['release'] = function(now, jid, worker, delay)
   return job_release(now, jid, worker, delay)
 end
 
+API['recur.pause'] = function(now, jid)
+  stock_unless(false)
+  need_recurring(jid)
+  return recur_pause(jid)
+end
+
+API['recur.resume'] = function(now, jid)
+  stock_unless(false)
+  need_recurring(jid)
+  return recur_resume(now, jid)
+end
+
+API['recur.run'] = function(now, jid)
+  stock_unless(false)
+  need_recurring(jid)
+  return recur_run(now, jid)
+end
+
 API['queue.capacity.set'] = function(now, qname, max)
   stock_unless(false)
   return capacity_set(now, qname, max)

@@ -149,6 +149,42 @@ local function check_scheduled(now, qname, count)
   call('zrem', skey, unpack(due))
 end
 
+-- Puts recurring job jid's next job into qname, timed at score: r is the
+-- template as check_recurring reads it, tags its tags decoded. Returns the
+-- new job's jid.
+local function recur_spawn(now, qname, jid, r, tags, score)
+  local klass, data, priority, rawtags, retries = r[1], r[2], r[3], r[4], r[5]
+  local throttles = (not stock and r[8]) or nil
+  local n = call('hincrby', 'ql:r:' .. jid, 'count', 1)
+  local child = jid .. '-' .. n
+  if type(tags) ~= 'table' then
+    -- Tags recur accepted as JSON that is no array ("x", 5, null).
+    late_error('recur-tags-ipairs', "bad argument #1 to 'ipairs' (table expected, got " .. type(tags) .. ")")
+  end
+  tags_add(now, child, tags, 'recur-tag-concat')
+  call('hset', 'ql:j:' .. child,
+    'jid', child, 'klass', klass, 'data', data, 'priority', priority,
+    'tags', rawtags, 'state', 'waiting', 'worker', '', 'expires', 0,
+    'queue', qname, 'retries', retries, 'remaining', retries,
+    'time', format('%.20f', score), 'spawned_from_jid', jid)
+  if throttles then
+    call('hset', 'ql:j:' .. child, 'throttles', throttles)
+  elseif not stock then
+    call('hdel', 'ql:j:' .. child, 'throttles') -- a job of that jid before
+  end
+  history_add(score, child, 'put', {q = qname})
+  if not throttled_put(score, qname, child, throttles, priority) then
+    work_add(qname, score, priority, child)
+  end
+  return child
+end
+
+-- The fields of a recurring job recur_spawn and check_recurring read.
+local function recur_template(jid)
+  return call('hmget', 'ql:r:' .. jid, 'klass', 'data', 'priority',
+    'tags', 'retries', 'interval', 'backlog', 'throttles')
+end
+
 -- Spawns the jobs that recurring jobs of this queue owe, at most count.
 -- A spawned job has its recurring job's throttles and is placed as put
 -- places one: waiting for a throttle that is full (its queue's too).
@@ -159,11 +195,8 @@ local function check_recurring(now, qname, count)
   local moved = 0
   for i = 1, #due, 2 do
     local jid = due[i]
-    local r = call('hmget', 'ql:r:' .. jid, 'klass', 'data', 'priority',
-      'tags', 'retries', 'interval', 'backlog', 'throttles')
-    local klass, data, priority, tags, retries = r[1], r[2], r[3], r[4], r[5]
-    local throttles = (not stock and r[8]) or nil
-    local _tags = decode(tags)
+    local r = recur_template(jid)
+    local tags = decode(r[4])
     local score = floor(tonumber(due[i + 1]))
     local interval = tonumber(r[6])
     local backlog = tonumber(r[7] or 0)
@@ -175,28 +208,8 @@ local function check_recurring(now, qname, count)
     end
     local spawned = false
     while (score <= now) and (moved < count) do
-      local n = call('hincrby', 'ql:r:' .. jid, 'count', 1)
       moved = moved + 1
-      local child = jid .. '-' .. n
-      if type(_tags) ~= 'table' then
-        -- Tags recur accepted as JSON that is no array ("x", 5, null).
-        late_error('recur-tags-ipairs', "bad argument #1 to 'ipairs' (table expected, got " .. type(_tags) .. ")")
-      end
-      tags_add(now, child, _tags, 'recur-tag-concat')
-      call('hset', 'ql:j:' .. child,
-        'jid', child, 'klass', klass, 'data', data, 'priority', priority,
-        'tags', tags, 'state', 'waiting', 'worker', '', 'expires', 0,
-        'queue', qname, 'retries', retries, 'remaining', retries,
-        'time', format('%.20f', score), 'spawned_from_jid', jid)
-      if throttles then
-        call('hset', 'ql:j:' .. child, 'throttles', throttles)
-      elseif not stock then
-        call('hdel', 'ql:j:' .. child, 'throttles') -- a job of that jid before
-      end
-      history_add(score, child, 'put', {q = qname})
-      if not throttled_put(score, qname, child, throttles, priority) then
-        work_add(qname, score, priority, child)
-      end
+      recur_spawn(now, qname, jid, r, tags, score)
       score = score + interval
       spawned = true
     end

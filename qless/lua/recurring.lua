@@ -233,3 +233,57 @@ local function unrecur(jid)
   end
   return true
 end
+
+-- qlessd's own: pause, resume and run now (the dashboard's). A paused
+-- recurring job keeps its template in ql:r:<jid> and its place in the
+-- queue's -recur set, its next run moved RECUR_PAUSED seconds (some 31,700
+-- years) on. So every build's check_recurring, a client's own included,
+-- finds it never due; recur.update's interval change shifts it as it
+-- shifts any next run, a queue change carries it along, and resume takes
+-- the offset off again. `recur` again (re-registering it) resumes it.
+local RECUR_PAUSED = 1e12
+
+-- The queue of recurring job jid, its -recur set and its score there.
+local function recur_place(fn, jid)
+  local qname = call('hget', 'ql:r:' .. jid, 'queue')
+  if not qname then
+    error(fn .. '(): No recurring job ' .. jid, 0)
+  end
+  local rkey = 'ql:q:' .. qname .. '-recur'
+  return qname, rkey, tonumber(call('zscore', rkey, jid))
+end
+
+local function recur_pause(jid)
+  local _, rkey, score = recur_place('recur.pause', jid)
+  if score and score < RECUR_PAUSED then
+    call('zadd', rkey, score + RECUR_PAUSED, jid)
+  end
+  return true
+end
+
+-- Resuming skips the runs missed while paused: the next run is the first
+-- one of the old schedule that is still to come, so a long pause does not
+-- spawn a job per missed interval.
+local function recur_resume(now, jid)
+  local _, rkey, score = recur_place('recur.resume', jid)
+  if not score or score < RECUR_PAUSED then
+    return true
+  end
+  local nextrun = score - RECUR_PAUSED
+  local interval = tonumber(call('hget', 'ql:r:' .. jid, 'interval'))
+  if nextrun < now and interval and interval > 0 then
+    nextrun = nextrun + ceil((now - nextrun) / interval) * interval
+  end
+  call('zadd', rkey, nextrun, jid)
+  return true
+end
+
+-- Spawns one job of recurring job jid now, paused or not, leaving its
+-- schedule alone; replies the new job's jid.
+local function recur_run(now, jid)
+  local qname = recur_place('recur.run', jid)
+  local r = recur_template(jid)
+  local child = recur_spawn(now, qname, jid, r, decode(r[4]), now)
+  count_jobs(qname, 'put', 1)
+  return child
+end
