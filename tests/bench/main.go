@@ -41,6 +41,10 @@ type config struct {
 	tlsConc []int
 	// bigValue is the size of the big-value part's SET (0: no such part).
 	bigValue int64
+	// clientRounds is the client view's round count (0: no client view),
+	// clientConc its concurrencies.
+	clientRounds int
+	clientConc   []int
 }
 
 var interrupted atomic.Bool
@@ -77,7 +81,7 @@ func run() int {
 		notes = append(notes, s)
 		fmt.Fprintln(os.Stderr, "note:", s)
 	}
-	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0 || cfg.tls) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
+	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0 || cfg.tls || cfg.clientRounds > 0) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
 		bin, cleanup, err := buildQlessd()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -91,6 +95,15 @@ func run() int {
 	fmt.Printf("qlessd vs Redis, qless workloads on %d cores (%s); redis: %s\n", runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, redisVersion(cfg.redisBin))
 	fmt.Printf("load average at start: %s (the cores are shared: compare lines of one run, not runs)\n", loadAvg())
 	fmt.Printf("jobs per cell: up to %d, each cell capped at %s; job data: 100 bytes of JSON\n", cfg.jobs, cfg.cellTime)
+	var clientCells []*result
+	var client []*clientLine
+	if cfg.clientRounds > 0 && !stopping() {
+		fmt.Println()
+		clientCells = runClientView(cfg, note)
+		client = clientLines(clientCells)
+		printClientView(os.Stdout, client, cfg.clientRounds)
+		fmt.Println()
+	}
 	if len(cfg.servers) > 0 { // -servers "": the cluster part alone
 		for _, p := range cfg.passes {
 			c, w := cfg.conc, cfg.workloads
@@ -149,7 +162,8 @@ func run() int {
 		fmt.Printf("\nnotes:\n%s\n", indent(notes))
 	}
 	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
-	rep := report{Started: started.UTC(), Notes: notes, Results: results, BigValue: big, Cluster: cluster, TLS: tlsResults, Settings: settings(cfg)}
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, BigValue: big, Cluster: cluster, TLS: tlsResults,
+		ClientView: client, ClientViewCells: clientCells, Settings: settings(cfg)}
 	if err := writeJSON(cfg.jsonPath, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: write json:", err)
 		return 1

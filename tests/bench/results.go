@@ -36,6 +36,8 @@ type result struct {
 	Note            string   `json:"note,omitempty"`
 	// OverOneNode is a cluster line's jobs/s over qlessd's alone.
 	OverOneNode *float64 `json:"over_one_node,omitempty"`
+	// Round is a client view cell's round.
+	Round int `json:"round,omitempty"`
 }
 
 func (r *result) setLatency(lat []time.Duration) {
@@ -164,6 +166,9 @@ type report struct {
 	Cluster []*result `json:"cluster,omitempty"`
 	// TLS is the TLS part (-tls): each server in clear and over TLS.
 	TLS []*result `json:"tls,omitempty"`
+	// ClientView is the client view's table, ClientViewCells its cells.
+	ClientView      []*clientLine `json:"client_view,omitempty"`
+	ClientViewCells []*result     `json:"client_view_cells,omitempty"`
 }
 
 func writeJSON(path string, rep report) error {
