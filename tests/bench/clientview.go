@@ -39,6 +39,8 @@ type clientLine struct {
 	RedisJobs   float64 `json:"redis_jobs_per_sec"`
 	QlessdP99Ms float64 `json:"qlessd_p99_ms"` // median over rounds
 	RedisP99Ms  float64 `json:"redis_p99_ms"`
+	QlessdCPUUs float64 `json:"qlessd_cpu_us_per_job"` // server CPU per job, median over rounds
+	RedisCPUUs  float64 `json:"redis_cpu_us_per_job"`
 	Ratio       float64 `json:"ratio"` // median of the rounds' qlessd/Redis jobs/s
 	RatioMin    float64 `json:"ratio_min"`
 	RatioMax    float64 `json:"ratio_max"`
@@ -168,14 +170,16 @@ func clientLineOf(way, wl string, conc int, pairs [][2]*result) *clientLine {
 	if way != "native" {
 		l.Binding, l.Build = profileOf(way).Shipped, way
 	}
-	var ratios, qj, rj, qp, rp []float64
+	var ratios, qj, rj, qp, rp, qc, rc []float64
 	for _, p := range pairs {
 		ratios = append(ratios, p[0].JobsPerSec/p[1].JobsPerSec)
 		qj, rj = append(qj, p[0].JobsPerSec), append(rj, p[1].JobsPerSec)
 		qp, rp = append(qp, p[0].P99Ms), append(rp, p[1].P99Ms)
+		qc, rc = append(qc, p[0].CPUUsPerJob), append(rc, p[1].CPUUsPerJob)
 	}
 	l.Ratio, l.QlessdJobs, l.RedisJobs = median(ratios), median(qj), median(rj)
 	l.QlessdP99Ms, l.RedisP99Ms = median(qp), median(rp)
+	l.QlessdCPUUs, l.RedisCPUUs = median(qc), median(rc)
 	l.RatioMin, l.RatioMax = slices.Min(ratios), slices.Max(ratios)
 	return l
 }
@@ -196,17 +200,18 @@ func printClientView(out io.Writer, lines []*clientLine, rounds int) {
 	fmt.Fprintln(out, "client view (issue 42): a plain Go RESP client, one connection per worker, no pipelining, 100-byte job")
 	fmt.Fprintln(out, "data, appendfsync everysec; put, then pop (count 1) + complete, then heartbeat. Each binding's stock qless.lua")
 	fmt.Fprintln(out, "by EVALSHA on qlessd beside Redis 7.0 + the same script in the same round; QLESS beside Redis + 13cf415.")
-	fmt.Fprintf(out, "jobs/s and p99 (per call, ms): medians of %d rounds; q/redis: the median of the rounds' ratios (their range)\n", rounds)
-	fmt.Fprintf(out, "%-18s %4s %-10s %9s %8s %9s %8s %7s  %s\n",
-		"binding", "conc", "workload", "qlessd/s", "p99", "redis/s", "p99", "q/redis", "range")
+	fmt.Fprintf(out, "jobs/s and p99 (per call, ms): medians of %d rounds; q/redis: the median of the rounds' ratios (their range);\n", rounds)
+	fmt.Fprintln(out, "cpu: each server's CPU time per job in microseconds (all its threads), median: it moves less with the machine's load")
+	fmt.Fprintf(out, "%-18s %4s %-10s %9s %8s %9s %8s %7s  %-11s %6s %6s\n",
+		"binding", "conc", "workload", "qlessd/s", "p99", "redis/s", "p99", "q/redis", "range", "q cpu", "r cpu")
 	prev := -1
 	for _, l := range lines {
 		if prev != -1 && l.Concurrency != prev {
 			fmt.Fprintln(out)
 		}
 		prev = l.Concurrency
-		fmt.Fprintf(out, "%-18s %4d %-10s %9.0f %8.3f %9.0f %8.3f %6.2fx  %.2f-%.2f\n",
+		fmt.Fprintf(out, "%-18s %4d %-10s %9.0f %8.3f %9.0f %8.3f %6.2fx  %-11s %6.1f %6.1f\n",
 			l.Binding, l.Concurrency, l.Workload, l.QlessdJobs, l.QlessdP99Ms, l.RedisJobs, l.RedisP99Ms,
-			l.Ratio, l.RatioMin, l.RatioMax)
+			l.Ratio, fmt.Sprintf("%.2f-%.2f", l.RatioMin, l.RatioMax), l.QlessdCPUUs, l.RedisCPUUs)
 	}
 }

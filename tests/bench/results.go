@@ -38,6 +38,9 @@ type result struct {
 	OverOneNode *float64 `json:"over_one_node,omitempty"`
 	// Round is a client view cell's round.
 	Round int `json:"round,omitempty"`
+	// CPUUsPerJob is the server's CPU time (user and system, every
+	// thread) per job over the cell, in microseconds, set-up excluded.
+	CPUUsPerJob float64 `json:"server_cpu_us_per_job,omitempty"`
 }
 
 func (r *result) setLatency(lat []time.Duration) {
