@@ -14,7 +14,7 @@ func TestQueueNamesAreTheKeysTheLuaNames(t *testing.T) {
 		n.work: "ql:q:jobs-work", n.locks: "ql:q:jobs-locks", n.scheduled: "ql:q:jobs-scheduled",
 		n.depends: "ql:q:jobs-depends", n.recur: "ql:q:jobs-recur", n.ttl: queueKey("jobs", "ttl"),
 		n.throttle: queueThrottleKey("jobs"), n.throttleLocks: "ql:th:ql:q:jobs-locks",
-		n.throttlePending: "ql:th:ql:q:jobs-pending",
+		n.throttlePending:        "ql:th:ql:q:jobs-pending",
 		string(n.heartbeatField): "jobs-heartbeat", string(n.maxConcField): "jobs-max-concurrency",
 	}
 	for got, w := range want {
