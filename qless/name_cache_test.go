@@ -10,16 +10,15 @@ func TestQueueNamesAreTheKeysTheLuaNames(t *testing.T) {
 	if n != namesOfString("jobs") {
 		t.Fatal("a queue's names were made twice")
 	}
-	want := map[string]string{
-		n.work: "ql:q:jobs-work", n.locks: "ql:q:jobs-locks", n.scheduled: "ql:q:jobs-scheduled",
-		n.depends: "ql:q:jobs-depends", n.recur: "ql:q:jobs-recur", n.ttl: queueKey("jobs", "ttl"),
-		n.throttle: queueThrottleKey("jobs"), n.throttleLocks: "ql:th:ql:q:jobs-locks",
-		n.throttlePending:        "ql:th:ql:q:jobs-pending",
-		string(n.heartbeatField): "jobs-heartbeat", string(n.maxConcField): "jobs-max-concurrency",
-	}
-	for got, w := range want {
-		if got != w {
-			t.Errorf("got %q, want %q", got, w)
+	for _, c := range [][2]string{
+		{n.work, "ql:q:jobs-work"}, {n.locks, "ql:q:jobs-locks"}, {n.scheduled, "ql:q:jobs-scheduled"},
+		{n.depends, "ql:q:jobs-depends"}, {n.recur, "ql:q:jobs-recur"}, {n.ttl, queueKey("jobs", "ttl")},
+		{n.throttle, queueThrottleKey("jobs")}, {n.throttleLocks, "ql:th:ql:q:jobs-locks"},
+		{n.throttlePending, "ql:th:ql:q:jobs-pending"},
+		{string(n.heartbeatField), "jobs-heartbeat"}, {string(n.maxConcField), "jobs-max-concurrency"},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("got %q, want %q", c[0], c[1])
 		}
 	}
 	if n.counts != jobCounts.of("jobs") {
