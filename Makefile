@@ -128,8 +128,11 @@ fuzz:
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz FAILED:$$failed"; exit 1; fi
 
-# qlessd against Redis (docs/performance.md), then qlessd alone against a
-# 3-node cluster (put, pop1 at concurrency 50); ARGS="-cluster 0" skips it.
+# First the client view (each binding's qless.lua and QLESS beside Redis,
+# put, pop1, heartbeat at concurrency 1 and 50, three rounds; ARGS=
+# "-client-rounds 0" skips it), then qlessd against Redis (docs/performance.md),
+# then qlessd alone against a 3-node cluster (put, pop1 at concurrency 50);
+# ARGS="-cluster 0" skips that.
 bench: build
 	./tests/ensure-redis.sh
 	$(GO) run ./tests/bench -cluster 3 -restart-jobs 1000000 $(ARGS)

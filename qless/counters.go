@@ -41,6 +41,11 @@ type jobCounter struct {
 var jobCounts = jobCounter{queues: map[string]*queueCounts{}}
 
 func (c *jobCounter) add(queue string, e JobEvent, n uint64) {
+	c.of(queue)[e].Add(n)
+}
+
+// of returns queue's counts, added on first use.
+func (c *jobCounter) of(queue string) *queueCounts {
 	c.mu.RLock()
 	q := c.queues[queue]
 	c.mu.RUnlock()
@@ -52,7 +57,7 @@ func (c *jobCounter) add(queue string, e JobEvent, n uint64) {
 		}
 		c.mu.Unlock()
 	}
-	q[e].Add(n)
+	return q
 }
 
 // QueueJobCounts are the counts of one queue since the process started.

@@ -182,8 +182,3 @@ func (f *fastCall) reply(s string) { f.w.WriteBulkString(s) }
 
 // luaNumber is a number as Lua's .. operator writes it.
 func luaNumber(v float64) string { return scripts.FormatNumber(v) }
-
-// dayBin is day_bin(t) written as a key part: t - t % 86400.
-func dayBin(t float64) string {
-	return luaNumber(t - (t - math.Floor(t/86400)*86400))
-}

@@ -45,7 +45,9 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	if hasDelay && !hasNext || hasNext && nextq == "" {
 		return false
 	}
-	jid, worker, qname := string(args[0]), string(args[1]), string(args[2])
+	jid, wn, qn := string(args[0]), workerOf(args[1]), namesOf(args[2])
+	worker := wn.name
+	qname := qn.name
 	key := "ql:j:" + jid
 	hkey, dkey := key+"-history", key+"-dependents"
 	f.tx.PrefetchMetas(key, dkey, hkey)
@@ -57,7 +59,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	if !has[0] || j[0] != worker || j[1] != "running" || !has[4] || j[4] != qname || !has[3] {
 		return false
 	}
-	if has[6] || queueThrottleHeld(f, qname) {
+	if has[6] || queueThrottleHeld(f, qn) {
 		return false // throttles to let go: throttle.lua does
 	}
 	retries, ok := plainString(j[3])
@@ -76,16 +78,15 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 			return false
 		}
 	}
-	prefix := "ql:q:" + qname
 	c := completion{jid: jid, qname: qname, key: key, hkey: hkey,
-		data: string(args[3]), retries: retries, work: prefix + "-work", locks: prefix + "-locks",
-		scheduled: prefix + "-scheduled", wjobs: workerJobsKey(worker)}
+		data: string(args[3]), retries: retries, work: qn.work, locks: qn.locks,
+		scheduled: qn.scheduled, wjobs: wn.jobs}
 	if !f.holds(c.hkey, store.TypeList) || !f.holds(c.work, store.TypeZSet) ||
 		!f.holds(c.locks, store.TypeZSet) || !f.holds(c.scheduled, store.TypeZSet) ||
 		!f.holds(c.wjobs, store.TypeZSet) {
 		return false
 	}
-	if c.stat, ok = f.planStat("ql:s:run:"+dayBin(f.now)+":"+qname, f.now-started); !ok {
+	if c.stat, ok = f.planStat(qn.statKey("run", f.now), f.now-started); !ok {
 		return false
 	}
 	if c.tracked, ok = f.tracked(jid); !ok {
@@ -127,7 +128,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		f.zrem("ql:completed", jids...)
 	}
 	f.applyRelease(jid, dkey, released)
-	jobCounts.add(qname, EventCompleted, 1)
+	qn.counts[EventCompleted].Add(1)
 	f.reply("complete")
 	return true
 }

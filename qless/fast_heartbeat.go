@@ -16,7 +16,8 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	if len(args) < 2 || len(args) > 3 {
 		return false
 	}
-	jid, worker := string(args[0]), string(args[1])
+	jid, wn := string(args[0]), workerOf(args[1])
+	worker := wn.name
 	key := "ql:j:" + jid
 	var j [3]string
 	var has [3]bool
@@ -26,8 +27,8 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	if !has[0] || !has[1] || !has[2] || j[2] != "running" || j[1] != worker || worker == "" {
 		return false
 	}
-	qname := j[0]
-	hb, ok := f.heartbeatOf(qname)
+	qn := namesOfString(j[0])
+	hb, ok := f.heartbeatOf(qn)
 	if !ok {
 		return false
 	}
@@ -42,7 +43,7 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 		}
 		data = view(f.json)
 	}
-	wjobs, lkey := workerJobsKey(worker), "ql:q:"+qname+"-locks"
+	wjobs, lkey := wn.jobs, qn.locks
 	if !f.holds(wjobs, store.TypeZSet) || !f.holds("ql:workers", store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
 		return false
 	}
@@ -62,11 +63,11 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 
 // heartbeatOf is heartbeat_of: the queue's heartbeat setting, else the
 // global one, else 60 seconds; false when a setting is not a plain number.
-func (f *fastCall) heartbeatOf(qname string) (float64, bool) {
-	fields := [][]byte{[]byte(qname + "-heartbeat"), []byte("heartbeat")}
+func (f *fastCall) heartbeatOf(q *queueNames) (float64, bool) {
+	fields := [2][]byte{q.heartbeatField, fieldHeartbeat}
 	var v [2]string
 	var has [2]bool
-	if !f.hmget("ql:config", fields, v[:], has[:]) {
+	if !f.hmget("ql:config", fields[:], v[:], has[:]) {
 		return 0, false
 	}
 	switch {

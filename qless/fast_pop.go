@@ -42,22 +42,18 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	if len(args) != 3 {
 		return false
 	}
-	qname, worker := string(args[0]), string(args[1])
 	count, ok := plainNumber(args[2])
 	if !ok || count < 1 || count > 1000 || count != math.Floor(count) {
 		return false
 	}
-	prefix := "ql:q:" + qname
-	work, lkey, skeyd, rkey := prefix+"-work", prefix+"-locks", prefix+"-scheduled", prefix+"-recur"
+	qn, wn := namesOf(args[0]), workerOf(args[1])
+	worker := wn.name
+	qname := qn.name
+	work, lkey, skeyd, rkey := qn.work, qn.locks, qn.scheduled, qn.recur
 	var cfg [4]string
 	var has [4]bool
-	// The queue's own settings, then the defaults: both queue fields in
-	// one buffer.
-	qf := make([]byte, 0, 2*len(qname)+len("-heartbeat-max-concurrency"))
-	qf = append(append(qf, qname...), "-heartbeat"...)
-	qf = append(append(qf, qname...), "-max-concurrency"...)
-	cut := len(qname) + len("-heartbeat")
-	fields := [4][]byte{qf[:cut], fieldHeartbeat, qf[cut:], fieldHistory}
+	// The queue's own settings, then the defaults.
+	fields := [4][]byte{qn.heartbeatField, fieldHeartbeat, qn.maxConcField, fieldHistory}
 	if !f.hmget("ql:config", fields[:], cfg[:], has[:]) {
 		return false
 	}
@@ -81,11 +77,11 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		}
 	}
 	paused, err := f.tx.SIsMember("ql:paused_queues", qname)
-	if err != nil || paused || queueThrottled(f, qname) {
+	if err != nil || paused || queueThrottled(f, qn) {
 		return false
 	}
 	if !f.holds("ql:workers", store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
-		f.anyDue(queueKey(qname, "ttl"), math.Inf(-1)) ||
+		f.anyDue(qn.ttl, math.Inf(-1)) ||
 		!f.holds(work, store.TypeZSet) {
 		return false
 	}
@@ -124,8 +120,8 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		jids = append(jids, e.Member)
 	}
 	jobs, vals = jobs[:len(jids)], vals[:len(jids)]
-	wjobs := workerJobsKey(worker)
-	skey := "ql:s:wait:" + dayBin(f.now) + ":" + qname
+	wjobs := wn.jobs
+	skey := qn.statKey("wait", f.now)
 	for i, jid := range jids {
 		if !f.readPopJob(jid, &jobs[i]) {
 			return false
@@ -185,7 +181,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		f.applyStat(&stat)
 	}
 	f.zrem(work, jids...)
-	jobCounts.add(qname, EventPopped, uint64(len(jids)))
+	qn.counts[EventPopped].Add(uint64(len(jids)))
 
 	// {worker} with when and what set in it, in Lua's order for that table.
 	extra := `{"when":` + when + `,"what":"popped","worker":` + qworker + `}`

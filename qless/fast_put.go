@@ -26,13 +26,14 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	if len(args) < 6 || len(args)%2 != 0 {
 		return false
 	}
-	worker, qname, jid, klass := string(args[0]), string(args[1]), string(args[2]), string(args[3])
+	worker, qn, jid, klass := string(args[0]), namesOf(args[1]), string(args[2]), string(args[3])
+	qname := qn.name
 	data := args[4]
 	if !decodesTruthy(data) {
 		return false
 	}
 	delay, ok := plainNumber(args[5])
-	if !ok || capacityLimited(f, qname) || queueThrottled(f, qname) {
+	if !ok || capacityLimited(f, qname) || queueThrottled(f, qn) {
 		return false
 	}
 	var o putOptions
@@ -96,17 +97,16 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	var oldKeys [4]string
-	if has[2] && queueThrottleHeld(f, oldQueue) {
-		return false
-	}
 	if has[2] {
-		prefix := "ql:q:" + oldQueue
-		oldKeys = [4]string{prefix + "-work", prefix + "-locks", prefix + "-depends", prefix + "-scheduled"}
+		oq := namesOfString(oldQueue)
+		if queueThrottleHeld(f, oq) {
+			return false
+		}
+		oldKeys = [4]string{oq.work, oq.locks, oq.depends, oq.scheduled}
 	}
-	prefix := "ql:q:" + qname
-	target := prefix + "-work"
+	target := qn.work
 	if delay > 0 {
-		target = prefix + "-scheduled"
+		target = qn.scheduled
 	}
 	// The dependencies that hold the job back: those with a state other
 	// than complete, read before the job's own write (a job depending on
@@ -126,7 +126,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		}
 	}
 	if len(blocking) > 0 {
-		target = prefix + "-depends"
+		target = qn.depends
 		if !f.holds(key+"-dependencies", store.TypeSet) {
 			return false
 		}
@@ -216,7 +216,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	if isTracked {
 		f.publish("ql:put", jid)
 	}
-	jobCounts.add(qname, EventPut, 1)
+	qn.counts[EventPut].Add(1)
 	f.reply(jid)
 	return true
 }

@@ -31,14 +31,13 @@ func queueThrottleKey(qname string) string { return "ql:th:ql:q:" + qname }
 
 // queueThrottled reports whether qname's own throttle is set: its puts and
 // pops then go through the library, which takes and checks its locks.
-func queueThrottled(f *fastCall, qname string) bool {
-	return f.tx.Exists(queueThrottleKey(qname))
+func queueThrottled(f *fastCall, q *queueNames) bool {
+	return f.tx.Exists(q.throttle)
 }
 
 // queueThrottleHeld reports whether qname's throttle has locks or waiting
 // jobs, set or not: a job leaving qname then goes through the library,
 // which lets its lock go and the next in line back to work.
-func queueThrottleHeld(f *fastCall, qname string) bool {
-	k := queueThrottleKey(qname)
-	return f.tx.Exists(k+"-locks") || f.tx.Exists(k+"-pending")
+func queueThrottleHeld(f *fastCall, q *queueNames) bool {
+	return f.tx.Exists(q.throttleLocks) || f.tx.Exists(q.throttlePending)
 }

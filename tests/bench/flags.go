@@ -40,6 +40,8 @@ func parseFlags() (*config, error) {
 	tlsConc := fs.String("tls-conc", "50", "concurrencies of the TLS part")
 	fs.Int64Var(&cfg.bigValue, "big-value", 500_000_000, "after the table, one SET of a value of this many bytes on each server: its time, peak RSS, and RSS after DEL; 0: no such part")
 	fs.IntVar(&cfg.restartJobs, "restart-jobs", 0, "after the tables, queue this many jobs on one qlessd, restart it, and print the seconds to ready, MB/s of data file loaded and memory per job; 0: no restart part")
+	fs.IntVar(&cfg.clientRounds, "client-rounds", 3, "rounds of the client view, run and printed first: each binding's stock qless.lua and QLESS beside Redis 7.0 + the same script (put, pop1, heartbeat); 0: no client view")
+	clientConc := fs.String("client-conc", "1,50", "concurrencies of the client view")
 	fs.StringVar(&cfg.jsonPath, "json", "bench-results.json", "where to write the results as JSON")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return nil, err
@@ -58,6 +60,9 @@ func parseFlags() (*config, error) {
 		return nil, err
 	}
 	if cfg.tlsConc, err = ints(*tlsConc); err != nil {
+		return nil, err
+	}
+	if cfg.clientConc, err = ints(*clientConc); err != nil {
 		return nil, err
 	}
 	cfg.workloads, cfg.alwaysWork = words(*work), words(*alwaysWork)
@@ -94,10 +99,10 @@ func parseFlags() (*config, error) {
 			return nil, fmt.Errorf("unknown way %q", w)
 		}
 	}
-	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 {
-		return nil, fmt.Errorf("-jobs, -cell-time and -rounds must be positive")
+	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 || cfg.clientRounds < 0 {
+		return nil, fmt.Errorf("-jobs, -cell-time and -rounds must be positive, -client-rounds at least 0")
 	}
-	if (contains(cfg.servers, "redis") || cfg.tls) && cfg.redisBin == "" {
+	if (contains(cfg.servers, "redis") || cfg.tls || cfg.clientRounds > 0) && cfg.redisBin == "" {
 		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
 			return nil, fmt.Errorf("redis-server not found (install Redis 7 or pass -redis-server)")
 		}
@@ -137,5 +142,6 @@ func settings(cfg *config) map[string]any {
 		"qless_lua": cfg.qlessLua, "redis_server": cfg.redisBin,
 		"big_value": cfg.bigValue, "cluster": cfg.cluster, "cluster_concurrency": cfg.clusterConc, "cluster_workloads": cfg.clusterWork,
 		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc, "restart_jobs": cfg.restartJobs,
+		"client_rounds": cfg.clientRounds, "client_concurrency": cfg.clientConc,
 	}
 }

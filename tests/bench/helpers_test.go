@@ -192,17 +192,6 @@ func TestMedianRoundsKeepsTheMiddleRoundWhole(t *testing.T) {
 	}
 }
 
-func TestRedisLoadable(t *testing.T) {
-	build := "function table.extend(self, other)\n  x\nend\ntable.extend(jids, more)\n"
-	want := "local function table_extend(self, other)\n  x\nend\ntable_extend(jids, more)\n"
-	if got := redisLoadable(build); got != want {
-		t.Errorf("redisLoadable = %q, want %q", got, want)
-	}
-	if got := redisLoadable("return 1\n"); got != "return 1\n" {
-		t.Errorf("a script without table.extend changed: %q", got)
-	}
-}
-
 func TestClusterLinesPairWithTheSingleNode(t *testing.T) {
 	rs := []*result{
 		{Pass: "everysec", Workload: "put", Concurrency: 50, Server: "qlessd", Way: "native", JobsPerSec: 200, Calls: 1, P99Ms: 4},

@@ -43,6 +43,10 @@ type config struct {
 	bigValue int64
 	// restartJobs is the restart part's queued jobs (0: no such part).
 	restartJobs int
+	// clientRounds is the client view's round count (0: no client view),
+	// clientConc its concurrencies.
+	clientRounds int
+	clientConc   []int
 }
 
 var interrupted atomic.Bool
@@ -79,7 +83,7 @@ func run() int {
 		notes = append(notes, s)
 		fmt.Fprintln(os.Stderr, "note:", s)
 	}
-	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0 || cfg.tls || cfg.restartJobs > 0) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
+	if cfg.qlessdBin == "" && (contains(cfg.servers, "qlessd") || cfg.cluster > 0 || cfg.tls || cfg.restartJobs > 0 || cfg.clientRounds > 0) || cfg.qlessdBin == "" && cfg.ourScript == "" && contains(cfg.ways, "ours") {
 		bin, cleanup, err := buildQlessd()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -93,6 +97,15 @@ func run() int {
 	fmt.Printf("qlessd vs Redis, qless workloads on %d cores (%s); redis: %s\n", runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, redisVersion(cfg.redisBin))
 	fmt.Printf("load average at start: %s (the cores are shared: compare lines of one run, not runs)\n", loadAvg())
 	fmt.Printf("jobs per cell: up to %d, each cell capped at %s; job data: 100 bytes of JSON\n", cfg.jobs, cfg.cellTime)
+	var clientCells []*result
+	var client []*clientLine
+	if cfg.clientRounds > 0 && !stopping() {
+		fmt.Println()
+		clientCells = runClientView(cfg, note)
+		client = clientLines(clientCells)
+		printClientView(os.Stdout, client, cfg.clientRounds)
+		fmt.Println()
+	}
 	if len(cfg.servers) > 0 { // -servers "": the cluster part alone
 		for _, p := range cfg.passes {
 			c, w := cfg.conc, cfg.workloads
@@ -157,7 +170,8 @@ func run() int {
 		fmt.Printf("\nnotes:\n%s\n", indent(notes))
 	}
 	fmt.Printf("\ntotal time %s; load average at the end: %s\n", time.Since(started).Round(time.Second), loadAvg())
-	rep := report{Started: started.UTC(), Notes: notes, Results: results, BigValue: big, Cluster: cluster, TLS: tlsResults, Restart: restart, Settings: settings(cfg)}
+	rep := report{Started: started.UTC(), Notes: notes, Results: results, BigValue: big, Cluster: cluster, TLS: tlsResults, Restart: restart,
+		ClientView: client, ClientViewCells: clientCells, Settings: settings(cfg)}
 	if err := writeJSON(cfg.jsonPath, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: write json:", err)
 		return 1

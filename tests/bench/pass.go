@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/qlessd/qlessd/internal/qlessbuilds"
 )
 
 // wayOrder is the order the ways of a pass take their turn at each cell:
@@ -113,38 +115,51 @@ func startSessions(cfg *config, pass string, sources map[string]scriptSource, un
 	pinging := map[string]bool{}
 	for _, sw := range wayOrder {
 		srvKind, wayName := sw[0], sw[1]
-		label := srvKind + "/" + wayName
-		if !contains(cfg.servers, srvKind) || !contains(cfg.ways, wayName) || unavailable[label] {
+		if !contains(cfg.servers, srvKind) || !contains(cfg.ways, wayName) {
 			continue
 		}
-		src := sources[wayName]
-		if wayName != "native" && src.text == "" {
-			note("%s skipped: %s", label, src.reason)
-			unavailable[label] = true
-			continue
-		}
-		text := src.text
-		if srvKind == "redis" {
-			text = redisLoadable(text)
-		}
-		w := &way{server: srvKind, name: wayName, source: text}
-		srv, err := startServer(cfg, srvKind, pass)
-		if err == nil {
-			if err = w.prepare(srv.addr); err != nil {
-				srv.stop()
-			}
-		}
-		if err != nil {
-			note("%s skipped: %s", label, err)
-			unavailable[label] = true
+		s := startWay(cfg, pass, srvKind, wayName, sources[wayName], unavailable, note)
+		if s == nil {
 			continue
 		}
 		// ping involves no script: once per server kind and pass.
-		s := &session{cfg: cfg, w: w, srv: srv, pass: pass, pings: !pinging[srvKind]}
+		s.pings = !pinging[srvKind]
 		pinging[srvKind] = true
 		sessions = append(sessions, s)
 	}
 	return sessions
+}
+
+// startWay starts a server of srvKind and readies way wayName on it (src:
+// its script, none for native); nil when it cannot, noted once and marked
+// unavailable.
+func startWay(cfg *config, pass, srvKind, wayName string, src scriptSource, unavailable map[string]bool, note func(string, ...any)) *session {
+	label := srvKind + "/" + wayName
+	if unavailable[label] {
+		return nil
+	}
+	if wayName != "native" && src.text == "" {
+		note("%s skipped: %s", label, src.reason)
+		unavailable[label] = true
+		return nil
+	}
+	text := src.text
+	if srvKind == "redis" {
+		text = qlessbuilds.RedisLoadable(text)
+	}
+	w := &way{server: srvKind, name: wayName, source: text}
+	srv, err := startServer(cfg, srvKind, pass)
+	if err == nil {
+		if err = w.prepare(srv.addr); err != nil {
+			srv.stop()
+		}
+	}
+	if err != nil {
+		note("%s skipped: %s", label, err)
+		unavailable[label] = true
+		return nil
+	}
+	return &session{cfg: cfg, w: w, srv: srv, pass: pass}
 }
 
 // cell runs one workload at one concurrency.

@@ -36,6 +36,11 @@ type result struct {
 	Note            string   `json:"note,omitempty"`
 	// OverOneNode is a cluster line's jobs/s over qlessd's alone.
 	OverOneNode *float64 `json:"over_one_node,omitempty"`
+	// Round is a client view cell's round.
+	Round int `json:"round,omitempty"`
+	// CPUUsPerJob is the server's CPU time (user and system, every
+	// thread) per job over the cell, in microseconds, set-up excluded.
+	CPUUsPerJob float64 `json:"server_cpu_us_per_job,omitempty"`
 }
 
 func (r *result) setLatency(lat []time.Duration) {
@@ -166,6 +171,9 @@ type report struct {
 	TLS []*result `json:"tls,omitempty"`
 	// Restart is the restart part (-restart-jobs).
 	Restart *restartResult `json:"restart,omitempty"`
+	// ClientView is the client view's table, ClientViewCells its cells.
+	ClientView      []*clientLine `json:"client_view,omitempty"`
+	ClientViewCells []*result     `json:"client_view_cells,omitempty"`
 }
 
 func writeJSON(path string, rep report) error {

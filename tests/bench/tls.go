@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/qlessd/qlessd/internal/qlessbuilds"
 )
 
 // The TLS part (-tls) runs put and pop1 on qlessd and on Redis, each in
@@ -165,7 +167,7 @@ func runTLSPass(cfg *config, pass string, round int, sources map[string]scriptSo
 		}
 		w := &way{server: sw[0], name: sw[1], source: sources[sw[1]].text}
 		if kind == "redis" {
-			w.source = redisLoadable(w.source)
+			w.source = qlessbuilds.RedisLoadable(w.source)
 		}
 		s := &session{cfg: cfg, w: w, srv: srv, pass: pass}
 		sessions = append(sessions, s)

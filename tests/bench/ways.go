@@ -88,15 +88,3 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
-// redisLoadable is a qless-core build as Redis 7.0 takes it: the build
-// adds extend to the table library, which Redis 7 refuses, so the helper
-// becomes a local function (same lines, same behaviour). qlessd runs the
-// build as the binding sends it, which is how it recognises the build.
-func redisLoadable(src string) string {
-	if !strings.Contains(src, "function table.extend(self, other)") {
-		return src
-	}
-	src = strings.Replace(src, "function table.extend(self, other)", "local function table_extend(self, other)", 1)
-	return strings.ReplaceAll(src, "table.extend(", "table_extend(")
-}

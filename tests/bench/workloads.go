@@ -25,7 +25,14 @@ type session struct {
 	lastPut int
 	// lastPopRate is the pop1 cell's jobs/s, to size the pop10 cell's jobs.
 	lastPopRate float64
+	// cpuMark is the server's CPU time when the timed part of the cell
+	// began (markCPU); result takes the difference.
+	cpuMark   time.Duration
+	cpuMarked bool
 }
+
+// markCPU notes the server's CPU time as the clients start.
+func (s *session) markCPU() { s.cpuMark, s.cpuMarked = s.srv.cpuUsed() }
 
 // prefix starts the jids of one batch of puts: jidOf completes them.
 func (s *session) prefix() string {
@@ -83,6 +90,12 @@ func (s *session) result(workload string, conc int, elapsed time.Duration, recs 
 		r.CallsPerSec = float64(r.Calls) / elapsed.Seconds()
 	}
 	r.setLatency(lat)
+	if s.cpuMarked && r.Jobs > 0 {
+		if cpu, ok := s.srv.cpuUsed(); ok {
+			r.CPUUsPerJob = float64((cpu - s.cpuMark).Microseconds()) / float64(r.Jobs)
+		}
+	}
+	s.cpuMarked = false
 	return r
 }
 
@@ -97,6 +110,7 @@ const pingWay = "-"
 func (s *session) ping(conc int) *result {
 	n, deadline := int64(s.cfg.jobs), s.deadline()
 	var next atomic.Int64
+	s.markCPU()
 	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
 		for !stopping() && time.Now().Before(deadline) && next.Add(1) <= n {
 			if _, err := r.timed(c, []string{"PING"}); err != nil {
@@ -123,6 +137,7 @@ func (s *session) put(conc int) *result {
 	}
 	prefix, n, deadline := s.prefix(), int64(s.cfg.jobs), s.deadline()
 	var next atomic.Int64
+	s.markCPU()
 	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
 		for !stopping() && time.Now().Before(deadline) {
 			i := next.Add(1)
@@ -174,6 +189,7 @@ func (s *session) pop(conc, batch int) *result {
 	n, deadline := int64(s.cfg.jobs), s.deadline()
 	var claimed, popped atomic.Int64
 	count := strconv.Itoa(batch)
+	s.markCPU()
 	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
 		worker := workerName(id)
 		for !stopping() && time.Now().Before(deadline) {
@@ -233,6 +249,7 @@ func (s *session) heartbeat(conc int) *result {
 	}
 	n, deadline := int64(s.cfg.jobs), s.deadline()
 	var next atomic.Int64
+	s.markCPU()
 	elapsed, recs, err := runClients(s.srv.addr, conc, func(id int, c *conn, r *recorder) {
 		mine, worker := shares[id], workerName(id)
 		for k := 0; !stopping() && time.Now().Before(deadline); k++ {
@@ -394,6 +411,7 @@ func (s *session) footprint() *result {
 }
 
 func (s *session) failed(workload string, conc int, err error) *result {
+	s.cpuMarked = false
 	return &result{Pass: s.pass, Workload: workload, Concurrency: conc, Server: s.w.server, Way: s.w.name,
 		Note: "failed: " + firstLine(err.Error())}
 }
