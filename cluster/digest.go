@@ -69,7 +69,7 @@ func (n *Node) proposeDigest() bool {
 // the same log index. A node with writes of its own in flight (it led
 // until a moment ago) has not settled yet and skips the check.
 func (n *Node) compareDigest(index uint64, d digestEntry) {
-	if d.From == n.opts.NodeID || !n.db.ReadOnly() || !n.db.Settled() {
+	if d.From == n.opts.NodeID || !n.db.ReadOnly() || !n.db.Settled() || n.healing.Load() || index <= n.quietUntil.Load() {
 		return
 	}
 	mine := n.db.Digest()
@@ -83,4 +83,5 @@ func (n *Node) compareDigest(index uint64, d digestEntry) {
 	n.digestMismatches.Add(1)
 	n.log.Error("this node's store differs from the leader's at the same log index", "index", index, "leader", d.From,
 		"leader_digest", d.Digest, "digest", mine)
+	n.startHeal()
 }

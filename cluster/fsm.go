@@ -138,6 +138,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	}
 	n.installs.Add(1)
 	n.log.Info("installed a snapshot from the leader")
+	n.healed()
 	return nil
 }
 

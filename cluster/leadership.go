@@ -59,6 +59,10 @@ func (n *Node) lead() {
 	if n.raft.State() != raft.Leader || n.stopping() {
 		return
 	}
+	if n.healing.Load() {
+		go n.handOver() // its store is not the cluster's (heal.go)
+		return
+	}
 	n.db.SetReadOnly(false)
 	n.ready.Store(true)
 	n.closeRelays("")

@@ -31,6 +31,7 @@ import (
 type leaseTransport struct {
 	*raft.NetworkTransport
 	lease *lease
+	rpcs  chan raft.RPC // the requests raft reads (heal.go)
 }
 
 func (t *leaseTransport) AppendEntries(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
@@ -139,6 +140,9 @@ var errNotServing = errors.New("this node does not serve the cluster's writes")
 func (n *Node) readGate() error {
 	if !n.ready.Load() {
 		if n.opts.FollowerReads {
+			if n.healing.Load() {
+				return HealingError{}
+			}
 			return nil
 		}
 		return &LeaseError{Err: errNotServing}

@@ -23,6 +23,10 @@ type testHooks struct {
 	// change its store alone (QLESSD_TEST_DIVERGE_AT).
 	digestEvery time.Duration
 	divergeAt   uint64
+	// divergeCommand enables RAFT TEST-DIVERGE <key> <value>, which sets
+	// a string key in this node's store alone
+	// (QLESSD_TEST_DIVERGE_COMMAND=1).
+	divergeCommand bool
 }
 
 func readTestHooks() testHooks {
@@ -30,7 +34,7 @@ func readTestHooks() testHooks {
 	every, _ := strconv.Atoi(os.Getenv("QLESSD_TEST_DIGEST_EVERY_MS"))
 	at, _ := strconv.ParseUint(os.Getenv("QLESSD_TEST_DIVERGE_AT"), 10, 64)
 	return testHooks{stepDownDelay: time.Duration(ms) * time.Millisecond, holdBarrier: os.Getenv("QLESSD_TEST_HOLD_BARRIER") == "1",
-		digestEvery: time.Duration(every) * time.Millisecond, divergeAt: at}
+		digestEvery: time.Duration(every) * time.Millisecond, divergeAt: at, divergeCommand: os.Getenv("QLESSD_TEST_DIVERGE_COMMAND") == "1"}
 }
 
 // heldFuture is a future that never ends.
