@@ -121,6 +121,7 @@ func (n *Node) status() string {
 	field("state", strings.ToLower(n.raft.State().String()))
 	field("serving_writes", boolInt(n.ready.Load()))
 	field("read_lease", boolInt(n.ready.Load() && n.lease.current()))
+	field("lease_majority", n.lease.majority())
 	field("reads_confirmed", n.leaseWaits.Load())
 	field("reads_refused", n.leaseRefusals.Load())
 	field("leader_id", lid)

@@ -97,13 +97,14 @@ func Start(srv *server.Server, opts Options) (*Node, error) {
 	}
 	n.raftLog = &slogWriter{log: n.log}
 	n.hooks = readTestHooks()
-	n.lease = newLease(n.heartbeat()/2, n.otherVoters)
+	n.lease = newLease(n.heartbeat() / 2)
 	n.nonce.Store(rand.Uint64())
 	n.loadAddrs()
 	n.db.SetReadOnly(true)
 	if err := n.openRaft(); err != nil {
 		return nil, err
 	}
+	n.refreshVoters()
 	n.db.SetReplicator(n)
 	srv.SetDivert(n.divert)
 	srv.SetReadGate(n.readGate)
