@@ -153,6 +153,9 @@ func (n *Node) snapshotToResend(id string) (uint64, error) {
 	}
 	n.resendMu.Lock()
 	defer n.resendMu.Unlock()
+	if err := n.holdResend(); err != nil {
+		return 0, err
+	}
 	// A new entry, so that the snapshot is taken even when one was just
 	// taken.
 	if err := n.await(n.raft.Barrier(5*time.Second), 5*time.Second+n.electionBound()); err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,13 +16,17 @@ import (
 // TestClusterFollowerReinstallsAfterDigestDiffers changes one follower's
 // store behind raft's back (a test command, QLESSD_TEST_DIVERGE_COMMAND)
 // with the leader checking digests every 300 ms (a test hook): the
-// follower finds its digest differs, counts it, re-installs the leader's
-// snapshot by itself while writes go on, and ends with the leader's store
-// key by key; the other follower is left alone.
+// follower finds its digest differs, counts it, refuses its follower
+// reads with -LOADING while it waits for the leader's snapshot (held back
+// by a test hook until the test lets it go), re-installs it by itself
+// while writes go on, and ends with the leader's store key by key,
+// answering its reads from it again; the other follower is left alone.
 func TestClusterFollowerReinstallsAfterDigestDiffers(t *testing.T) {
 	t.Setenv("QLESSD_TEST_DIGEST_EVERY_MS", "300")
 	t.Setenv("QLESSD_TEST_DIVERGE_COMMAND", "1")
-	c := startCluster(t, 3)
+	gate := filepath.Join(t.TempDir(), "send-the-snapshot")
+	t.Setenv("QLESSD_TEST_RESEND_GATE", gate)
+	c := startCluster(t, 3, "--cluster-follower-reads", "yes")
 	l := c.leader(20 * time.Second)
 	var f, other *clusterNode
 	for _, n := range c.nodes {
@@ -64,6 +70,17 @@ func TestClusterFollowerReinstallsAfterDigestDiffers(t *testing.T) {
 		}
 	}()
 	waitStatus(t, f, "digest_mismatches", func(v int) bool { return v >= 1 })
+	fc := client(f.addr())
+	defer fc.Close()
+	if st := status(f); st["reinstalling"] != "1" || st["store_reinstalls"] != "0" {
+		t.Errorf("%s while the leader holds the snapshot back: %v", f.id, st)
+	}
+	if err := fc.Get(ctx, "k7").Err(); err == nil || !strings.HasPrefix(err.Error(), "LOADING this node's store differed from the leader's") {
+		t.Errorf("a follower read while %s re-installs: %v", f.id, err)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	waitStatus(t, f, "store_reinstalls", func(v int) bool { return v >= 1 })
 	close(stop)
 	if err := <-wrote; err != nil {
@@ -72,6 +89,9 @@ func TestClusterFollowerReinstallsAfterDigestDiffers(t *testing.T) {
 	c.sameStoresKeyByKey()
 	if got, _ := cl.Get(ctx, "k7").Result(); got != "7" {
 		t.Fatalf("k7 on the leader is %q", got)
+	}
+	if got, err := fc.Get(ctx, "k7").Result(); got != "7" {
+		t.Errorf("k7 read on %s after it re-installed: %q %v", f.id, got, err)
 	}
 	if st := status(other); st["digest_mismatches"] != "0" || st["store_reinstalls"] != "0" {
 		t.Errorf("%s, left alone, counts a difference or an install: %v", other.id, st)
