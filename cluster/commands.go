@@ -24,6 +24,8 @@ import (
 //	RAFT DIGEST                   a hash of this node's store, equal on nodes that applied the same entries
 //	RAFT ANNOUNCE <id> <host:port>  a follower's client address (sent by the nodes themselves)
 //	RAFT LEADER-ADD, LEADER-REMOVE  ADD and REMOVE relayed by a follower (members.go)
+//	RAFT LEADER-RESEND <id>       a snapshot for follower id to re-install (heal.go)
+//	RAFT TEST-DIVERGE <key> <value>  set a string key in this node's store alone (QLESSD_TEST_DIVERGE_COMMAND=1 only)
 func raftCommand(n *Node) *commands.Cmd {
 	return &commands.Cmd{Name: "raft", Arity: -2, Flags: commands.NoTx | commands.NoScript | commands.Loading | commands.Stale,
 		Run: func(c *commands.Ctx, args [][]byte) { n.runRaft(c, args) }}
@@ -32,7 +34,10 @@ func raftCommand(n *Node) *commands.Cmd {
 func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 	sub := strings.ToLower(string(args[1]))
 	want := map[string]int{"digest": 2, "status": 2, "members": 2, "add": 4, "remove": 3, "snapshot": 2, "announce": 4, "help": 2,
-		"leader-add": 4, "leader-remove": 3}
+		"leader-add": 4, "leader-remove": 3, "leader-resend": 3}
+	if n.hooks.divergeCommand {
+		want["test-diverge"] = 4
+	}
 	if w, ok := want[sub]; !ok || w != len(args) {
 		c.W.WriteError(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try RAFT HELP.", args[1]))
 		return
@@ -57,6 +62,14 @@ func (n *Node) runRaft(c *commands.Ctx, args [][]byte) {
 	case "add", "remove", "leader-add", "leader-remove":
 		n.changeMembers(c, sub, args)
 		return
+	case "leader-resend":
+		var upto uint64
+		if upto, err = n.snapshotToResend(string(args[2])); err == nil {
+			c.W.WriteStatus(fmt.Sprintf("OK %d", upto))
+			return
+		}
+	case "test-diverge":
+		n.db.DivergeKeyForTest(string(args[2]), string(args[3]))
 	case "snapshot":
 		err = n.await(n.raft.Snapshot(), 0)
 	case "announce":
@@ -108,6 +121,7 @@ func (n *Node) status() string {
 	field("state", strings.ToLower(n.raft.State().String()))
 	field("serving_writes", boolInt(n.ready.Load()))
 	field("read_lease", boolInt(n.ready.Load() && n.lease.current()))
+	field("lease_majority", n.lease.majority())
 	field("reads_confirmed", n.leaseWaits.Load())
 	field("reads_refused", n.leaseRefusals.Load())
 	field("leader_id", lid)
@@ -122,6 +136,8 @@ func (n *Node) status() string {
 	field("snapshots_installed", n.installs.Load())
 	field("digest_matches", n.digestMatches.Load())
 	field("digest_mismatches", n.digestMismatches.Load())
+	field("store_reinstalls", n.reinstalls.Load())
+	field("reinstalling", boolInt(n.healing.Load()))
 	n.mu.Lock()
 	relayed := len(n.relays)
 	n.mu.Unlock()
@@ -158,7 +174,7 @@ func (n *Node) writeMembers(w resp.Writer) {
 func (n *Node) replicationState() commands.ReplicationState {
 	servers := n.members()
 	st := commands.ReplicationState{ReplID: replID(servers), Offset: int64(n.raft.AppliedIndex()), Cluster: true,
-		DigestMismatches: n.digestMismatches.Load()}
+		DigestMismatches: n.digestMismatches.Load(), Reinstalls: n.reinstalls.Load()}
 	if n.ready.Load() {
 		st.Master = true
 		voters := 0

@@ -14,8 +14,9 @@ import (
 // exactly the entries before it, and compares. A follower that differs
 // logs it at error level and counts it (RAFT STATUS digest_mismatches,
 // INFO replication cluster_digest_mismatches, /metrics
-// qlessd_cluster_digest_mismatches_total). The leader's store stalls its
-// writes while it is hashed: about a second per million items.
+// qlessd_cluster_digest_mismatches_total). The store keeps its digest as
+// it is written (store/digest.go), so taking it costs nothing under its
+// lock.
 
 const digestEvery = time.Minute
 
@@ -68,10 +69,13 @@ func (n *Node) proposeDigest() bool {
 // the same log index. A node with writes of its own in flight (it led
 // until a moment ago) has not settled yet and skips the check.
 func (n *Node) compareDigest(index uint64, d digestEntry) {
-	if d.From == n.opts.NodeID || !n.db.ReadOnly() || !n.db.Settled() {
+	if d.From == n.opts.NodeID || !n.db.ReadOnly() || !n.db.Settled() || n.healing.Load() || index <= n.quietUntil.Load() {
 		return
 	}
 	mine := n.db.Digest()
+	if len(mine) != len(d.Digest) {
+		return // a leader of a version that hashed stores otherwise
+	}
 	if mine == d.Digest {
 		n.digestMatches.Add(1)
 		return
@@ -79,4 +83,5 @@ func (n *Node) compareDigest(index uint64, d digestEntry) {
 	n.digestMismatches.Add(1)
 	n.log.Error("this node's store differs from the leader's at the same log index", "index", index, "leader", d.From,
 		"leader_digest", d.Digest, "digest", mine)
+	n.startHeal()
 }

@@ -70,6 +70,10 @@ func (f *fsm) Apply(l *raft.Log) any {
 	return nil
 }
 
+// StoreConfiguration is raft's word that a configuration entry was
+// applied (raft.ConfigurationStore): the lease counts its voters.
+func (f *fsm) StoreConfiguration(index uint64, _ raft.Configuration) { f.node().refreshVoters() }
+
 // errFileGap keeps the log from being cut while the data file misses an
 // entry: a restart applies every entry after the last snapshot again,
 // the missing one included.
@@ -138,6 +142,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	}
 	n.installs.Add(1)
 	n.log.Info("installed a snapshot from the leader")
+	n.healed()
 	return nil
 }
 

@@ -39,6 +39,7 @@ func (n *Node) watch() {
 // and this node's clock has passed the last one an entry carried, so no
 // lock or expiry runs backwards across a change of leader.
 func (n *Node) lead() {
+	n.refreshVoters()
 	for {
 		err := n.await(n.barrier(10*time.Second), 15*time.Second)
 		if err == nil {
@@ -57,6 +58,10 @@ func (n *Node) lead() {
 		}
 	}
 	if n.raft.State() != raft.Leader || n.stopping() {
+		return
+	}
+	if n.healing.Load() {
+		go n.handOver() // its store is not the cluster's (heal.go)
 		return
 	}
 	n.db.SetReadOnly(false)
@@ -93,6 +98,8 @@ func (n *Node) observe(o raft.Observation) {
 	case raft.LeaderObservation:
 		n.closeRelays(string(d.LeaderID))
 		n.announceSelf()
+	case raft.PeerObservation:
+		n.refreshVoters()
 	case raft.FailedHeartbeatObservation:
 		n.mu.Lock()
 		n.online[string(d.PeerID)] = false

@@ -31,6 +31,7 @@ import (
 type leaseTransport struct {
 	*raft.NetworkTransport
 	lease *lease
+	rpcs  chan raft.RPC // the requests raft reads (heal.go)
 }
 
 func (t *leaseTransport) AppendEntries(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
@@ -45,20 +46,37 @@ func (t *leaseTransport) AppendEntries(id raft.ServerID, target raft.ServerAddre
 // lease holds, for the term this node leads, when each follower last
 // answered, and the moment (monotonic, from base) the lease runs out.
 type lease struct {
-	base   time.Time
-	dur    time.Duration
-	voters func() []raft.ServerID // the other voters (not this node)
+	base time.Time
+	dur  time.Duration
 
 	mu    sync.Mutex
 	term  uint64
 	times map[raft.ServerID]time.Time
+	// voters are the other voters (not this node) of the latest
+	// configuration, kept by setVoters as it changes: reading raft's
+	// configuration for every answer cost a copy of it each time.
+	voters []raft.ServerID
 
 	until     atomic.Int64 // ns since base; 0: no lease
 	suspended atomic.Bool  // handing leadership over: no lease
 }
 
-func newLease(dur time.Duration, voters func() []raft.ServerID) *lease {
-	return &lease{base: time.Now(), dur: dur, voters: voters, times: map[raft.ServerID]time.Time{}}
+func newLease(dur time.Duration) *lease {
+	return &lease{base: time.Now(), dur: dur, times: map[raft.ServerID]time.Time{}}
+}
+
+// setVoters makes voters (this node aside) those whose answers count.
+func (l *lease) setVoters(voters []raft.ServerID) {
+	l.mu.Lock()
+	l.voters = voters
+	l.mu.Unlock()
+}
+
+// majority is how many voters, this node included, the lease needs.
+func (l *lease) majority() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return (len(l.voters)+1)/2 + 1
 }
 
 // heard notes that follower id answered, in term, a request sent at sent.
@@ -76,7 +94,7 @@ func (l *lease) heard(id raft.ServerID, term uint64, sent time.Time) {
 	if sent.After(l.times[id]) {
 		l.times[id] = sent
 	}
-	voters := l.voters()
+	voters := l.voters
 	need := (len(voters)+1)/2 + 1 - 1 // a majority of all voters, this node aside
 	var got []time.Time
 	for _, v := range voters {
@@ -139,6 +157,9 @@ var errNotServing = errors.New("this node does not serve the cluster's writes")
 func (n *Node) readGate() error {
 	if !n.ready.Load() {
 		if n.opts.FollowerReads {
+			if n.healing.Load() {
+				return HealingError{}
+			}
 			return nil
 		}
 		return &LeaseError{Err: errNotServing}
@@ -204,6 +225,15 @@ func (n *Node) runConfirm(r *confirmRound) {
 		n.confirmMu.Unlock()
 	}
 }
+
+// refreshVoters gives the lease the voters of the latest configuration:
+// when the node starts, when it takes the lead, when the leader adds or
+// removes a peer (raft's PeerObservation) and when a configuration entry
+// is applied (fsm.StoreConfiguration, which also sees a voter's suffrage
+// change). Each change is of one server, so a majority of the
+// configuration before it and one of the configuration after it share a
+// node: a lease counted with either holds off any other leader.
+func (n *Node) refreshVoters() { n.lease.setVoters(n.otherVoters()) }
 
 // otherVoters lists the voters of the latest configuration but this node.
 func (n *Node) otherVoters() []raft.ServerID {

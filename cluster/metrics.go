@@ -11,7 +11,7 @@ import (
 func (n *Node) Stats() metrics.ClusterStats {
 	term, _ := strconv.ParseUint(n.raft.Stats()["term"], 10, 64)
 	st := metrics.ClusterStats{Leader: n.ready.Load(), Term: term, Applied: n.raft.AppliedIndex(), Commit: n.raft.CommitIndex(),
-		DigestMismatches: n.digestMismatches.Load()}
+		DigestMismatches: n.digestMismatches.Load(), Reinstalls: n.reinstalls.Load()}
 	servers := n.members()
 	st.Members = len(servers)
 	if st.Leader {

@@ -49,6 +49,13 @@ type Node struct {
 	// The leader's digests this node compared its store with (digest.go).
 	digestMatches, digestMismatches atomic.Int64
 	diverged                        atomic.Bool // QLESSD_TEST_DIVERGE_AT did its change
+	// Re-installing the leader's snapshot after a digest differed
+	// (heal.go): under way, refusing appends meanwhile, done so far, and
+	// the index up to which digests are not compared after one.
+	healing, refusing atomic.Bool
+	reinstalls        atomic.Int64
+	quietUntil        atomic.Uint64
+	resendMu          sync.Mutex // one LEADER-RESEND snapshot at a time
 
 	// The read lease (lease.go): reads that waited for a round of
 	// heartbeats, and those refused.
@@ -90,13 +97,14 @@ func Start(srv *server.Server, opts Options) (*Node, error) {
 	}
 	n.raftLog = &slogWriter{log: n.log}
 	n.hooks = readTestHooks()
-	n.lease = newLease(n.heartbeat()/2, n.otherVoters)
+	n.lease = newLease(n.heartbeat() / 2)
 	n.nonce.Store(rand.Uint64())
 	n.loadAddrs()
 	n.db.SetReadOnly(true)
 	if err := n.openRaft(); err != nil {
 		return nil, err
 	}
+	n.refreshVoters()
 	n.db.SetReplicator(n)
 	srv.SetDivert(n.divert)
 	srv.SetReadGate(n.readGate)
@@ -145,7 +153,8 @@ func (n *Node) openRaft() error {
 	if err != nil {
 		return fmt.Errorf("listen for the cluster on %s: %w", n.opts.Bind, err)
 	}
-	n.trans = &leaseTransport{NetworkTransport: tcp, lease: n.lease}
+	n.trans = &leaseTransport{NetworkTransport: tcp, lease: n.lease, rpcs: make(chan raft.RPC)}
+	go n.trans.filterRPCs(n)
 	conf := n.raftConfig()
 	had, err := raft.HasExistingState(n.logs, n.logs, n.snaps)
 	if err != nil {

@@ -23,6 +23,14 @@ type testHooks struct {
 	// change its store alone (QLESSD_TEST_DIVERGE_AT).
 	digestEvery time.Duration
 	divergeAt   uint64
+	// divergeCommand enables RAFT TEST-DIVERGE <key> <value>, which sets
+	// a string key in this node's store alone
+	// (QLESSD_TEST_DIVERGE_COMMAND=1).
+	divergeCommand bool
+	// resendGate holds the leader's answer to RAFT LEADER-RESEND until
+	// the file it names exists (QLESSD_TEST_RESEND_GATE): a follower
+	// stays re-installing meanwhile.
+	resendGate string
 }
 
 func readTestHooks() testHooks {
@@ -30,7 +38,8 @@ func readTestHooks() testHooks {
 	every, _ := strconv.Atoi(os.Getenv("QLESSD_TEST_DIGEST_EVERY_MS"))
 	at, _ := strconv.ParseUint(os.Getenv("QLESSD_TEST_DIVERGE_AT"), 10, 64)
 	return testHooks{stepDownDelay: time.Duration(ms) * time.Millisecond, holdBarrier: os.Getenv("QLESSD_TEST_HOLD_BARRIER") == "1",
-		digestEvery: time.Duration(every) * time.Millisecond, divergeAt: at}
+		digestEvery: time.Duration(every) * time.Millisecond, divergeAt: at, divergeCommand: os.Getenv("QLESSD_TEST_DIVERGE_COMMAND") == "1",
+		resendGate: os.Getenv("QLESSD_TEST_RESEND_GATE")}
 }
 
 // heldFuture is a future that never ends.
@@ -45,4 +54,23 @@ func (n *Node) barrier(timeout time.Duration) raft.Future {
 		return heldFuture{}
 	}
 	return n.raft.Barrier(timeout)
+}
+
+// holdResend waits, under QLESSD_TEST_RESEND_GATE, until the gate file
+// exists.
+func (n *Node) holdResend() error {
+	if n.hooks.resendGate == "" {
+		return nil
+	}
+	n.log.Warn("test hook: the snapshot to re-install is held until a file exists", "file", n.hooks.resendGate)
+	for {
+		if _, err := os.Stat(n.hooks.resendGate); err == nil {
+			return nil
+		}
+		select {
+		case <-n.done:
+			return errStopping
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

@@ -25,6 +25,7 @@ type ReplicationState struct {
 	// times its store was found to differ from the leader's.
 	Cluster          bool
 	DigestMismatches int64
+	Reinstalls       int64 // the leader's snapshots re-installed after a mismatch
 }
 
 // Replica is one replica, as its master sees it.
@@ -120,5 +121,6 @@ func infoReplication(c *Ctx, b *infoBuilder) {
 func clusterFields(b *infoBuilder, st ReplicationState) {
 	if st.Cluster {
 		b.field("cluster_digest_mismatches", st.DigestMismatches)
+		b.field("cluster_store_reinstalls", st.Reinstalls)
 	}
 }

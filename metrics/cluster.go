@@ -16,6 +16,9 @@ type ClusterStats struct {
 	// DigestMismatches counts the leader's store digests this node's
 	// store did not match at the same log index.
 	DigestMismatches int64
+	// Reinstalls counts the leader's snapshots this node re-installed
+	// after its store differed.
+	Reinstalls int64
 }
 
 var (
@@ -35,6 +38,8 @@ var (
 		"Seconds since this follower last heard from the leader (0 on the leader, -1 never).", nil, nil)
 	descClusterMismatches = prometheus.NewDesc("qlessd_cluster_digest_mismatches_total",
 		"Times this node's store differed from the leader's at the same log index (docs/cluster.md).", nil, nil)
+	descClusterReinstalls = prometheus.NewDesc("qlessd_cluster_store_reinstalls_total",
+		"Times this node re-installed the leader's snapshot after its store differed (docs/cluster.md).", nil, nil)
 )
 
 type clusterCollector struct{ read func() ClusterStats }
@@ -46,7 +51,7 @@ func ClusterCollector(read func() ClusterStats) prometheus.Collector { return cl
 // Describe implements prometheus.Collector.
 func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descClusterLeader, descClusterTerm, descClusterApplied, descClusterCommit,
-		descClusterMembers, descClusterOnline, descClusterContact, descClusterMismatches} {
+		descClusterMembers, descClusterOnline, descClusterContact, descClusterMismatches, descClusterReinstalls} {
 		ch <- d
 	}
 }
@@ -66,4 +71,5 @@ func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
 	}
 	ch <- prometheus.MustNewConstMetric(descClusterMismatches, prometheus.CounterValue, float64(st.DigestMismatches))
+	ch <- prometheus.MustNewConstMetric(descClusterReinstalls, prometheus.CounterValue, float64(st.Reinstalls))
 }

@@ -82,6 +82,7 @@ type DB struct {
 	unchecked bool         // the data file had records without checksums at open
 	lock      *dirLock     // the data directory's; nil for ":memory:"
 	shared    sharedMetas  // metadata of recently used keys (metashared.go)
+	items     storeDigest  // the items' share of the digest (digest.go); txMu
 	// txMu mirrors buntdb's lock (writers exclusive, readers shared) so
 	// that a failed commit can drop the caches above before anyone reads
 	// them: buntdb lets go of its lock as it returns the error.
@@ -136,7 +137,7 @@ func Open(opts Options) (*DB, error) {
 			return nil, err
 		}
 		db.unchecked = unchecked
-		db.zidx.m = sets
+		db.zidx.replace(sets) // links each index, adding its members to the digest
 		if db.jr, err = openJournal(path, db.log, link); err != nil {
 			bdb.Close()
 			db.lock.release()
@@ -146,7 +147,7 @@ func Open(opts Options) (*DB, error) {
 		db.jr.latency = &db.latency
 	}
 	db.policy.Store(int32(opts.Sync))
-	db.bdb = bdb
+	db.bdb, db.items = bdb, sumItems(bdb)
 	if err := db.loadZSets(); err != nil {
 		db.closeFiles()
 		return nil, err
@@ -341,6 +342,7 @@ func (db *DB) commit(fn func(btx *buntdb.Tx) error) (seq uint64, o *outcome, own
 		returned = true
 		return ferr
 	})
+	db.recountItemsIf(err)
 	failed = false
 	return seq, o, own, err
 }

@@ -209,11 +209,11 @@ func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
 	err := db.bdb.Update(func(btx *buntdb.Tx) error {
 		for _, r := range recs {
 			if r.op == opFlush {
-				if err := btx.DeleteAll(); err != nil {
+				if err := db.deleteAllItems(btx); err != nil {
 					return err
 				}
 				db.zidx.mu.Lock()
-				db.zidx.m = nil
+				db.zidx.replace(nil)
 				db.zidx.mu.Unlock()
 				continue
 			}
@@ -221,7 +221,7 @@ func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
 				applyMember(ix, member, r)
 				continue
 			}
-			if err := applyRecord(btx, r); err != nil {
+			if err := db.applyRecord(btx, r); err != nil {
 				return err
 			}
 			if len(r.k) >= 2 && r.k[0] == tagMeta {
@@ -232,7 +232,22 @@ func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
 		}
 		return nil
 	})
+	db.recountItemsIf(err)
 	return touched, err
+}
+
+// applyRecord applies a set, del or flush record to the store's items.
+func (db *DB) applyRecord(btx *buntdb.Tx, r record) error {
+	switch r.op {
+	case opSet:
+		_, _, err := db.setItem(btx, r.k, r.v)
+		return err
+	case opDel:
+		db.deleteItem(btx, r.k)
+	case opFlush:
+		return db.deleteAllItems(btx)
+	}
+	return nil
 }
 
 // indexedMember returns the index and the member an item key names when
@@ -298,14 +313,14 @@ func reindexZSet(db *DB, btx *buntdb.Tx, k dbKey) {
 		}
 		btx.AscendGreaterOrEqual("", mp, collect)
 		for _, ik := range items {
-			btx.Delete(ik)
+			db.deleteItem(btx, ik)
 		}
 		db.zidx.mu.Lock()
 		db.zidx.put(k, ix)
 		db.zidx.mu.Unlock()
 	case !kept && has:
 		db.zidx.mu.Lock()
-		delete(db.zidx.m, k)
+		db.zidx.del(k)
 		db.zidx.mu.Unlock()
 	}
 }

@@ -34,6 +34,16 @@ func (db *DB) Settled() bool {
 	return j == nil || j.written.Load() == j.seq.Load()
 }
 
+// DivergeKeyForTest sets string key of database 0 to value in this store
+// alone, as DivergeForTest does: for the cluster's test command
+// (QLESSD_TEST_DIVERGE_COMMAND) only.
+func (db *DB) DivergeKeyForTest(key, value string) {
+	db.txMu.Lock()
+	defer db.txMu.Unlock()
+	db.applyRecords([]record{{op: opSet, k: metaKey(0, key), v: Meta{Type: TypeString, Payload: value}.encode()}})
+	db.shared.drop()
+}
+
 // DivergeForTest changes an item of this store alone, in memory, as a
 // replica that parted from its leader would have: for the cluster's test
 // hook (QLESSD_TEST_DIVERGE) only.

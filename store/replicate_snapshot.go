@@ -1,16 +1,11 @@
 package store
 
 import (
-	"crypto/sha1"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/tidwall/buntdb"
@@ -129,11 +124,12 @@ func (db *DB) RestoreSnapshot(r io.Reader) error {
 // swapItems makes nb the store's items, their sorted sets indexed (sets:
 // the indexes loading built), and closes the old ones.
 func (db *DB) swapItems(nb *buntdb.DB, sets map[dbKey]*zindex) {
+	items := sumItems(nb) // before the lock: nb is not shared yet
 	db.txMu.Lock()
 	old := db.bdb
-	db.bdb = nb
+	db.bdb, db.items = nb, items
 	db.zidx.mu.Lock()
-	db.zidx.m = sets
+	db.zidx.replace(sets) // links each index, adding its members to the digest
 	db.zidx.mu.Unlock()
 	db.shared.drop()
 	nb.Update(func(btx *buntdb.Tx) error {
@@ -142,48 +138,4 @@ func (db *DB) swapItems(nb *buntdb.DB, sets map[dbKey]*zindex) {
 	})
 	db.txMu.Unlock()
 	old.Close()
-}
-
-// Digest is a hash of the store's contents (every item and every indexed
-// sorted-set member): nodes of a cluster that applied the same entries
-// have the same one.
-func (db *DB) Digest() string {
-	db.txMu.RLock()
-	defer db.txMu.RUnlock()
-	return db.digestLocked()
-}
-
-// digestLocked is Digest; txMu held.
-func (db *DB) digestLocked() string {
-	h := sha1.New()
-	var n [8]byte
-	put := func(s string) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		io.WriteString(h, s)
-	}
-	db.bdb.View(func(btx *buntdb.Tx) error {
-		return btx.Ascend("", func(k, v string) bool {
-			put(k)
-			put(v)
-			return true
-		})
-	})
-	keys := db.zindexKeys(func(dbKey) bool { return true })
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].db != keys[j].db {
-			return keys[i].db < keys[j].db
-		}
-		return keys[i].key < keys[j].key
-	})
-	for _, k := range keys {
-		put(dataPrefix(k.db, k.key))
-		db.zindexOf(k.db, k.key).order.Scan(func(e Entry) bool {
-			put(e.Member)
-			binary.BigEndian.PutUint64(n[:], math.Float64bits(e.Score))
-			h.Write(n[:])
-			return true
-		})
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

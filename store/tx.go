@@ -252,7 +252,7 @@ func (tx *Tx) rawGet(k string) (string, bool) {
 // rawSet reports whether k already had a value.
 func (tx *Tx) rawSet(k, v string) (replaced bool) {
 	tx.mutating()
-	old, replaced, err := tx.btx.Set(k, v, nil)
+	old, replaced, err := tx.db.setItem(tx.btx, k, v)
 	if err == nil && tx.db.jr != nil {
 		tx.db.jr.addSet(k, v, old, replaced)
 	}
@@ -271,7 +271,7 @@ func (tx *Tx) setMetaItem(mk string, m Meta) string {
 	tx.mutating()
 	open, records := len(jr.open), jr.records
 	item := jr.addSetItem(mk, m)
-	old, replaced, err := tx.btx.Set(mk, item, nil)
+	old, replaced, err := tx.db.setItem(tx.btx, mk, item)
 	if err != nil {
 		jr.open, jr.records = jr.open[:open], records
 		if open == 0 {
@@ -290,13 +290,13 @@ func (tx *Tx) rawDeleteAll() {
 	tx.mutating()
 	jr := tx.db.jr
 	if jr == nil {
-		tx.btx.DeleteAll()
+		tx.db.deleteAllItems(tx.btx)
 		return
 	}
 	// Taking it back needs every item, so they are noted first.
 	notes := len(jr.undoOpen)
 	jr.noteAllItems(tx.btx)
-	if tx.btx.DeleteAll() != nil {
+	if tx.db.deleteAllItems(tx.btx) != nil {
 		clear(jr.undoOpen[notes:])
 		jr.undoOpen = jr.undoOpen[:notes]
 		return
@@ -307,7 +307,7 @@ func (tx *Tx) rawDeleteAll() {
 // rawDelete reports whether k existed.
 func (tx *Tx) rawDelete(k string) bool {
 	tx.mutating()
-	old, err := tx.btx.Delete(k)
+	old, err := tx.db.deleteItem(tx.btx, k)
 	if err != nil {
 		return false
 	}

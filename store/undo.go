@@ -78,17 +78,17 @@ func (j *journal) noteAllItems(btx *buntdb.Tx) {
 // applyUndo takes ops back, the last one first. The caller holds the
 // store alone.
 func (db *DB) applyUndo(ops []undoOp) error {
-	return db.bdb.Update(func(btx *buntdb.Tx) error {
+	err := db.bdb.Update(func(btx *buntdb.Tx) error {
 		for i := len(ops) - 1; i >= 0; i-- {
 			op := &ops[i]
 			switch op.kind {
 			case undoItem:
 				if op.had {
-					if _, _, err := btx.Set(op.k, op.v, nil); err != nil {
+					if _, _, err := db.setItem(btx, op.k, op.v); err != nil {
 						return err
 					}
 				} else {
-					btx.Delete(op.k)
+					db.deleteItem(btx, op.k)
 				}
 			case undoMember:
 				if cur, ok := op.ix.scores[op.k]; ok {
@@ -101,17 +101,19 @@ func (db *DB) applyUndo(ops []undoOp) error {
 				k := dbKey{op.db, op.k}
 				db.zidx.mu.Lock()
 				if op.ix == nil {
-					delete(db.zidx.m, k)
+					db.zidx.del(k)
 				} else {
 					db.zidx.put(k, op.ix)
 				}
 				db.zidx.mu.Unlock()
 			case undoIndexes:
 				db.zidx.mu.Lock()
-				db.zidx.m = op.indexes
+				db.zidx.replace(op.indexes)
 				db.zidx.mu.Unlock()
 			}
 		}
 		return nil
 	})
+	db.recountItemsIf(err)
+	return err
 }

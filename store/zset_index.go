@@ -38,6 +38,12 @@ type zindex struct {
 
 	mu       sync.Mutex
 	byMember []string // members in byte order, made on demand, dropped when membership changes
+
+	// While registered: the registry, the key's member prefix and the
+	// members' share of the store's digest (digest.go).
+	reg *zindexes
+	mp  string
+	sum storeDigest
 }
 
 // dbKey names a key of one database (the registry's and tests' map key).
@@ -47,8 +53,9 @@ type dbKey struct {
 }
 
 type zindexes struct {
-	mu sync.Mutex
-	m  map[dbKey]*zindex
+	mu  sync.Mutex
+	m   map[dbKey]*zindex
+	sum storeDigest // the registered members' share of the digest; txMu
 }
 
 func entryLess(a, b Entry) bool {
@@ -71,6 +78,7 @@ func (ix *zindex) insert(member string, score float64) {
 	ix.scores[member] = score
 	ix.order.Set(Entry{Member: member, Score: score})
 	ix.byMember = nil
+	ix.noteMember(member, 0, false, score, true)
 }
 
 // rescore moves a member from old to score and returns the index's own
@@ -84,6 +92,7 @@ func (ix *zindex) rescore(member string, old, score float64) string {
 	e.Score = score
 	ix.order.Set(e)
 	ix.scores[e.Member] = score
+	ix.noteMember(e.Member, old, true, score, true)
 	return e.Member
 }
 
@@ -92,6 +101,7 @@ func (ix *zindex) remove(member string, score float64) string {
 	delete(ix.scores, member)
 	e, _ := ix.order.Delete(Entry{Member: member, Score: score})
 	ix.byMember = nil
+	ix.noteMember(member, score, true, 0, false)
 	return e.Member
 }
 
@@ -163,7 +173,30 @@ func (reg *zindexes) put(k dbKey, ix *zindex) {
 	if reg.m == nil {
 		reg.m = map[dbKey]*zindex{}
 	}
+	if old := reg.m[k]; old != nil {
+		reg.unlink(old)
+	}
 	reg.m[k] = ix
+	reg.link(k, ix)
+}
+
+// del forgets k's index; mu held.
+func (reg *zindexes) del(k dbKey) {
+	if ix := reg.m[k]; ix != nil {
+		reg.unlink(ix)
+		delete(reg.m, k)
+	}
+}
+
+// replace makes m the whole registry (nil: empty); mu held.
+func (reg *zindexes) replace(m map[dbKey]*zindex) {
+	for _, ix := range reg.m {
+		reg.unlink(ix)
+	}
+	reg.m, reg.sum = m, storeDigest{}
+	for k, ix := range m {
+		reg.link(k, ix)
+	}
 }
 
 // zindexOf returns the index of key in database db, nil for none.
@@ -181,7 +214,7 @@ func (db *DB) takeZIndex(k dbKey) *zindex {
 	if ix != nil {
 		db.jr.noteIndex(k, ix)
 	}
-	delete(db.zidx.m, k)
+	db.zidx.del(k)
 	return ix
 }
 
@@ -283,7 +316,7 @@ func (db *DB) zindexKeys(keep func(dbKey) bool) []dbKey {
 func (db *DB) dropZIndexes() {
 	db.zidx.mu.Lock()
 	db.jr.noteIndexes(db.zidx.m)
-	db.zidx.m = nil
+	db.zidx.replace(nil)
 	db.zidx.mu.Unlock()
 }
 
@@ -364,7 +397,7 @@ func (db *DB) indexZSets(btx *buntdb.Tx, upgrade bool) {
 		// file keeps them, so their items go unjournalled.
 		mp := memberPrefixOf(s.db, s.key)
 		for m := range z.index().scores {
-			btx.Delete(mp + m)
+			db.deleteItem(btx, mp+m)
 		}
 		z.Release()
 	}

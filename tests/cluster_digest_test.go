@@ -15,7 +15,8 @@ import (
 // the log every 300 ms (a test hook; a minute by default): followers whose
 // stores match count it, and once the followers change their stores alone
 // (a test hook, at log index 200) each logs the difference and counts it in
-// RAFT STATUS, INFO replication and /metrics.
+// RAFT STATUS, INFO replication and /metrics, then re-installs the
+// leader's snapshot.
 func TestClusterNodesCheckTheirStores(t *testing.T) {
 	t.Setenv("QLESSD_TEST_DIGEST_EVERY_MS", "300")
 	t.Setenv("QLESSD_TEST_DIVERGE_AT", "200")
@@ -68,6 +69,15 @@ func TestClusterNodesCheckTheirStores(t *testing.T) {
 	if st := status(l); st["digest_mismatches"] != "0" {
 		t.Errorf("the leader counts a mismatch with itself: %v", st)
 	}
+	// Both re-install the leader's snapshot (the leader commits only once
+	// one of them has) and hold the leader's store again.
+	for _, f := range followers {
+		waitStatus(t, f, "store_reinstalls", func(v int) bool { return v >= 1 })
+	}
+	if err := cl.Set(ctx, "after", 1, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.sameStoresKeyByKey()
 }
 
 // waitStatus waits until RAFT STATUS field on n satisfies ok.

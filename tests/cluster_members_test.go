@@ -12,6 +12,8 @@ import (
 // TestClusterMembersThroughAFollower adds a fourth node, then removes it,
 // each through a follower: the follower relays the change to the leader
 // and answers with its reply, as docs/cluster.md promises of "any node".
+// The leader's read lease counts the voters of each configuration: a
+// majority of 2 of 3, 3 of 4 with the fourth node, 2 again without it.
 func TestClusterMembersThroughAFollower(t *testing.T) {
 	c := startCluster(t, 3)
 	l := c.leader(20 * time.Second)
@@ -22,6 +24,7 @@ func TestClusterMembersThroughAFollower(t *testing.T) {
 			break
 		}
 	}
+	waitStatus(t, l, "lease_majority", func(v int) bool { return v == 2 })
 	n4 := c.addNode()
 	if got := statusLine(t, f.addr(), "RAFT", "ADD", n4.id, fmt.Sprintf("127.0.0.1:%d", n4.raft)); got != "+OK" {
 		t.Fatalf("RAFT ADD through follower %s: %q", f.id, got)
@@ -30,6 +33,8 @@ func TestClusterMembersThroughAFollower(t *testing.T) {
 	if m := members(t, l); !strings.Contains(m, n4.id) {
 		t.Fatalf("RAFT MEMBERS on the leader after ADD: %q", m)
 	}
+	waitStatus(t, l, "lease_majority", func(v int) bool { return v == 3 })
+	waitStatus(t, l, "read_lease", func(v int) bool { return v == 1 })
 	// A change the leader refuses comes back with the leader's words.
 	if got := statusLine(t, f.addr(), "RAFT", "ADD", "", "not-an-address"); !strings.HasPrefix(got, "-") {
 		t.Fatalf("a refused RAFT ADD through a follower: %q", got)
@@ -40,6 +45,7 @@ func TestClusterMembersThroughAFollower(t *testing.T) {
 	if m := members(t, l); strings.Contains(m, n4.id) {
 		t.Fatalf("RAFT MEMBERS on the leader after REMOVE: %q", m)
 	}
+	waitStatus(t, l, "lease_majority", func(v int) bool { return v == 2 })
 	// The relayed form is refused, not relayed again, by a node that
 	// does not lead.
 	if got := statusLine(t, f.addr(), "RAFT", "LEADER-REMOVE", n4.id); !strings.HasPrefix(got, "-ERR this node does not lead the cluster") {
