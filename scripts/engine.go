@@ -428,16 +428,26 @@ type run struct {
 
 	mu    sync.Mutex // orders a write against a kill
 	wrote bool
+
+	e *Engine
+	// A library call's look at the clock (longcall.go): redis.call made
+	// so far, and whether its host was told it runs past the limit.
+	polls uint32
+	aside bool
 }
 
 // begin tracks a run. Its done channel is made when someone first waits on
 // it (doneChan).
-func (e *Engine) begin() *run {
-	r := &run{start: time.Now()}
+func (e *Engine) begin() *run { return e.beginAt(time.Now()) }
+
+// beginAt tracks a run that started at start: a call in Go is tracked
+// once it has run for a while (longcall.go), from when it started.
+func (e *Engine) beginAt(start time.Time) *run {
+	r := &run{start: start, e: e}
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
 	e.active.Add(1)
-	e.restartPending(r.start)
+	e.restartPending(time.Now())
 	e.runMu.Unlock()
 	return r
 }
@@ -476,7 +486,8 @@ func (r *run) noteWrite() bool {
 func (r *run) wasKilled() bool { return r.stop.killed() }
 
 // IsLibraryCall reports whether EVALSHA of sha calls a registered library
-// (AliasScript): such a call always ends, so it needs no busy watch.
+// (AliasScript): such a call is not announced, and is watched while it runs
+// (longcall.go).
 func (e *Engine) IsLibraryCall(sha []byte) bool { return sha != nil && e.isAlias(sha) }
 
 // restartPending restarts the clocks of announced runs when a script
