@@ -78,7 +78,7 @@ func runFast(c *commands.Ctx, w resp.Writer, call [][]byte, switches int, e *scr
 	f := fastCalls.Get().(*fastCall)
 	*f = fastCall{c: c, w: w, tx: c.Tx, now: now, switches: switches, num: f.num[:0], json: f.json[:0]}
 	aside, _ := c.Sess.(scripts.Asider)
-	f.watch = e.WatchGo(aside)
+	f.watch = e.WatchGo(aside, c.Started())
 	done := fn(f, call[2:]) || f.halted
 	f.watch.End()
 	*f = fastCall{num: f.num[:0], json: f.json[:0]}
