@@ -33,6 +33,11 @@ func TestGoCallKilledBeforeWriting(t *testing.T) {
 	var aside asideCount
 	c := e.WatchGo(&aside, time.Time{})
 	pollUntilTracked(t, e, &c)
+	for deadline := time.Now().Add(time.Minute); aside == 0; {
+		if c.Poll() || time.Now().After(deadline) {
+			t.Fatal("the call did not step aside once past the limit")
+		}
+	}
 	killed := make(chan string)
 	go func() { killed <- e.Kill() }() // waits for the limit to pass
 	for deadline := time.Now().Add(time.Minute); !c.Poll(); {
