@@ -202,3 +202,39 @@ func running(t *testing.T, c *Raw, jid string, n int) {
 		c.Do(t, args...)
 	}
 }
+
+// SHUTDOWN NOSAVE ends the server during a long qless call that has
+// written, as during a script: what was committed before is kept, what the
+// call wrote is not.
+func TestQlessLongCallShutdownNosave(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	q := StartQlessd(t, dir)
+	c := DialRaw(t, q.Addr)
+	// The call must outlast the shutdown, which gives running commands a
+	// second to end: four times as many queues as take a second.
+	n := growUntilLong(t, c, []string{"QLESS", "queues", "5000"})
+	addQueues(t, c, n, 3*n)
+	if got := c.Do(t, "QLESS", "put", "1000", "w", "a-first", "the-job", "K", "{}", "10"); got != "$7\r\nthe-job\r\n" {
+		t.Fatalf("put: %q", got)
+	}
+	c.Do(t, "CONFIG", "SET", "lua-time-limit", "10")
+	runner, other := DialRaw(t, q.Addr), DialRaw(t, q.Addr)
+	runner.Send(t, "QLESS", "queues", "5000") // moves the job to its queue's work first
+	if got := untilBusy(t, other, "PING"); !strings.HasPrefix(got, "-BUSY") {
+		t.Fatalf("PING during the call: %q", got)
+	}
+	if got := other.Do(t, "SCRIPT", "KILL"); !strings.HasPrefix(got, "-UNKILLABLE") {
+		t.Fatalf("SCRIPT KILL: %q", got)
+	}
+	other.Send(t, "SHUTDOWN", "NOSAVE")
+	for deadline := time.Now().Add(waitTimeout); !q.Exited(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("SHUTDOWN NOSAVE did not stop the server")
+		}
+	}
+	q2 := StartQlessd(t, dir)
+	if got := DialRaw(t, q2.Addr).Do(t, "HGET", "ql:j:the-job", "state"); got != "$9\r\nscheduled\r\n" {
+		t.Errorf("the job after restart: %q", got)
+	}
+}
