@@ -506,11 +506,12 @@ func (e *Engine) restartPending(now time.Time) {
 // store lock, so a command arriving meanwhile waits for it (or gets BUSY)
 // instead of queueing on the lock behind a script that may never end. The
 // caller calls release once the script's command is over. sha is an
-// EVALSHA's script (nil for EVAL): a library's alias is not announced, as
-// a library is our own code, which always ends; while its Lua runs it is
-// registered as running like any script, so later arrivals still wait.
-// Announcing it would make every concurrent qless call wait for the one
-// before, and lose their shared commit. It returns nil then.
+// EVALSHA's script (nil for EVAL): a library's alias is not announced:
+// announcing it would make every concurrent qless call wait for the one
+// before, and lose their shared commit. While its Lua runs it is
+// registered as running like any script, so later arrivals still wait (or
+// get BUSY), and a long one is watched as longcall.go says. It returns nil
+// then.
 func (e *Engine) Announce(sha []byte) (release func()) {
 	if sha != nil && e.isAlias(sha) {
 		return nil
