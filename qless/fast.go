@@ -103,6 +103,15 @@ func (f *fastCall) stopped() bool {
 	return true
 }
 
+// stoppedAfter is stopped after going through a text of n bytes in one go.
+func (f *fastCall) stoppedAfter(n int) bool {
+	if !f.watch.Work(n >> 12) {
+		return false
+	}
+	f.halt()
+	return true
+}
+
 // writing is called where a fast path's writes begin: false when SCRIPT
 // KILL stopped the call first (as stopped).
 func (f *fastCall) writing() bool {

@@ -28,7 +28,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	}
 	worker, qname, jid, klass := string(args[0]), string(args[1]), string(args[2]), string(args[3])
 	data := args[4]
-	if !decodesTruthy(data) {
+	if !decodesTruthy(data) || f.stoppedAfter(len(data)) {
 		return false
 	}
 	delay, ok := plainNumber(args[5])

@@ -61,7 +61,7 @@ type GoCall struct {
 	aside   Asider
 	start   time.Time
 	r       *run
-	n       uint32
+	n, next int // work done, and at which the next look at the clock is
 	wrote   bool
 	stepped bool
 }
@@ -85,19 +85,25 @@ func (e *Engine) WatchGo(aside Asider, start time.Time) GoCall {
 	if start.IsZero() {
 		start = time.Now()
 	}
-	return GoCall{e: e, aside: aside, start: start}
+	return GoCall{e: e, aside: aside, start: start, next: goPollEvery}
 }
 
 // Poll is a loop point: it reports whether SCRIPT KILL has stopped the
 // call, which must then end without writing (it has written nothing: Kill
 // answers UNKILLABLE once Write was called).
-func (c *GoCall) Poll() (killed bool) {
+func (c *GoCall) Poll() (killed bool) { return c.Work(1) }
+
+// Work is Poll after n units of work: a loop point is one, and a call that
+// went through a long text in one go (decoding a huge job data) counts
+// one for every 4 KB of it, so that it looks at the clock after it.
+func (c *GoCall) Work(n int) (killed bool) {
 	if c.e == nil {
 		return false
 	}
-	if c.n++; c.n%goPollEvery != 0 {
+	if c.n += n; c.n < c.next {
 		return c.r != nil && c.r.wasKilled()
 	}
+	c.next = c.n + goPollEvery
 	return c.look()
 }
 
