@@ -43,7 +43,7 @@ TEST_STEPS := vet staticcheck unit e2e e2e-goroutines e2e-two-loops fuzz
 MODE_TEST_NAMES := TestEventLoop TestBlocking TestListsBlocking TestZSetsBlockingPop \
 	TestQlessBPop TestQlessThrottleWakesBPop TestPubSub TestSlowSubscriber TestMulti TestWatch \
 	TestScriptingBusy TestScriptingPastLimit TestScriptingShutdownNosave TestScriptingShortScripts \
-	TestScriptingNoTimeLimit TestScriptingKill TestScriptingUnkillable \
+	TestScriptingNoTimeLimit TestScriptingKill TestScriptingUnkillable TestQlessLongCall \
 	TestProtocol TestClientQueryBufferLimit TestAnnouncedBulk TestHugeMultibulk \
 	TestClientDifferential TestClientReply TestClientListAndKill TestMaxClients TestIdleTimeout TestOnDisconnect TestManyConnections \
 	TestObserveMonitor TestObserveStalledMonitor TestCrossProtocol TestBigValues

@@ -106,7 +106,7 @@ var configParams = []ConfigParam{
 	{Name: "lua-readonly-tables", Default: "no", Kind: KindBool,
 		Help: "make Lua's standard library tables read-only as Redis 7.0 does (stock qless-core then fails)"},
 	{Name: "lua-time-limit", Default: "5000", Kind: KindInt, Max: math.MaxInt64, Mutable: true,
-		Help: "milliseconds a script runs before other clients get BUSY (0: no limit)"},
+		Help: "milliseconds a script or qless call runs before other clients get BUSY (0: no limit)"},
 	{Name: "maxclients", Default: "10000", Kind: KindInt, Min: 1, Max: math.MaxUint32, Mutable: true,
 		Help: "maximum simultaneous clients"},
 	{Name: "native-client-scripts", Default: "yes", Kind: KindBool,

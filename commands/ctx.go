@@ -62,7 +62,18 @@ type Ctx struct {
 	Undelivered func()
 
 	published []Message
-	tap       errTap // see Dispatch
+	tap       errTap        // see Dispatch
+	started   time.Duration // see Started
+}
+
+// Started is when the command began to run, by the clock that times it for
+// INFO commandstats (so it costs no reading of its own); the zero time when
+// it was not run by Dispatch.
+func (c *Ctx) Started() time.Time {
+	if c.started == 0 {
+		return time.Time{}
+	}
+	return clockBase.Add(c.started)
 }
 
 // CanBlock reports whether a blocking command may wait instead of replying
@@ -121,6 +132,7 @@ func (t *Table) run(c *Ctx, cmd *Cmd, args [][]byte) {
 		t.Observe.Before(c, cmd, args)
 	}
 	start := sinceBase()
+	c.started = start
 	cmd.Run(c, args)
 	d := sinceBase() - start
 	if reads {

@@ -170,3 +170,12 @@ func WritableHostCtx(h scripts.Host) (*Ctx, bool) {
 	}
 	return sh.c, true
 }
+
+// StepAside implements scripts.Asider: a library call run for the caller
+// is past lua-time-limit, and the caller's connection is told (the event
+// loop serving it then lets others be answered BUSY).
+func (h *scriptHost) StepAside() {
+	if a, ok := h.c.Sess.(scripts.Asider); ok {
+		a.StepAside()
+	}
+}

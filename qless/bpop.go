@@ -115,7 +115,7 @@ func runBPop(c *commands.Ctx, call [][]byte, e *scripts.Engine) {
 // the error it replied.
 func popInto(c *commands.Ctx, e *scripts.Engine, call [][]byte) ([]json.RawMessage, string) {
 	var rec resp.Recorder
-	if !runFast(c, &rec, call, switchesAll) {
+	if !runFast(c, &rec, call, switchesAll, e) {
 		e.CallLibrary(commands.ScriptHost(c, false), libName, call, &rec)
 	}
 	v := rec.Value()

@@ -35,10 +35,10 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 	if err := e.RegisterLibraryWith(libName, "\n\n"+Library(), natives); err != nil {
 		return err
 	}
-	native := []nativeScript{{sha: SHA(), stats: e.AliasScript(SHA(), libName, aliasFast(switchesAll))}}
+	native := []nativeScript{{sha: SHA(), stats: e.AliasScript(SHA(), libName, aliasFast(switchesAll, e))}}
 	if opts.NativeClientScripts {
 		for _, p := range Profiles {
-			native = append(native, nativeScript{p, p.SHA, e.AliasStock(p.SHA, libName, p.switches, aliasFast(p.switches), phraseLate)})
+			native = append(native, nativeScript{p, p.SHA, e.AliasStock(p.SHA, libName, p.switches, aliasFast(p.switches, e), phraseLate)})
 		}
 	}
 	t.AddInfoSectionTx("qless", func(tx *store.Tx, field func(string, any)) {
@@ -63,7 +63,7 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 				serve(c, call, e)
 				return
 			}
-			if runFast(c, c.W, call, switchesAll) {
+			if runFast(c, c.W, call, switchesAll, e) {
 				return
 			}
 			e.CallLibrary(commands.ScriptHost(c, false), libName, call, c.W)
@@ -84,9 +84,9 @@ func clockNow() []byte {
 
 // aliasFast offers an EVALSHA of a script served natively to the fast
 // paths, as a build with the given switches behaves.
-func aliasFast(switches int) scripts.AliasFast {
+func aliasFast(switches int, e *scripts.Engine) scripts.AliasFast {
 	return func(h scripts.Host, argv [][]byte, w resp.Writer) bool {
 		c, ok := commands.WritableHostCtx(h)
-		return ok && runFast(c, w, argv, switches)
+		return ok && runFast(c, w, argv, switches, e)
 	}
 }

@@ -49,6 +49,11 @@ type fastCall struct {
 	historyLimit float64
 	num          []byte // scratch for number arguments
 	json         []byte // scratch for normalized job data
+	// watch tracks a call that runs long for BUSY and SCRIPT KILL
+	// (scripts/longcall.go); halted: SCRIPT KILL stopped the call, whose
+	// reply is written.
+	watch  scripts.GoCall
+	halted bool
 }
 
 // fastCalls recycles fastCall values with their scratch: one escaped to
@@ -56,8 +61,9 @@ type fastCall struct {
 var fastCalls = sync.Pool{New: func() any { return new(fastCall) }}
 
 // runFast runs call (function, now, args...) through its fast path, as a
-// build with the given switches would, and reports whether it did.
-func runFast(c *commands.Ctx, w resp.Writer, call [][]byte, switches int) bool {
+// build with the given switches would, and reports whether it did; e
+// watches it while it runs.
+func runFast(c *commands.Ctx, w resp.Writer, call [][]byte, switches int, e *scripts.Engine) bool {
 	if len(call) < 2 || fastOff.Load() {
 		return false
 	}
@@ -71,7 +77,10 @@ func runFast(c *commands.Ctx, w resp.Writer, call [][]byte, switches int) bool {
 	}
 	f := fastCalls.Get().(*fastCall)
 	*f = fastCall{c: c, w: w, tx: c.Tx, now: now, switches: switches, num: f.num[:0], json: f.json[:0]}
-	done := fn(f, call[2:])
+	aside, _ := c.Sess.(scripts.Asider)
+	f.watch = e.WatchGo(aside, c.Started())
+	done := fn(f, call[2:]) || f.halted
+	f.watch.End()
 	*f = fastCall{num: f.num[:0], json: f.json[:0]}
 	fastCalls.Put(f)
 	if !done {
@@ -81,6 +90,45 @@ func runFast(c *commands.Ctx, w resp.Writer, call [][]byte, switches int) bool {
 		fastTaken(string(call[0]))
 	}
 	return true
+}
+
+// stopped is a loop point of a fast path's checks: it reports whether
+// SCRIPT KILL stopped the call, having written its reply; the path then
+// returns false, as the call is over.
+func (f *fastCall) stopped() bool {
+	if !f.watch.Poll() {
+		return false
+	}
+	f.halt()
+	return true
+}
+
+// stoppedAfter is stopped after going through a text of n bytes in one go.
+func (f *fastCall) stoppedAfter(n int) bool {
+	if !f.watch.Work(n >> 12) {
+		return false
+	}
+	f.halt()
+	return true
+}
+
+// writing is called where a fast path's writes begin: false when SCRIPT
+// KILL stopped the call first (as stopped).
+func (f *fastCall) writing() bool {
+	if f.watch.Write() {
+		return true
+	}
+	f.halt()
+	return false
+}
+
+// tick is a loop point among a fast path's writes, where it can no longer
+// be stopped.
+func (f *fastCall) tick() { f.watch.Poll() }
+
+func (f *fastCall) halt() {
+	f.halted = true
+	f.w.WriteError(scripts.ErrKilled)
 }
 
 // plainNumber parses text Lua's tonumber reads as the same float64 that

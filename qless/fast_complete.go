@@ -108,6 +108,9 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	}
 
 	// Checked: from here on the Lua's writes, in its order.
+	if !f.writing() {
+		return false
+	}
 	f.leaveQueue(&c)
 	if f.hears("ql:log") {
 		f.c.Publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
@@ -117,6 +120,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	if len(expired) > 0 {
 		jids := make([]string, len(expired))
 		for i, old := range expired {
+			f.tick()
 			for _, tag := range old.tags {
 				f.zrem("ql:t:"+tag, old.jid)
 				f.zincrby("ql:tags", -1, tag)
@@ -192,7 +196,7 @@ func (f *fastCall) planRelease(jid, dkey string, expired []expiredJob) ([]releas
 	}
 	out := make([]releasedJob, len(members))
 	for i, j := range members {
-		if j == jid {
+		if j == jid || f.stopped() {
 			return nil, false
 		}
 		for _, e := range expired {
@@ -249,6 +253,7 @@ func (f *fastCall) applyRelease(jid, dkey string, released []releasedJob) {
 		return
 	}
 	for _, r := range released {
+		f.tick()
 		key := "ql:j:" + r.jid
 		f.tx.SRem(key+"-dependencies", jid)
 		if !r.free || !r.hasQueue {
@@ -289,6 +294,9 @@ func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, p
 	}
 
 	// Checked: from here on the Lua's writes, in its order.
+	if !f.writing() {
+		return false
+	}
 	f.leaveQueue(c)
 	qnext := jsonString(nextq)
 	if f.hears("ql:log") {
@@ -374,7 +382,7 @@ func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText stri
 	for i, old := range drop {
 		var tags [1]string
 		var has [1]bool
-		if !f.hmget("ql:j:"+old, fieldsTags, tags[:], has[:]) {
+		if f.stopped() || !f.hmget("ql:j:"+old, fieldsTags, tags[:], has[:]) {
 			return nil, false
 		}
 		out[i].jid = old

@@ -38,7 +38,7 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	data, hasData := "", len(args) == 3
 	if hasData {
 		f.json, ok = normalizeJSON(f.json, view(args[2]))
-		if !ok {
+		if !ok || f.stoppedAfter(len(args[2])) {
 			return false
 		}
 		data = view(f.json)

@@ -123,7 +123,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	wjobs := wn.jobs
 	skey := qn.statKey("wait", f.now)
 	for i, jid := range jids {
-		if !f.readPopJob(jid, &jobs[i]) {
+		if f.stopped() || !f.readPopJob(jid, &jobs[i]) {
 			return false
 		}
 		vals[i] = f.now - jobs[i].started
@@ -139,6 +139,9 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	}
 
 	// Checked: from here on the Lua's writes, in its order.
+	if !f.writing() {
+		return false
+	}
 	f.zadd("ql:workers", f.now, worker)
 	if len(due) > 0 {
 		// check_scheduled: the due jobs become work.
@@ -160,6 +163,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	stamp := fixed20(f.now)
 	expText := f.number(expires)
 	for i := range jobs {
+		f.tick()
 		j := &jobs[i]
 		key := j.key
 		j.trimmed = !f.historyAppend(j.hkey, entry)

@@ -29,7 +29,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	worker, qn, jid, klass := string(args[0]), namesOf(args[1]), string(args[2]), string(args[3])
 	qname := qn.name
 	data := args[4]
-	if !decodesTruthy(data) {
+	if !decodesTruthy(data) || f.stoppedAfter(len(data)) {
 		return false
 	}
 	delay, ok := plainNumber(args[5])
@@ -115,7 +115,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	for _, d := range depends {
 		var st [1]string
 		var hs [1]bool
-		if d == jid || !f.hmget("ql:j:"+d, fieldsState, st[:], hs[:]) {
+		if f.stopped() || d == jid || !f.hmget("ql:j:"+d, fieldsState, st[:], hs[:]) {
 			return false
 		}
 		if hs[0] && st[0] != "complete" {
@@ -155,13 +155,16 @@ func fastPut(f *fastCall, args [][]byte) bool {
 			return false
 		}
 		for _, tag := range tags {
-			if !f.holds("ql:t:"+tag, store.TypeZSet) {
+			if f.stopped() || !f.holds("ql:t:"+tag, store.TypeZSet) {
 				return false
 			}
 		}
 	}
 
 	// Checked: from here on the Lua's writes, in its order.
+	if !f.writing() {
+		return false
+	}
 	qjson := jsonString(qname)
 	if f.hears("ql:log") {
 		f.c.Publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"put","queue":`+qjson+`}`)
@@ -184,6 +187,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		f.zrem("ql:completed", jid)
 	}
 	for _, tag := range tags {
+		f.tick()
 		f.zadd("ql:t:"+tag, f.now, jid)
 		f.zincrby("ql:tags", 1, tag)
 	}
@@ -196,6 +200,7 @@ func fastPut(f *fastCall, args [][]byte) bool {
 		"retries", f.number(retries), "remaining", f.number(retries),
 		"time", fixed20(f.now))
 	for _, d := range blocking {
+		f.tick()
 		f.tx.SAdd("ql:j:"+d+"-dependents", jid)
 		f.tx.SAdd(key+"-dependencies", d)
 	}

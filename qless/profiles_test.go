@@ -69,7 +69,7 @@ func (s *diffSide) aliasStandIn(t *testing.T, switches int) string {
 	t.Helper()
 	body := Script() + "-- stand-in for a client's build\n"
 	sha := scripts.SHA1([]byte(body))
-	s.standIn = s.engine.AliasStock(sha, libName, switches, aliasFast(switches), phraseLate)
+	s.standIn = s.engine.AliasStock(sha, libName, switches, aliasFast(switches, s.engine), phraseLate)
 	if v, _ := s.do(t, "script", "load", body); v.Str != sha {
 		t.Fatalf("SCRIPT LOAD replied %v", v)
 	}

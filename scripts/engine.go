@@ -428,16 +428,26 @@ type run struct {
 
 	mu    sync.Mutex // orders a write against a kill
 	wrote bool
+
+	e *Engine
+	// A library call's look at the clock (longcall.go): redis.call made
+	// so far, and whether its host was told it runs past the limit.
+	polls uint32
+	aside bool
 }
 
 // begin tracks a run. Its done channel is made when someone first waits on
 // it (doneChan).
-func (e *Engine) begin() *run {
-	r := &run{start: time.Now()}
+func (e *Engine) begin() *run { return e.beginAt(time.Now()) }
+
+// beginAt tracks a run that started at start: a call in Go is tracked
+// once it has run for a while (longcall.go), from when it started.
+func (e *Engine) beginAt(start time.Time) *run {
+	r := &run{start: start, e: e}
 	e.runMu.Lock()
 	e.running[r] = struct{}{}
 	e.active.Add(1)
-	e.restartPending(r.start)
+	e.restartPending(time.Now())
 	e.runMu.Unlock()
 	return r
 }
@@ -476,7 +486,8 @@ func (r *run) noteWrite() bool {
 func (r *run) wasKilled() bool { return r.stop.killed() }
 
 // IsLibraryCall reports whether EVALSHA of sha calls a registered library
-// (AliasScript): such a call always ends, so it needs no busy watch.
+// (AliasScript): such a call is not announced, and is watched while it runs
+// (longcall.go).
 func (e *Engine) IsLibraryCall(sha []byte) bool { return sha != nil && e.isAlias(sha) }
 
 // restartPending restarts the clocks of announced runs when a script
@@ -495,11 +506,12 @@ func (e *Engine) restartPending(now time.Time) {
 // store lock, so a command arriving meanwhile waits for it (or gets BUSY)
 // instead of queueing on the lock behind a script that may never end. The
 // caller calls release once the script's command is over. sha is an
-// EVALSHA's script (nil for EVAL): a library's alias is not announced, as
-// a library is our own code, which always ends; while its Lua runs it is
-// registered as running like any script, so later arrivals still wait.
-// Announcing it would make every concurrent qless call wait for the one
-// before, and lose their shared commit. It returns nil then.
+// EVALSHA's script (nil for EVAL): a library's alias is not announced:
+// announcing it would make every concurrent qless call wait for the one
+// before, and lose their shared commit. While its Lua runs it is
+// registered as running like any script, so later arrivals still wait (or
+// get BUSY), and a long one is watched as longcall.go says. It returns nil
+// then.
 func (e *Engine) Announce(sha []byte) (release func()) {
 	if sha != nil && e.isAlias(sha) {
 		return nil

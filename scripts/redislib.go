@@ -114,8 +114,8 @@ func (s *state) redisCall(L *lua.LState, raiseErr bool) int {
 	if s.host == nil {
 		return fail("redis.call is not available here")
 	}
-	if s.lib && s.cur != nil && s.cur.wasKilled() {
-		L.RaiseError(errScriptKilled)
+	if s.lib && s.cur != nil {
+		s.pollLibrary(L)
 	}
 	known, write := s.host.Lookup(args[0])
 	if known && write && s.noWrites {

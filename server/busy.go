@@ -14,7 +14,8 @@ type BusyFunc func() (done <-chan struct{}, busyAt time.Time)
 // SetBusyCheck installs the script engine's BusyFunc and its Announce,
 // which registers a script command before it takes the store lock and
 // returns what to call once it is over, or nil when it registered nothing
-// (a library's call, which always ends). Call it before Start.
+// (a library's call, watched while it runs instead: scripts/longcall.go).
+// Call it before Start.
 func (s *Server) SetBusyCheck(f BusyFunc, announce func(sha []byte) (release func())) {
 	s.busyCheck, s.announce = f, announce
 }
@@ -27,12 +28,14 @@ func (s *Server) SetScriptTimeLimit(set func(time.Duration)) { s.setTimeLimit = 
 // the engine's ceiling. Call it before Start.
 func (s *Server) SetScriptMemoryLimit(set func(int64)) { s.setMaxMemory = set }
 
-// SetLibraryCalls tells which EVALSHA digests call a library, whose calls
-// always end: they need no BUSY for others. Call it before Start.
+// SetLibraryCalls tells which EVALSHA digests call a library. Such calls
+// are not announced, nor stepped away for in advance: they run as QLESS
+// does, and once one is past lua-time-limit it says so (StepAside), so that
+// others get BUSY. Call it before Start.
 func (s *Server) SetLibraryCalls(isLibrary func(sha []byte) bool) { s.isLibrary = isLibrary }
 
-// runsLong reports whether a command runs a script that may run past
-// lua-time-limit: any but a library's call.
+// runsLong reports whether a command runs a script that is announced and
+// stepped away for in advance: any but a library's call.
 func (s *Server) runsLong(cmd *commands.Cmd, args [][]byte) bool {
 	return commands.RunsScript(cmd) && !(s.isLibrary != nil && s.isLibrary(commands.ScriptSHA(cmd, args)))
 }

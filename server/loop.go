@@ -52,6 +52,10 @@ type eventLoop struct {
 	scriptsOn *loopConn      // the connection the loop is away with, if any
 	standBy   *time.Timer    // starts the stand-in once a script is past its limit
 	standDone sync.WaitGroup // one per step away: done when no stand-in runs for it
+	// runningOn is the connection whose command runNext runs; aside: the
+	// loop stepped away during it, for a long library call (stepAside).
+	runningOn *loopConn
+	aside     bool
 
 	mu       sync.Mutex // guards what other goroutines hand the loop
 	incoming []*loopConn

@@ -69,15 +69,47 @@ func (lp *eventLoop) stepBack() {
 	lp.scriptsOn = nil
 }
 
-// runNext runs lc's next command, a script with a stand-in ready.
+// runNext runs lc's next command, a script with a stand-in ready; any
+// other steps away only if it turns out to be a library call past the time
+// limit (stepAside).
 func (lp *eventLoop) runNext(lc *loopConn) {
-	if !lc.cmds[0].script {
+	lp.runningOn = lc
+	if lc.cmds[0].script {
+		lp.stepAway(lc)
 		lp.runOne(lc)
+		lp.stepBack()
+	} else {
+		lp.runOne(lc)
+	}
+	lp.runningOn = nil
+	if lp.aside {
+		lp.aside = false
+		lp.stepBack()
+	}
+}
+
+// StepAside implements scripts.Asider: a library call that the session's
+// command runs (QLESS, EVALSHA of a qless script served natively) is past
+// lua-time-limit. Such calls are not stepped away for in advance, as
+// scripts are, which would cost every short one; the loop steps away now,
+// so that a stand-in answers its other connections BUSY, as for a script.
+// A connection served by a goroutine of its own needs nothing: the others
+// are served by their own goroutines or loops, which see the call running.
+func (s *session) StepAside() {
+	if s.own != nil || s.lc == nil {
+		return
+	}
+	s.lc.lp.stepAside(s.lc)
+}
+
+// stepAside steps away for lc's running command, unless the loop is away
+// already (or is not running lc's command: a stand-in's run).
+func (lp *eventLoop) stepAside(lc *loopConn) {
+	if lp.isAway.Load() || lp.runningOn != lc {
 		return
 	}
 	lp.stepAway(lc)
-	lp.runOne(lc)
-	lp.stepBack()
+	lp.aside = true
 }
 
 // standIn serves the loop's connections while the loop is away.
