@@ -81,32 +81,50 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 	return lp, nil
 }
 
-// startLoops starts the event loops and the goroutine that accepts for
-// them, each new connection going to the next loop in turn.
-func (s *Server) startLoops(ln net.Listener) error {
+// makeLoops makes the event loops, before any listener hands them a
+// connection.
+func (s *Server) makeLoops() error {
 	n := max(s.cfg.EventLoops, 1)
 	for range n {
 		lp, err := newEventLoop(s)
 		if err != nil {
-			for _, lp := range s.loops {
-				lp.p.close()
-			}
+			s.dropLoops()
 			s.loops = nil
 			return err
 		}
 		s.loops = append(s.loops, lp)
 	}
+	return nil
+}
+
+// dropLoops forgets loops made and not run; a connection handed to one
+// late (its handshake was under way) is dropped.
+func (s *Server) dropLoops() {
+	for _, lp := range s.loops {
+		lp.mu.Lock()
+		lp.stopping = true
+		lp.p.close()
+		lp.mu.Unlock()
+		lp.closeRing()
+	}
+}
+
+// runLoops runs the event loops and, for the plain port (ln; nil when
+// only TLS is served), the goroutine that accepts for them, each new
+// connection going to the next loop in turn.
+func (s *Server) runLoops(ln net.Listener) {
 	for _, lp := range s.loops {
 		go lp.run()
 	}
-	go s.acceptLoop(ln, s.take)
+	if ln != nil {
+		go s.acceptLoop(ln, s.take)
+	}
 	go func() {
 		for _, lp := range s.loops {
 			<-lp.done
 		}
 		s.served <- nil
 	}()
-	return nil
 }
 
 // EventLoops returns how many event loops serve connections: 0 when each

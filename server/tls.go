@@ -50,8 +50,8 @@ func (s *Server) listenTLS(drained chan struct{}) error {
 	conf := s.cfg.TLS.ServerConfig()
 	go func() {
 		s.acceptLoop(s.tlsLn, func(c net.Conn) { s.take(newTLSConn(c, conf)) })
-		if s.ln == nil {
-			s.served <- nil // TLS only: this is the accepting goroutine close waits for
+		if s.ln == nil && len(s.loops) == 0 {
+			s.served <- nil // TLS only, without loops: this is the accepting goroutine close waits for
 		}
 	}()
 	return nil
