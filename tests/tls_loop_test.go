@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +152,73 @@ func TestTLSLoopServesLikeRedis(t *testing.T) {
 	}
 	if got["qlessd"] != got["redis-server"] {
 		t.Errorf("over TLS, qlessd:\n%q\nredis-server 7.0:\n%q", got["qlessd"], got["redis-server"])
+	}
+}
+
+// A TLS 1.3 key update from the client (openssl s_client's K: update, and
+// ask the server to update too; k: update only) leaves the session working,
+// and the server answers K with a key update of its own, as redis-server
+// 7.0 does.
+func TestTLSLoopKeyUpdate(t *testing.T) {
+	p := newPKI(t)
+	pair := startTLSPair(t, p)
+	for _, srv := range []struct{ who, addr string }{{"redis-server", pair.rTLS}, {"qlessd", pair.qTLS}} {
+		cmd := exec.Command("openssl", "s_client", "-connect", srv.addr, "-CAfile", p.caFile, "-cert", p.file("client.crt"),
+			"-key", p.file("client.key"), "-tls1_3", "-no_ign_eof", "-msg")
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, w := io.Pipe()
+		cmd.Stdout, cmd.Stderr = w, w
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("openssl s_client: %v", err)
+		}
+		lines := make(chan string, 1000)
+		go func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		serverUpdates := 0
+		until := func(want string) {
+			t.Helper()
+			deadline := time.After(waitTimeout)
+			for {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						t.Fatalf("%s: s_client ended before %q", srv.who, want)
+					}
+					if strings.HasPrefix(l, "<<< ") && strings.HasSuffix(l, "KeyUpdate") {
+						serverUpdates++
+					}
+					if strings.HasSuffix(l, want) {
+						return
+					}
+				case <-deadline:
+					t.Fatalf("%s: no %q from s_client", srv.who, want)
+				}
+			}
+		}
+		io.WriteString(in, "ECHO one\r\n")
+		until("one")
+		// s_client takes a letter only at the start of what it reads at once.
+		io.WriteString(in, "K\n")
+		until("KeyUpdate") // its own, sent
+		io.WriteString(in, "ECHO two\r\n")
+		until("two")
+		io.WriteString(in, "k\n")
+		until("KeyUpdate")
+		io.WriteString(in, "ECHO three\r\n")
+		until("three")
+		in.Close()
+		cmd.Wait()
+		w.Close()
+		if serverUpdates != 1 {
+			t.Errorf("%s: the server sent %d key updates; want 1 (for K)", srv.who, serverUpdates)
+		}
 	}
 }
