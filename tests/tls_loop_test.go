@@ -183,6 +183,7 @@ func TestTLSLoopKeyUpdate(t *testing.T) {
 			close(lines)
 		}()
 		serverUpdates := 0
+		var seen []string // the last lines, for a failure's message
 		until := func(want string) {
 			t.Helper()
 			deadline := time.After(waitTimeout)
@@ -192,6 +193,7 @@ func TestTLSLoopKeyUpdate(t *testing.T) {
 					if !ok {
 						t.Fatalf("%s: s_client ended before %q", srv.who, want)
 					}
+					seen = append(seen[max(len(seen)-30, 0):], l)
 					if strings.HasPrefix(l, "<<< ") && strings.HasSuffix(l, "KeyUpdate") {
 						serverUpdates++
 					}
@@ -199,7 +201,7 @@ func TestTLSLoopKeyUpdate(t *testing.T) {
 						return
 					}
 				case <-deadline:
-					t.Fatalf("%s: no %q from s_client", srv.who, want)
+					t.Fatalf("%s: no %q from s_client; its last lines:\n%s", srv.who, want, strings.Join(seen, "\n"))
 				}
 			}
 		}
