@@ -17,7 +17,7 @@ func connClosed(c net.Conn) bool {
 	if err != nil {
 		return true
 	}
-	if _, ok := c.(tlsConn); ok {
+	if lc, ok := c.(*loopConn); ok && lc.tls != nil || IsTLS(c) {
 		return peerShutDown(raw)
 	}
 	closed := false

@@ -28,12 +28,23 @@ func (s *Server) take(c net.Conn) {
 func (s *Server) Adopt(c net.Conn) { s.adopt(c, false) }
 
 func (s *Server) adopt(c net.Conn, replica bool) {
-	if len(s.loops) > 0 && !IsTLS(c) {
-		n := s.nextLoop.Add(1)
-		s.loops[int(n)%len(s.loops)].adopt(c, replica)
+	if len(s.loops) == 0 {
+		go s.serveConn(c, replica)
 		return
 	}
-	go s.serveConn(c, replica)
+	lp := s.loops[int(s.nextLoop.Add(1))%len(s.loops)]
+	if !IsTLS(c) {
+		lp.adopt(c, replica)
+		return
+	}
+	// The handshake blocks: the loop takes the connection once it is done.
+	go func() {
+		if !s.handshake(c) {
+			c.Close()
+			return
+		}
+		lp.adopt(c, replica)
+	}()
 }
 
 // DropClients closes every client connection.

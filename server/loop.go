@@ -34,6 +34,8 @@ type eventLoop struct {
 	batch  loopBatch
 	refuse bool        // the store refused a batch this turn: run the rest alone
 	toRead []*loopConn // the turn's readable connections, read together
+	// tlsMore are TLS clients the next turn reads whatever the poller says
+	tlsMore []*loopConn
 
 	// ring does the turn's reads and writes in a call each (loop_ring.go);
 	// nil where io_uring is missing, off, or failed.
@@ -42,6 +44,7 @@ type eventLoop struct {
 	ringRes   []int32
 	ringAsked []int
 	ringSend  []*loopConn
+	ringPlain []*loopConn // the turn's plain readable connections
 
 	// own is held by whoever serves the loop's connections: the loop's
 	// goroutine, except while it is away (running a script, or waiting
@@ -82,32 +85,50 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 	return lp, nil
 }
 
-// startLoops starts the event loops and the goroutine that accepts for
-// them, each new connection going to the next loop in turn.
-func (s *Server) startLoops(ln net.Listener) error {
+// makeLoops makes the event loops, before any listener hands them a
+// connection.
+func (s *Server) makeLoops() error {
 	n := max(s.cfg.EventLoops, 1)
 	for range n {
 		lp, err := newEventLoop(s)
 		if err != nil {
-			for _, lp := range s.loops {
-				lp.p.close()
-			}
+			s.dropLoops()
 			s.loops = nil
 			return err
 		}
 		s.loops = append(s.loops, lp)
 	}
+	return nil
+}
+
+// dropLoops forgets loops made and not run; a connection handed to one
+// late (its handshake was under way) is dropped.
+func (s *Server) dropLoops() {
+	for _, lp := range s.loops {
+		lp.mu.Lock()
+		lp.stopping = true
+		lp.p.close()
+		lp.mu.Unlock()
+		lp.closeRing()
+	}
+}
+
+// runLoops runs the event loops and, for the plain port (ln; nil when
+// only TLS is served), the goroutine that accepts for them, each new
+// connection going to the next loop in turn.
+func (s *Server) runLoops(ln net.Listener) {
 	for _, lp := range s.loops {
 		go lp.run()
 	}
-	go s.acceptLoop(ln, s.take)
+	if ln != nil {
+		go s.acceptLoop(ln, s.take)
+	}
 	go func() {
 		for _, lp := range s.loops {
 			<-lp.done
 		}
 		s.served <- nil
 	}()
-	return nil
 }
 
 // EventLoops returns how many event loops serve connections: 0 when each
@@ -138,7 +159,12 @@ func (lp *eventLoop) adopt(c net.Conn, replica bool) {
 		closeFD(fd)
 		return
 	}
-	c.Close() // the loop's duplicate keeps the socket open
+	// The loop's duplicate keeps the socket open.
+	if p := pipeOf(c); p != nil {
+		p.toLoop(lc)
+	} else {
+		c.Close()
+	}
 	lp.mu.Lock()
 	if lp.stopping {
 		lp.mu.Unlock()
@@ -162,6 +188,9 @@ func (lp *eventLoop) run() {
 		if lp.s.cfg.Timeout > 0 {
 			timeout = 1000
 		}
+		if len(lp.tlsMore) > 0 {
+			timeout = 0
+		}
 		var err error
 		lp.ready, err = lp.p.wait(lp.ready[:0], timeout)
 		if err != nil {
@@ -182,10 +211,15 @@ func (lp *eventLoop) run() {
 				lp.flush(lc)
 			}
 			if ev.readable {
+				lc.toRead = true
 				lp.toRead = append(lp.toRead, lc)
 			}
 		}
+		lp.takeMoreTLS()
 		lp.readAll(lp.toRead)
+		for _, lc := range lp.toRead {
+			lc.toRead = false
+		}
 		clear(lp.toRead)
 		lp.toRead = lp.toRead[:0]
 		lp.runCommands()
@@ -235,6 +269,8 @@ func (lp *eventLoop) register(incoming []*loopConn) {
 			continue
 		}
 		lp.conns[lc.id] = lc
+		// The handshake may have read the client's first commands.
+		lp.moreTLS(lc)
 	}
 }
 
@@ -245,6 +281,7 @@ func (lp *eventLoop) closeConn(lc *loopConn) {
 	lc.gone = true
 	lp.p.remove(lc.fd)
 	delete(lp.conns, lc.id)
+	lc.sayGoodbye()
 	lc.mu.Lock()
 	closeFD(lc.fd)
 	lc.fd = -1

@@ -190,7 +190,7 @@ func (lp *eventLoop) standInFor(lc *loopConn, ev readyEvent) {
 		lp.graduate(lc)
 	case len(lc.cmds) > 0:
 		lp.join(lc) // the script is not past its limit after all
-	case lc.closing && lc.sent == len(lc.out.b):
+	case lc.closing && !lc.owes():
 		lp.closeConn(lc)
 	default:
 		lc.endTurn()

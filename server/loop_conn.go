@@ -39,6 +39,12 @@ type loopConn struct {
 	dead     bool  // close now
 	graduate bool
 	gone     bool
+	toRead   bool // among the turn's reads
+
+	// tls is a TLS client's transport (loop_tls.go), nil for plain ones;
+	// tlsMore: it may hold input the poller cannot see
+	tls     *tlsPipe
+	tlsMore bool
 
 	// fd is the loop's to use and change; it changes under mu, so that
 	// CLIENT LIST can read it from elsewhere.
@@ -70,7 +76,11 @@ func (lp *eventLoop) graduate(lc *loopConn) {
 	f.Close()
 	lc.fd = -1
 	killed := lc.killed
+	var p *tlsPipe
 	if err == nil {
+		if p = lc.tls; p != nil {
+			nc = graduateTLS(lc, nc)
+		}
 		lc.inner = nc
 	}
 	lc.mu.Unlock()
@@ -85,7 +95,12 @@ func (lp *eventLoop) graduate(lc *loopConn) {
 	}
 	oc.nc = nc
 	lc.sess.own = oc
-	go lp.s.serveOwn(lc.sess, oc)
+	go func() {
+		if p != nil {
+			p.sendOut() // a failure shows in the first read or write
+		}
+		lp.s.serveOwn(lc.sess, oc)
+	}()
 }
 
 // net.Conn, for the session: before graduation only Close and the addresses

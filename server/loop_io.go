@@ -17,9 +17,10 @@ func (lp *eventLoop) readOn(lc *loopConn, took int) {
 	for {
 		room := lc.room(took)
 		if len(room) == 0 {
+			lp.moreTLS(lc) // the turn had its share of what crypto/tls holds
 			return
 		}
-		n, err := sockRead(lc.fd, room)
+		n, err := lc.sockRead(room)
 		if !lc.received(n, err, len(room)) {
 			return
 		}
@@ -115,7 +116,7 @@ func (lp *eventLoop) finishTurn() {
 			// Even when the input has ended: what came before the end
 			// still runs, there.
 			lp.graduate(lc)
-		case lc.closing && lc.sent == len(lc.out.b):
+		case lc.closing && !lc.owes():
 			lp.closeConn(lc)
 		default:
 			lc.endTurn()
@@ -129,7 +130,10 @@ func (lp *eventLoop) finishTurn() {
 // watches for room; a closing connection is no longer watched for input,
 // whose end would otherwise wake the loop on every turn.
 func (lp *eventLoop) flush(lc *loopConn) {
-	for lc.sent < len(lc.out.b) {
+	if lc.tls != nil {
+		lp.flushTLS(lc)
+	}
+	for lc.sent < len(lc.out.b) && lc.tls == nil {
 		n, err := sockWrite(lc.fd, lc.out.b[lc.sent:])
 		if !lc.wrote(n, err) {
 			break
@@ -139,7 +143,7 @@ func (lp *eventLoop) flush(lc *loopConn) {
 		return
 	}
 	want := watchIn
-	if lc.sent < len(lc.out.b) {
+	if lc.owes() {
 		want = watchOut
 		if !lc.closing {
 			want |= watchIn

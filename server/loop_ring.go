@@ -17,6 +17,10 @@ var errRingOps = errors.New("the kernel's io_uring cannot send or receive on soc
 
 // readAll reads the connections the poller found readable.
 func (lp *eventLoop) readAll(lcs []*loopConn) {
+	if lp.ring != nil {
+		lcs = lp.readTLSFirst(lcs)
+		defer clear(lp.ringPlain)
+	}
 	if lp.ring == nil || len(lcs) < 2 {
 		for _, lc := range lcs {
 			lp.read(lc)
@@ -60,6 +64,21 @@ func (lp *eventLoop) readAll(lcs []*loopConn) {
 	}
 }
 
+// readTLSFirst reads the TLS clients of lcs, whose reads crypto/tls
+// makes, and returns the others, for the ring.
+func (lp *eventLoop) readTLSFirst(lcs []*loopConn) []*loopConn {
+	plain := lp.ringPlain[:0]
+	for _, lc := range lcs {
+		if lc.tls != nil {
+			lp.read(lc)
+		} else {
+			plain = append(plain, lc)
+		}
+	}
+	lp.ringPlain = plain
+	return plain
+}
+
 // sendAll writes the replies of the turn's connections as far as their
 // sockets take them; flush then does the rest of each one's bookkeeping.
 func (lp *eventLoop) sendAll(lcs []*loopConn) {
@@ -68,7 +87,7 @@ func (lp *eventLoop) sendAll(lcs []*loopConn) {
 	}
 	send := lp.ringSend[:0]
 	for _, lc := range lcs {
-		if !lc.gone && !lc.dead && lc.sent < len(lc.out.b) {
+		if !lc.gone && !lc.dead && lc.sent < len(lc.out.b) && lc.tls == nil {
 			send = append(send, lc)
 		}
 	}

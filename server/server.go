@@ -198,10 +198,19 @@ func (s *Server) Start() error {
 	s.served = make(chan error, 1)
 	drained := make(chan struct{})
 	s.drained = drained
+	if s.cfg.EventLoop {
+		if err := s.makeLoops(); err != nil {
+			s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
+		}
+	}
 	if err := s.listenTLS(drained); err != nil {
+		s.dropLoops()
 		return err
 	}
 	if s.cfg.Port == 0 && s.cfg.TLSPort != 0 {
+		if len(s.loops) > 0 {
+			s.runLoops(nil)
+		}
 		return nil // port 0 with tls-port: TLS only, as Redis
 	}
 	addr := net.JoinHostPort(s.cfg.Bind, strconv.Itoa(s.cfg.Port))
@@ -211,15 +220,13 @@ func (s *Server) Start() error {
 			s.tlsLn.Listener.Close()
 			close(drained)
 		}
+		s.dropLoops()
 		return err
 	}
 	s.ln = &gatedListener{Listener: inner, drained: drained}
-	if s.cfg.EventLoop {
-		err := s.startLoops(inner)
-		if err == nil {
-			return nil
-		}
-		s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
+	if len(s.loops) > 0 {
+		s.runLoops(inner)
+		return nil
 	}
 	go func() {
 		s.acceptLoop(s.ln, s.take)

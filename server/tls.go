@@ -11,10 +11,9 @@ import (
 	"github.com/qlessd/qlessd/tlsconf"
 )
 
-// TLS clients (tls-port) are served by a goroutine each, as with
-// --event-loop no: the event loops read and write raw sockets, which TLS
-// records would have to pass through crypto/tls first. Plain clients keep
-// the event loops.
+// TLS clients (tls-port) are served as plain ones are: by the event loops
+// once their handshake is done (loop_tls.go), by a goroutine each with
+// --event-loop no.
 
 // tlsConn is a TLS client's connection. It gives the TCP socket under it,
 // for CLIENT LIST's fd and for noticing a blocked client has gone.
@@ -57,9 +56,9 @@ func (s *Server) listenTLS(drained chan struct{}) error {
 func (s *Server) serveTLS(ln *gatedListener, only bool) {
 	conf := s.cfg.TLS.ServerConfig()
 	go func() {
-		s.acceptLoop(ln, func(c net.Conn) { s.take(tlsConn{tls.Server(c, conf)}) })
-		if only {
-			s.served <- nil
+		s.acceptLoop(ln, func(c net.Conn) { s.take(newTLSConn(c, conf)) })
+		if only && len(s.loops) == 0 {
+			s.served <- nil // TLS only, without loops: this is the accepting goroutine close waits for
 		}
 	}()
 }
@@ -68,8 +67,8 @@ func (s *Server) serveTLS(ln *gatedListener, only bool) {
 // never completes one does not hold its goroutine and descriptor for good.
 const handshakeTimeout = 10 * time.Second
 
-// handshake completes a TLS client's handshake before the connection is
-// admitted (a refusal then reaches the client encrypted); it reports
+// handshake completes a TLS client's handshake, on a goroutine of its
+// own, before the connection is admitted (a refusal then reaches the client encrypted); it reports
 // false, having logged why as Redis does, when it fails. Plain connections
 // pass.
 func (s *Server) handshake(nc net.Conn) bool {

@@ -1,0 +1,130 @@
+package server
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/tlsconf"
+)
+
+// startTLSServer starts an event-loop server serving TLS only, with a
+// self-signed certificate for 127.0.0.1, and gives a client configuration
+// trusting it.
+func startTLSServer(t *testing.T, ioUring bool) (*Server, *tls.Config) {
+	t.Helper()
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, _ := x509.MarshalPKCS8PrivateKey(key)
+	crt, kf := filepath.Join(dir, "c.crt"), filepath.Join(dir, "c.key")
+	os.WriteFile(crt, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(kf, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)
+	m, err := tlsconf.Load(tlsconf.Params{CertFile: crt, KeyFile: kf, CACertFile: crt, AuthClients: "no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	srv, err := New(Config{Bind: "127.0.0.1", Port: 0, TLSPort: port, TLS: tlsconf.NewHolder(m), Dir: ":memory:",
+		EventLoop: true, IOUring: ioUring, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, commands.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ca, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	return srv, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+}
+
+// loopTLSSessions counts the sessions a loop serves over TLS, and those
+// that left it.
+func loopTLSSessions(s *Server) (inLoop, left int) {
+	for _, sess := range s.allSessions() {
+		if sess.lc == nil || sess.lc.tls == nil {
+			continue
+		}
+		if sess.lc.graduated() == nil {
+			inLoop++
+		} else {
+			left++
+		}
+	}
+	return inLoop, left
+}
+
+// A TLS client is served by the event loop, pipelines and long values
+// included, until a command takes it out of the loop, as a plain one is;
+// then its goroutine carries on the same TLS session. Through io_uring
+// or without.
+func TestLoopServesTLS(t *testing.T) {
+	for _, ring := range []bool{true, false} {
+		t.Run(map[bool]string{true: "io_uring", false: "epoll"}[ring], func(t *testing.T) {
+			srv, conf := startTLSServer(t, ring)
+			c, err := tls.Dial("tcp", srv.TLSAddr().String(), conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(time.Minute))
+			rd := bufio.NewReader(c)
+			expect := func(want string) {
+				t.Helper()
+				buf := make([]byte, len(want))
+				if _, err := io.ReadFull(rd, buf); err != nil || string(buf) != want {
+					t.Fatalf("read %q, %v; want %q", buf, err, want)
+				}
+			}
+			long := strings.Repeat("x", 3<<20)
+			pipeline := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + strconv.Itoa(len(long)) + "\r\n" + long + "\r\n" +
+				strings.Repeat("*2\r\n$6\r\nSTRLEN\r\n$1\r\nk\r\n", 1000)
+			if _, err := c.Write([]byte(pipeline)); err != nil {
+				t.Fatal(err)
+			}
+			expect("+OK\r\n" + strings.Repeat(":3145728\r\n", 1000))
+			c.Write([]byte("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"))
+			expect("$3145728\r\n" + long + "\r\n")
+			if in, left := loopTLSSessions(srv); in != 1 || left != 0 {
+				t.Fatalf("after a pipeline: %d TLS clients in the loop, %d out of it; want 1, 0", in, left)
+			}
+			c.Write([]byte("*3\r\n$5\r\nBLPOP\r\n$1\r\nl\r\n$4\r\n0.01\r\n*1\r\n$4\r\nPING\r\n"))
+			expect("*-1\r\n+PONG\r\n")
+			if in, left := loopTLSSessions(srv); in != 0 || left != 1 {
+				t.Fatalf("after BLPOP: %d TLS clients in the loop, %d out of it; want 0, 1", in, left)
+			}
+		})
+	}
+}
