@@ -115,6 +115,17 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 		srv.Close()
 		return exitFailed
 	}
+	// pprof listens before the client port, so a started server serves it.
+	if addr := s.str("debug-addr"); addr != "" {
+		if err := serveDebug(addr, s.str("protected-mode") == "yes", logger); err != nil {
+			logger.Error("cannot serve pprof (debug-addr)", "err", err)
+			web.Close()
+			node.Close()
+			srv.Close()
+			return exitFailed
+		}
+		logger.Info("serving pprof", "debug_addr", addr)
+	}
 	if err := srv.Start(); err != nil {
 		logger.Error("cannot listen", "err", err)
 		web.Close()
@@ -129,10 +140,6 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 		return exitFailed
 	}
 	serveHTTP(web, logger)
-	if addr := s.str("debug-addr"); addr != "" {
-		serveDebug(addr, logger)
-		logger.Info("serving pprof", "debug_addr", addr)
-	}
 	logger.Info("qlessd ready to accept connections", "addr", srv.Addr().String(), "appendfsync", cfg.AppendFsync.String(),
 		"gomaxprocs", runtime.GOMAXPROCS(0), "event_loops", srv.EventLoops(), "io_uring", srv.IOUring())
 	if a := srv.TLSAddr(); a != nil {
