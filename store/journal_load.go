@@ -67,20 +67,6 @@ func loadJournal(path string, bdb *buntdb.DB, log *slog.Logger) (old bool, link 
 	return rep.Unchecked > 0 || rep.OldFrames > 0, rep.link, sets, nil
 }
 
-func applyRecord(btx *buntdb.Tx, r record) error {
-	switch r.op {
-	case opSet:
-		if _, _, err := btx.Set(r.k, r.v, nil); err != nil {
-			return err
-		}
-	case opDel:
-		btx.Delete(r.k)
-	case opFlush:
-		return btx.DeleteAll()
-	}
-	return nil
-}
-
 // JournalReport is what reading a data file found (qlessd check).
 type JournalReport struct {
 	Size      int64 // bytes in the file
