@@ -149,6 +149,33 @@ local function check_scheduled(now, qname, count)
   call('zrem', skey, unpack(due))
 end
 
+-- The run times a recurring job owes at now, at most limit of them, and
+-- its score after them. r is its hash's fields as check_recurring reads
+-- them; a cron recur's runs come from Go (qless/cron.go), whose backlog
+-- keeps the latest backlog runs owed.
+local function recurring_due(now, score, r, limit)
+  local backlog = tonumber(r[7] or 0)
+  if r[9] == 'cron' and native and r[10] then
+    local due, nxt = native.cron_due(r[10], r[11], score, now, backlog, limit)
+    if due then
+      return due, nxt
+    end
+  end
+  local interval = tonumber(r[6])
+  if backlog ~= 0 then
+    local num = ((now - score) / interval)
+    if num > backlog then
+      score = score + (ceil(num - backlog) * interval)
+    end
+  end
+  local due = {}
+  while (score <= now) and (#due < limit) do
+    due[#due + 1] = score
+    score = score + interval
+  end
+  return due, score
+end
+
 -- Spawns the jobs that recurring jobs of this queue owe, at most count.
 -- A spawned job has its recurring job's throttles and is placed as put
 -- places one: waiting for a throttle that is full (its queue's too).
@@ -160,21 +187,13 @@ local function check_recurring(now, qname, count)
   for i = 1, #due, 2 do
     local jid = due[i]
     local r = call('hmget', 'ql:r:' .. jid, 'klass', 'data', 'priority',
-      'tags', 'retries', 'interval', 'backlog', 'throttles')
+      'tags', 'retries', 'interval', 'backlog', 'throttles', 'type', 'cron',
+      'timezone')
     local klass, data, priority, tags, retries = r[1], r[2], r[3], r[4], r[5]
     local throttles = (not stock and r[8]) or nil
     local _tags = decode(tags)
-    local score = floor(tonumber(due[i + 1]))
-    local interval = tonumber(r[6])
-    local backlog = tonumber(r[7] or 0)
-    if backlog ~= 0 then
-      local num = ((now - score) / interval)
-      if num > backlog then
-        score = score + (ceil(num - backlog) * interval)
-      end
-    end
-    local spawned = false
-    while (score <= now) and (moved < count) do
+    local times, score = recurring_due(now, floor(tonumber(due[i + 1])), r, count - moved)
+    for _, at in ipairs(times) do
       local n = call('hincrby', 'ql:r:' .. jid, 'count', 1)
       moved = moved + 1
       local child = jid .. '-' .. n
@@ -187,20 +206,18 @@ local function check_recurring(now, qname, count)
         'jid', child, 'klass', klass, 'data', data, 'priority', priority,
         'tags', tags, 'state', 'waiting', 'worker', '', 'expires', 0,
         'queue', qname, 'retries', retries, 'remaining', retries,
-        'time', format('%.20f', score), 'spawned_from_jid', jid)
+        'time', format('%.20f', at), 'spawned_from_jid', jid)
       if throttles then
         call('hset', 'ql:j:' .. child, 'throttles', throttles)
       elseif not stock then
         call('hdel', 'ql:j:' .. child, 'throttles') -- a job of that jid before
       end
-      history_add(score, child, 'put', {q = qname})
-      if not throttled_put(score, qname, child, throttles, priority) then
-        work_add(qname, score, priority, child)
+      history_add(at, child, 'put', {q = qname})
+      if not throttled_put(at, qname, child, throttles, priority) then
+        work_add(qname, at, priority, child)
       end
-      score = score + interval
-      spawned = true
     end
-    if spawned then
+    if #times > 0 then
       call('zadd', rkey, score, jid)
     end
   end
