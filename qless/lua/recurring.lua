@@ -46,8 +46,6 @@ local function cron_start(now, expr, tz)
   if not native then
     error('Recur(): schedule type "cron" needs qlessd: a script on Redis has no cron parser', 0)
   end
-  need(expr, 'Recur(): Arg "cron" missing')
-  need(tz, 'Recur(): Arg "timezone" missing')
   local first, err = native.cron_next(expr, tz, now)
   if not first then
     error(err, 0)
@@ -79,12 +77,13 @@ local function recur(now, qname, jid, klass, raw_data, spec, ...)
   if not decode(raw_data) then
     error('RecurringJob On(): Arg "data" not JSON: ' .. tostring(raw_data), 0)
   end
-  -- Serving a client's build, cron is unknown to it: its own error.
-  local cron = spec == 'cron' and not stock
+  -- cron is qlessd's with its expression and timezone; without them, and
+  -- serving a client's build, it is unknown as in qless.
+  local a1, a2 = ...
+  local cron = spec == 'cron' and a2 ~= nil and not stock
   if spec ~= 'interval' and not cron then
     error('Recur(): schedule type "' .. tostring(spec) .. '" unknown', 0)
   end
-  local a1, a2 = ...
   local score, interval
   if cron then
     score, interval = cron_start(now, a1, a2)
