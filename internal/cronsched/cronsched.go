@@ -51,6 +51,9 @@ func Parse(expr, tz string) (Schedule, error) {
 	return Schedule{spec}, nil
 }
 
+// Location is the schedule's timezone.
+func (s Schedule) Location() *time.Location { return s.spec.Location }
+
 // Never is the score of a cron recur that has no run left: the last
 // second of year 9999.
 const Never = 253402300799
