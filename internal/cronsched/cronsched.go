@@ -85,13 +85,21 @@ func (s Schedule) Runs(t float64, n int) []float64 {
 	return out
 }
 
+// maxWalk bounds the runs one Due call steps through, so a pop after a
+// long gap (a schedule every minute and a year) stays short: the runs left
+// are spawned by later pops.
+const maxWalk = 100000
+
 // Due lists the runs a recurring job owes at now, first at score (its next
 // run), at most limit of them; with backlog > 0 only the latest backlog
 // runs due. It returns them and the run that follows the last.
 func (s Schedule) Due(score, now float64, backlog, limit int) ([]float64, float64) {
+	if backlog > 0 {
+		score = s.catchUp(score, now, backlog)
+	}
 	var due []float64
 	next := score
-	for next <= now {
+	for steps := 0; next <= now && steps < maxWalk; steps++ {
 		if backlog <= 0 && len(due) == limit {
 			return due, next
 		}
@@ -112,4 +120,26 @@ func (s Schedule) Due(score, now float64, backlog, limit int) ([]float64, float6
 		due = due[:limit]
 	}
 	return due, next
+}
+
+// catchUp is where Due starts with a backlog: the first run of the
+// shortest window before now (a minute, doubled) holding backlog runs, or
+// score when no window after it does. Due then steps through about twice
+// backlog runs, not every run since score.
+func (s Schedule) catchUp(score, now float64, backlog int) float64 {
+	for w := 60.0; now-w > score; w *= 2 {
+		from, n := now-w, 0
+		for t := from; n < backlog; n++ {
+			next, ok := s.Next(t)
+			if !ok || next > now {
+				break
+			}
+			t = next
+		}
+		if n >= backlog {
+			first, _ := s.Next(from)
+			return first
+		}
+	}
+	return score
 }

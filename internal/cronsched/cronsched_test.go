@@ -33,3 +33,24 @@ func TestDueLimitAndBacklog(t *testing.T) {
 		t.Errorf("Runs from a run: %v", runs)
 	}
 }
+
+// A pop a century late with a backlog steps through about the backlog's
+// runs, not fifty million: the latest ones come out all the same.
+func TestDueCatchUpAfterLongGap(t *testing.T) {
+	s, err := Parse("* * * * *", "Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := float64(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Unix())
+	now := float64(time.Date(2120, 1, 1, 0, 0, 30, 0, time.UTC).Unix())
+	due, next := s.Due(score, now, 3, 10)
+	want := []float64{now - 150, now - 90, now - 30}
+	if fmt.Sprint(due) != fmt.Sprint(want) || next != now+30 {
+		t.Errorf("%v then %v, want %v then %v", due, next, want, now+30)
+	}
+	// Without a backlog, limit bounds the walk.
+	due, next = s.Due(score, now, 0, 2)
+	if fmt.Sprint(due) != fmt.Sprint([]float64{score, score + 60}) || next != score+120 {
+		t.Errorf("no backlog: %v then %v", due, next)
+	}
+}
