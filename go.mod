@@ -9,6 +9,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/tidwall/btree v1.4.2
 	github.com/tidwall/buntdb v1.3.2
 	github.com/tidwall/redcon v1.6.2

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/qlessd/qlessd/internal/cronsched"
 )
 
 // Job is a job as QLESS get and multiget reply it.
@@ -108,6 +110,31 @@ type Recurring struct {
 	// -recur set (schedule), which recur.get does not reply.
 	NextRun float64 `json:"next_run"`
 	Paused  bool    `json:"paused"`
+
+	// A recurring job on a cron schedule (qlessd's recur ... cron) has
+	// its expression, timezone and next run.
+	Cron     string  `json:"cron,omitempty"`
+	Timezone string  `json:"timezone,omitempty"`
+	Next     float64 `json:"next,omitempty"`
+}
+
+// NextRuns are a cron recurring job's next five runs, from its next one,
+// in its timezone and in UTC; none for an interval one or a schedule that
+// fails to parse.
+func (r Recurring) NextRuns() []string {
+	if r.Cron == "" || r.Next <= 0 {
+		return nil
+	}
+	s, err := cronsched.Parse(r.Cron, r.Timezone)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, at := range s.Runs(r.Next, 5) {
+		t := time.Unix(int64(at), 0)
+		out = append(out, t.In(s.Location()).Format("Mon 2006-01-02 15:04 MST")+" ("+t.UTC().Format("15:04 UTC")+")")
+	}
+	return out
 }
 
 // QueueCounts is one queue's entry of QLESS queues.

@@ -13,6 +13,8 @@ func natives(L *lua.LState) []lua.LValue {
 	t.RawSetString("order", L.NewFunction(nativeOrder))
 	t.RawSetString("history_json", L.NewFunction(nativeHistoryJSON))
 	t.RawSetString("count", L.NewFunction(nativeCount))
+	t.RawSetString("cron_next", L.NewFunction(nativeCronNext))
+	t.RawSetString("cron_due", L.NewFunction(nativeCronDue))
 	return []lua.LValue{t}
 }
 

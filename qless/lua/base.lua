@@ -358,6 +358,11 @@ local RECUR_SHAPE = {11, 'jid', 'klass', 'state', 'queue', 'priority',
 -- A recurring job with throttles: the same table with throttles set after.
 local RECUR_THROTTLES_SHAPE = {11, 'jid', 'klass', 'state', 'queue', 'priority',
   'interval', 'retries', 'count', 'data', 'tags', 'backlog', 'throttles'}
+-- A recurring job on a cron schedule (qlessd only): throttles if any,
+-- then its schedule and next run.
+local RECUR_CRON_SHAPE = {11, 'jid', 'klass', 'state', 'queue', 'priority',
+  'interval', 'retries', 'count', 'data', 'tags', 'backlog', 'throttles',
+  'cron', 'timezone', 'next'}
 -- Events and a failure, each built as qless builds it.
 local CANCELED_SHAPE = {4, 'jid', 'worker', 'event', 'queue'}
 local CONFIG_SET_SHAPE = {3, 'event', 'option', 'value'}

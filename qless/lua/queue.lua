@@ -179,10 +179,39 @@ local function recur_spawn(now, qname, jid, r, tags, score)
   return child
 end
 
--- The fields of a recurring job recur_spawn and check_recurring read.
+-- The fields of a recurring job recur_spawn, recurring_due and
+-- check_recurring read.
 local function recur_template(jid)
   return call('hmget', 'ql:r:' .. jid, 'klass', 'data', 'priority',
-    'tags', 'retries', 'interval', 'backlog', 'throttles')
+    'tags', 'retries', 'interval', 'backlog', 'throttles', 'type', 'cron',
+    'timezone')
+end
+
+-- The run times a recurring job owes at now, at most limit of them, and
+-- its score after them. r is its hash's fields as check_recurring reads
+-- them; a cron recur's runs come from Go (qless/cron.go), whose backlog
+-- keeps the latest backlog runs owed.
+local function recurring_due(now, score, r, limit)
+  local backlog = tonumber(r[7] or 0)
+  if r[9] == 'cron' and native and r[10] then
+    local due, nxt = native.cron_due(r[10], r[11], score, now, backlog, limit)
+    if due then
+      return due, nxt
+    end
+  end
+  local interval = tonumber(r[6])
+  if backlog ~= 0 then
+    local num = ((now - score) / interval)
+    if num > backlog then
+      score = score + (ceil(num - backlog) * interval)
+    end
+  end
+  local due = {}
+  while (score <= now) and (#due < limit) do
+    due[#due + 1] = score
+    score = score + interval
+  end
+  return due, score
 end
 
 -- Spawns the jobs that recurring jobs of this queue owe, at most count.
@@ -197,23 +226,12 @@ local function check_recurring(now, qname, count)
     local jid = due[i]
     local r = recur_template(jid)
     local tags = decode(r[4])
-    local score = floor(tonumber(due[i + 1]))
-    local interval = tonumber(r[6])
-    local backlog = tonumber(r[7] or 0)
-    if backlog ~= 0 then
-      local num = ((now - score) / interval)
-      if num > backlog then
-        score = score + (ceil(num - backlog) * interval)
-      end
-    end
-    local spawned = false
-    while (score <= now) and (moved < count) do
+    local times, score = recurring_due(now, floor(tonumber(due[i + 1])), r, count - moved)
+    for _, at in ipairs(times) do
       moved = moved + 1
-      recur_spawn(now, qname, jid, r, tags, score)
-      score = score + interval
-      spawned = true
+      recur_spawn(now, qname, jid, r, tags, at)
     end
-    if spawned then
+    if #times > 0 then
       call('zadd', rkey, score, jid)
     end
   end

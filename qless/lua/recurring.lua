@@ -38,17 +38,24 @@ local function recur_options(...)
   return tags, priority, retries, backlog, throttles_option(o.throttles, 'Recur')
 end
 
-local function recur(now, qname, jid, klass, raw_data, spec, ...)
-  need(jid, 'RecurringJob On(): Arg "jid" missing')
-  need(klass, 'RecurringJob On(): Arg "klass" missing')
-  need(spec, 'RecurringJob On(): Arg "spec" missing')
-  if not decode(raw_data) then
-    error('RecurringJob On(): Arg "data" not JSON: ' .. tostring(raw_data), 0)
+-- A cron schedule (Go computes it: qless/cron.go) gives the first run
+-- after now and the interval stored beside it: the gap from that run to
+-- the next. qlessd spawns a cron recur by its schedule alone; a client's
+-- own qless.lua on Redis reading the hash spawns by that interval.
+local function cron_start(now, expr, tz)
+  if not native then
+    error('Recur(): schedule type "cron" needs qlessd: a script on Redis has no cron parser', 0)
   end
-  if spec ~= 'interval' then
-    error('Recur(): schedule type "' .. tostring(spec) .. '" unknown', 0)
+  local first, err = native.cron_next(expr, tz, now)
+  if not first then
+    error(err, 0)
   end
-  local a1, a2 = ...
+  local second = native.cron_next(expr, tz, first) or (first + 1)
+  return first, max(second - first, 1)
+end
+
+-- interval's arguments: the interval and the first run.
+local function interval_start(now, a1, a2)
   local interval = tonumber(a1)
   if not interval then
     error('Recur(): Arg "interval" not a number: ' .. tostring(a1), 0)
@@ -60,27 +67,55 @@ local function recur(now, qname, jid, klass, raw_data, spec, ...)
   if interval <= 0 then
     error('Recur(): Arg "interval" must be greater than 0', 0)
   end
+  return now + offset, interval
+end
+
+local function recur(now, qname, jid, klass, raw_data, spec, ...)
+  need(jid, 'RecurringJob On(): Arg "jid" missing')
+  need(klass, 'RecurringJob On(): Arg "klass" missing')
+  need(spec, 'RecurringJob On(): Arg "spec" missing')
+  if not decode(raw_data) then
+    error('RecurringJob On(): Arg "data" not JSON: ' .. tostring(raw_data), 0)
+  end
+  -- cron is qlessd's with its expression and timezone; without them, and
+  -- serving a client's build, it is unknown as in qless.
+  local a1, a2 = ...
+  local cron = spec == 'cron' and a2 ~= nil and not stock
+  if spec ~= 'interval' and not cron then
+    error('Recur(): schedule type "' .. tostring(spec) .. '" unknown', 0)
+  end
+  local score, interval
+  if cron then
+    score, interval = cron_start(now, a1, a2)
+  else
+    score, interval = interval_start(now, a1, a2)
+  end
   local nargs = select('#', ...)
   if nargs % 2 == 1 then
     error('Odd number of additional args: ' .. tostring({...}), 0)
   end
   local tags, priority, retries, backlog, throttles = recur_options(...)
   local rkey = 'ql:r:' .. jid
-  local old = call('hmget', rkey, 'count', 'queue', 'throttles')
+  local old = call('hmget', rkey, 'count', 'queue', 'throttles', 'cron')
   if old[2] then
     call('zrem', 'ql:q:' .. old[2] .. '-recur', jid)
   end
   call('hset', rkey, 'jid', jid, 'klass', klass, 'data', raw_data,
     'priority', priority, 'tags', encode(tags), 'state', 'recur',
-    'queue', qname, 'type', 'interval', 'count', old[1] or 0,
+    'queue', qname, 'type', spec, 'count', old[1] or 0,
     'interval', interval, 'retries', retries, 'backlog', backlog)
+  if cron then
+    call('hset', rkey, 'cron', a1, 'timezone', a2)
+  elseif old[4] and not stock then
+    call('hdel', rkey, 'cron', 'timezone')
+  end
   -- As a job's, the field is there only for a recurring job given some.
   if throttles then
     call('hset', rkey, 'throttles', throttles)
   elseif old[3] and not stock then
     call('hdel', rkey, 'throttles')
   end
-  call('zadd', 'ql:q:' .. qname .. '-recur', now + offset, jid)
+  call('zadd', 'ql:q:' .. qname .. '-recur', score, jid)
   remember_queue(now, qname)
   return jid
 end
@@ -90,7 +125,7 @@ end
 local function recur_get(jid)
   local r = call('hmget', 'ql:r:' .. jid, 'jid', 'klass', 'state', 'queue',
     'priority', 'interval', 'retries', 'count', 'data', 'tags', 'backlog',
-    'throttles')
+    'throttles', 'type', 'cron', 'timezone')
   if not r[1] then
     return nil
   end
@@ -107,8 +142,19 @@ local function recur_get(jid)
     tags     = decode(r[10]),
     backlog  = tonumber(r[11] or 0)
   }
-  if r[12] and not stock then
+  if stock then
+    return shaped_json(RECUR_SHAPE, t)
+  end
+  if r[12] then
     t.throttles = decode(r[12])
+  end
+  -- A cron recur shows its schedule and its next run (qlessd only).
+  if r[13] == 'cron' and r[14] then
+    t.cron, t.timezone = r[14], r[15]
+    t.next = tonumber(call('zscore', 'ql:q:' .. r[4] .. '-recur', jid))
+    return shaped_json(RECUR_CRON_SHAPE, t)
+  end
+  if t.throttles then
     return shaped_json(RECUR_THROTTLES_SHAPE, t)
   end
   return shaped_json(RECUR_SHAPE, t)
@@ -136,10 +182,25 @@ local function stock_recur_update_check(rkey, ...)
   end
 end
 
+-- A cron recur's runs come from its schedule: recur.update refuses
+-- interval for it before writing anything.
+local function cron_update_check(rkey, jid, ...)
+  if call('hget', rkey, 'type') ~= 'cron' then return end
+  for i = 1, select('#', ...), 2 do
+    if (select(i, ...)) == 'interval' then
+      error('Recur(): Arg "interval" does not apply to recurring job ' .. jid ..
+        ' on a cron schedule; recur it again to change its schedule', 0)
+    end
+  end
+end
+
 local function recur_update(now, jid, ...)
   local rkey = 'ql:r:' .. jid
   if call('exists', rkey) == 0 then
     error('Recur(): No recurring job ' .. jid, 0)
+  end
+  if not stock then
+    cron_update_check(rkey, jid, ...)
   end
   if stock and select('#', ...) > 2 then
     stock_recur_update_check(rkey, ...)
@@ -270,8 +331,13 @@ local function recur_resume(now, jid)
     return true
   end
   local nextrun = score - RECUR_PAUSED
-  local interval = tonumber(call('hget', 'ql:r:' .. jid, 'interval'))
-  if nextrun < now and interval and interval > 0 then
+  local r = call('hmget', 'ql:r:' .. jid, 'interval', 'type', 'cron', 'timezone')
+  local interval = tonumber(r[1])
+  if nextrun < now and r[2] == 'cron' and native and r[3] then
+    -- A cron schedule's next run after the pause is its own, not a
+    -- multiple of the stored interval.
+    nextrun = native.cron_next(r[3], r[4], now - 1) or nextrun
+  elseif nextrun < now and interval and interval > 0 then
     nextrun = nextrun + ceil((now - nextrun) / interval) * interval
   end
   call('zadd', rkey, nextrun, jid)
