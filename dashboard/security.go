@@ -6,8 +6,8 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"net/http"
-	"net/url"
-	"strconv"
+
+	"github.com/qlessd/qlessd/internal/websafe"
 )
 
 func csrfToken(key []byte) string {
@@ -55,25 +55,9 @@ func (d *Dashboard) allowAction(w http.ResponseWriter, r *http.Request) bool {
 // page sets to its own name (the listener refuses such a Host already;
 // this holds should the two checks ever part).
 func (d *Dashboard) crossOrigin(r *http.Request) string {
-	switch site := r.Header.Get("Sec-Fetch-Site"); site {
-	case "", "same-origin", "none":
-	default:
-		return "Sec-Fetch-Site is " + site
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return "" // not from a browser, which sends Origin with every POST; the CSRF token still applies
-	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "Origin " + strconv.Quote(origin) + " is not a web page's origin"
-	}
-	allowed := u.Host == r.Host
+	allowed := func(host string) bool { return host == r.Host }
 	if d.opts.HostAllowed != nil {
-		allowed = d.opts.HostAllowed(u.Host)
+		allowed = d.opts.HostAllowed
 	}
-	if !allowed {
-		return "Origin " + strconv.Quote(origin) + " is not a name of this qlessd (http-allowed-hosts)"
-	}
-	return ""
+	return websafe.CrossOrigin(r, allowed)
 }

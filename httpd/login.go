@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/qlessd/qlessd/internal/websafe"
 )
 
 // The login form (GET and POST /login) and sign-out (POST /logout), served
@@ -136,18 +138,8 @@ func (s *Server) cookie(token string, maxAge int) *http.Cookie {
 // dashboard's actions, a sign-in or sign-out must come from a page of this
 // listener (a page elsewhere could otherwise sign a browser in or out).
 func (s *Server) crossSite(r *http.Request) string {
-	switch site := r.Header.Get("Sec-Fetch-Site"); site {
-	case "", "same-origin", "none":
-	default:
-		return "refused a cross-site request: Sec-Fetch-Site is " + site
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return ""
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || !s.AllowedHost(u.Host) {
-		return "refused a cross-site request: Origin " + origin + " is not a name of this qlessd"
+	if reason := websafe.CrossOrigin(r, s.AllowedHost); reason != "" {
+		return "refused a cross-site request: " + reason
 	}
 	return ""
 }
