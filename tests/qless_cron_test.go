@@ -287,3 +287,41 @@ func cronArgs(s []string) []any {
 	}
 	return out
 }
+
+// A paused cron recur spawns nothing; resumed, its next run is its
+// schedule's next one after now (not the paused run plus multiples of the
+// stored interval, which a schedule like MON-FRI 09:00 does not keep).
+func TestQlessCronPauseResume(t *testing.T) {
+	t.Parallel()
+	q := StartQlessd(t, "")
+	rdb := redis.NewClient(&redis.Options{Addr: q.Addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Friday 2 January 2026, 08:00 in Berlin.
+	t0 := time.Date(2026, 1, 2, 8, 0, 0, 0, berlin)
+	if err := rdb.Do(ctx, "QLESS", "recur", t0.Unix(), "q", "w", "K", "{}", "cron", "0 9 * * MON-FRI", "Europe/Berlin").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Do(ctx, "QLESS", "recur.pause", t0.Unix(), "w").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Paused over the weekend: Monday 5 January, 10:30 pops nothing.
+	monday := time.Date(2026, 1, 5, 10, 30, 0, 0, berlin)
+	if jids, _ := cronPop(t, rdb, "q", monday.Unix()); len(jids) != 0 {
+		t.Fatalf("a paused cron recur spawned %v", jids)
+	}
+	if err := rdb.Do(ctx, "QLESS", "recur.resume", monday.Unix(), "w").Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2026, 1, 6, 9, 0, 0, 0, berlin).Unix() // Tuesday 09:00
+	if r := recurGet(t, rdb, "w"); r["next"] != float64(want) {
+		t.Errorf("resumed on Monday 10:30: next %v, want Tuesday 09:00 (%d)", r["next"], want)
+	}
+	if s, _ := rdb.ZScore(ctx, "ql:q:q-recur", "w").Result(); int64(s) != want {
+		t.Errorf("resumed: score in ql:q:q-recur %v, want %d", s, want)
+	}
+}
