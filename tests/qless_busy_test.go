@@ -54,7 +54,7 @@ func longQueuesCall(t *testing.T, addr string, viaScript, early bool) []string {
 	}
 	// Four times as many queues as take a second: the call must not end
 	// before the others have been answered (all of them, or SCRIPT KILL).
-	n := growUntilLong(t, c, call("queues", "5000"))
+	n, took := growUntilLong(t, c, call("queues", "5000"))
 	addQueues(t, c, n, 3*n)
 	// The job's queue comes first (score 1000) or last (3000) in
 	// ql:queues, whose other queues have 2000.
@@ -66,7 +66,7 @@ func longQueuesCall(t *testing.T, addr string, viaScript, early bool) []string {
 		t.Fatalf("put: %q", got)
 	}
 	size := c.Do(t, "DBSIZE")
-	c.Do(t, "CONFIG", "SET", "lua-time-limit", "10")
+	c.Do(t, "CONFIG", "SET", "lua-time-limit", limitAfterFirstWrite(early, took))
 	runner := DialRaw(t, addr)
 	runner.Send(t, call("queues", "5000")...)
 	// Connections go to the event loops in turn: some share the caller's.
@@ -94,8 +94,8 @@ func longQueuesCall(t *testing.T, addr string, viaScript, early bool) []string {
 }
 
 // growUntilLong adds queues to ql:queues (score 2000) until call takes a
-// second or more, and returns how many there are.
-func growUntilLong(t *testing.T, c *Raw, call []string) int {
+// second or more, and returns how many there are and how long it took.
+func growUntilLong(t *testing.T, c *Raw, call []string) (int, time.Duration) {
 	t.Helper()
 	for n := 0; ; {
 		add := max(n, 2000)
@@ -105,8 +105,8 @@ func growUntilLong(t *testing.T, c *Raw, call []string) int {
 		if got := c.Do(t, call...); got[0] != '$' {
 			t.Fatalf("%v: %.100q", call, got)
 		}
-		if time.Since(start) >= time.Second {
-			return n
+		if took := time.Since(start); took >= time.Second {
+			return n, took
 		}
 		if n >= 4000000 {
 			t.Fatalf("%v still takes less than a second with %d queues", call, n)
@@ -126,6 +126,20 @@ func addQueues(t *testing.T, c *Raw, from, n int) {
 			t.Fatalf("ZADD: %q", got)
 		}
 	}
+}
+
+// limitAfterFirstWrite is the lua-time-limit (ms) for a long queues call:
+// 10 ms, or, when the test needs the call to have written before it is
+// past the limit (early), the time a quarter of the call took (took): the
+// call first reads every queue's name (ZRANGE ql:queues, a few percent of
+// it) and writes in the first queue, and a limit that short of that read
+// would let SCRIPT KILL in before the write, in whatever mode the
+// connection is served (a goroutine's clients see BUSY from the limit on).
+func limitAfterFirstWrite(early bool, took time.Duration) string {
+	if !early {
+		return "10"
+	}
+	return strconv.FormatInt(took.Milliseconds(), 10)
 }
 
 // replyGist is a reply's first line, an error's up to Redis's "..." (after
@@ -211,12 +225,12 @@ func TestQlessLongCallShutdownNosave(t *testing.T) {
 	c := DialRaw(t, q.Addr)
 	// The call must outlast the shutdown, which gives running commands a
 	// second to end: four times as many queues as take a second.
-	n := growUntilLong(t, c, []string{"QLESS", "queues", "5000"})
+	n, took := growUntilLong(t, c, []string{"QLESS", "queues", "5000"})
 	addQueues(t, c, n, 3*n)
 	if got := c.Do(t, "QLESS", "put", "1000", "w", "a-first", "the-job", "K", "{}", "10"); got != "$7\r\nthe-job\r\n" {
 		t.Fatalf("put: %q", got)
 	}
-	c.Do(t, "CONFIG", "SET", "lua-time-limit", "10")
+	c.Do(t, "CONFIG", "SET", "lua-time-limit", limitAfterFirstWrite(true, took))
 	runner, other := DialRaw(t, q.Addr), DialRaw(t, q.Addr)
 	runner.Send(t, "QLESS", "queues", "5000") // moves the job to its queue's work first
 	if got := untilBusy(t, other, "PING"); !strings.HasPrefix(got, "-BUSY") {
