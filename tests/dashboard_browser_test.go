@@ -197,6 +197,44 @@ func TestDashboardInBrowser(t *testing.T) {
 		strings.TrimPrefix(badges[0], "stalled ") == strings.TrimPrefix(badges[1], "running ") {
 		t.Fatalf("badges: stalled job %q, running job %q", badges[0], badges[1])
 	}
+
+	// A completed job is on the completed page, newest first.
+	d.qless("put", "producer", "done-q", "jid-done", "K", "{}", 0)
+	d.qless("pop", "done-q", "worker-9", 1)
+	d.qless("complete", "jid-done", "worker-9", "done-q", "{}")
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/completed"), chromedp.WaitVisible(`a[href="/jobs/jid-done"]`)); err != nil {
+		t.Fatal("the completed page does not list jid-done: ", err)
+	}
+	screenshot(t, ctx, dir, "completed")
+
+	// Cancelling a job another depends on is refused on the page the
+	// user was on, naming the dependent with a link.
+	d.qless("put", "producer", "deps-q", "jid-parent", "K", "{}", 0)
+	d.qless("put", "producer", "deps-q", "jid-kid", "K", "{}", 0, "depends", `["jid-parent"]`)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/jobs/jid-parent"), chromedp.WaitVisible("#cancel")); err != nil {
+		t.Fatal(err)
+	}
+	// The user answers the page's "Cancel job ...?" with OK.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.confirm = () => true, true)`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click("#cancel"), chromedp.WaitVisible("#refused")); err != nil {
+		t.Fatal("no refusal shown after cancelling a job with a dependent: ", err)
+	}
+	refused, err := chromedp.Run(ctx, chromedp.Text("#refused"))
+	if err != nil || !strings.Contains(refused, "jid-kid") {
+		t.Fatalf("the refusal reads %q (%v), want it to name jid-kid", refused, err)
+	}
+	if loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`)); err != nil || loc != "/jobs/jid-parent" {
+		t.Fatalf("after the refused cancel the browser is at %q (%v), want the job's page", loc, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(`#refused a[href="/jobs/jid-kid"]`)); err != nil {
+		t.Fatal("the refusal does not link the dependent: ", err)
+	}
+	if d.state("jid-parent") != "waiting" {
+		t.Fatalf("the refused cancel changed jid-parent to %q", d.state("jid-parent"))
+	}
+	screenshot(t, ctx, dir, "refused-cancel")
 	t.Logf("screenshots in %s", dir)
 }
 
