@@ -1,25 +1,10 @@
 package metrics
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
 
-// ClusterStats is a cluster node's state at a scrape (cluster mode).
-type ClusterStats struct {
-	Leader          bool // leads and serves writes
-	Term            uint64
-	Applied, Commit uint64 // log indexes
-	Members         int
-	// FollowersOnline counts followers answering the leader's heartbeats
-	// (the leader only); LastContact is seconds since a follower last
-	// heard from the leader (-1: never).
-	FollowersOnline int
-	LastContact     float64
-	// DigestMismatches counts the leader's store digests this node's
-	// store did not match at the same log index.
-	DigestMismatches int64
-	// Reinstalls counts the leader's snapshots this node re-installed
-	// after its store differed.
-	Reinstalls int64
-}
+	"github.com/qlessd/qlessd/cluster"
+)
 
 var (
 	descClusterLeader = prometheus.NewDesc("qlessd_cluster_leader",
@@ -42,11 +27,11 @@ var (
 		"Times this node re-installed the leader's snapshot after its store differed (docs/cluster.md).", nil, nil)
 )
 
-type clusterCollector struct{ read func() ClusterStats }
+type clusterCollector struct{ read func() cluster.Stats }
 
 // ClusterCollector returns the collector of a cluster node's state, read
 // once per scrape.
-func ClusterCollector(read func() ClusterStats) prometheus.Collector { return clusterCollector{read} }
+func ClusterCollector(read func() cluster.Stats) prometheus.Collector { return clusterCollector{read} }
 
 // Describe implements prometheus.Collector.
 func (c clusterCollector) Describe(ch chan<- *prometheus.Desc) {
