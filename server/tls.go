@@ -157,6 +157,10 @@ func (s *Server) SetConfigs(names, values []string) (string, error) {
 			on, ov = append(on, n), append(ov, values[i])
 		}
 	}
+	// As Redis 7.0, one CONFIG SET is all or nothing: a parameter that
+	// fails to apply (a port that cannot be bound) puts back the ones
+	// applied before it.
+	before := s.ConfigValues()
 	if len(tn) > 0 {
 		if name, err := s.setTLS(tn, tv); err != nil {
 			return name, err
@@ -164,8 +168,26 @@ func (s *Server) SetConfigs(names, values []string) (string, error) {
 	}
 	for i, n := range on {
 		if err := s.SetConfig(n, ov[i]); err != nil {
+			s.restoreConfigs(before, tn, on[:i])
 			return n, err
 		}
 	}
 	return "", nil
+}
+
+// restoreConfigs sets back the values before had of the tls-* parameters
+// tls and the others in others (applied, in that order).
+func (s *Server) restoreConfigs(before map[string]string, tls, others []string) {
+	for i := len(others) - 1; i >= 0; i-- {
+		if v, ok := before[others[i]]; ok {
+			s.SetConfig(others[i], v)
+		}
+	}
+	if len(tls) > 0 {
+		old := make([]string, len(tls))
+		for i, n := range tls {
+			old[i] = before[n]
+		}
+		s.setTLS(tls, old)
+	}
 }

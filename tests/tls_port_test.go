@@ -64,6 +64,14 @@ func TestTLSConfigSetPort(t *testing.T) {
 		if err := tlsPing("127.0.0.1:"+p2, conf); err != nil {
 			t.Errorf("%s: PING over TLS after the refused SET: %v", srv.who, err)
 		}
+		// One CONFIG SET is all or nothing: the parameter applied before
+		// the port that cannot be bound is put back.
+		if got := ctl.Do(t, "CONFIG", "SET", "slowlog-max-len", "7", "tls-port", portOf(taken.Addr().String())); got != want {
+			t.Errorf("%s: CONFIG SET slowlog-max-len and a taken tls-port: %q, want %q", srv.who, got, want)
+		}
+		if got := ctl.Do(t, "CONFIG", "GET", "slowlog-max-len"); got != "*2\r\n$15\r\nslowlog-max-len\r\n$3\r\n128\r\n" {
+			t.Errorf("%s: slowlog-max-len after the refused CONFIG SET: %q, want 128", srv.who, got)
+		}
 		if got := set("0"); got != "+OK\r\n" {
 			t.Errorf("%s: CONFIG SET tls-port 0: %q", srv.who, got)
 		}
