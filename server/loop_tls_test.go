@@ -2,50 +2,30 @@ package server
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/internal/testpki"
 	"github.com/qlessd/qlessd/tlsconf"
 )
 
 // startTLSServer starts an event-loop server serving TLS only, with a
-// self-signed certificate for 127.0.0.1, and gives a client configuration
-// trusting it.
+// certificate for 127.0.0.1 (internal/testpki), and gives a client
+// configuration trusting it.
 func startTLSServer(t *testing.T, ioUring bool) (*Server, *tls.Config) {
 	t.Helper()
-	dir := t.TempDir()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	f, err := testpki.Write(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, _ := x509.MarshalPKCS8PrivateKey(key)
-	crt, kf := filepath.Join(dir, "c.crt"), filepath.Join(dir, "c.key")
-	os.WriteFile(crt, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(kf, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)
-	m, err := tlsconf.Load(tlsconf.Params{CertFile: crt, KeyFile: kf, CACertFile: crt, AuthClients: "no"})
+	m, err := tlsconf.Load(tlsconf.Params{CertFile: f.Cert, KeyFile: f.Key, CACertFile: f.CA, AuthClients: "no"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +44,7 @@ func startTLSServer(t *testing.T, ioUring bool) (*Server, *tls.Config) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	ca, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	return srv, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	return srv, f.ClientConfig()
 }
 
 // loopTLSSessions counts the sessions a loop serves over TLS, and those
