@@ -22,8 +22,20 @@ var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cr
 type Schedule struct{ spec *cron.SpecSchedule }
 
 // Parse parses expr to run in the IANA timezone tz; its errors are the
-// texts recur replies with.
+// texts recur replies with. Every due cron recur is parsed again at each
+// pop, so parsed schedules are kept (see memo.go).
 func Parse(expr, tz string) (Schedule, error) {
+	if s, ok := parsed.get(expr, tz); ok {
+		return s, nil
+	}
+	s, err := parse(expr, tz)
+	if err == nil {
+		parsed.put(expr, tz, s)
+	}
+	return s, err
+}
+
+func parse(expr, tz string) (Schedule, error) {
 	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
 		return Schedule{}, errors.New(`Recur(): Arg "cron" must not name a timezone; the timezone is its own argument: ` + expr)
 	}
