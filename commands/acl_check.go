@@ -40,7 +40,7 @@ func (a *ACL) Check(u *User, cmd *Cmd, args [][]byte) (Denial, bool) {
 	worst, worstAt := aclDeniedCmd, 0
 	for _, s := range p.all() {
 		if !s.allKeys && e.keys != "" && !keysFound {
-			keys, keysFound = callKeyRefs(cmd, e.keys, args), true
+			keys, keysFound = aclCallKeys(e, cmd, args), true
 		}
 		reason, at := s.check(cmd, id, keys, args)
 		if reason == aclOK {

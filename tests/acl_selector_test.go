@@ -253,3 +253,41 @@ func TestACLSelectorsFile(t *testing.T) {
 		a.sameNorm(t, normSelList, "ACL", "LIST")
 	}
 }
+
+// aclReadWriteCases check %R~ and %W~ key by key, as Redis's key specs
+// tell what each command does to each of its keys: COPY reads its source
+// and writes its destination, LMOVE reads and writes both, SET writes
+// (and reads with GET), BITFIELD reads only with GET alone.
+var aclReadWriteCases = [][]string{
+	{"GET", "r1"}, {"GET", "w1"}, {"GET", "rw1"},
+	{"SET", "r1", "v"}, {"SET", "w1", "v"}, {"SET", "w1", "v", "GET"}, {"SET", "rw1", "v", "GET"},
+	{"COPY", "r1", "w2"}, {"COPY", "w1", "w2"}, {"COPY", "r1", "r2"}, {"COPY", "rw1", "rw2", "REPLACE"},
+	{"LMOVE", "r1", "w1", "LEFT", "RIGHT"}, {"LMOVE", "rwl", "rw2", "LEFT", "RIGHT"}, {"LMOVE", "rwl", "w1", "LEFT", "LEFT"},
+	{"RPOPLPUSH", "rwl", "w1"},
+	{"RENAME", "rw2", "w3"}, {"RENAME", "r1", "w3"},
+	{"BITFIELD", "r1", "GET", "u8", "0"}, {"BITFIELD", "r1", "SET", "u8", "0", "1"}, {"BITFIELD", "rw1", "INCRBY", "u8", "0", "1"},
+	{"ZUNIONSTORE", "w6", "2", "r1", "r2"}, {"ZUNIONSTORE", "r6", "2", "r1", "r2"}, {"ZUNIONSTORE", "w6", "2", "r1", "w1"},
+	{"MSET", "w1", "a", "w2", "b"}, {"MSET", "w1", "a", "r2", "b"},
+	{"EXISTS", "r1", "w1"}, {"DEL", "r1"}, {"DEL", "w7"},
+}
+
+func TestACLSelectorsReadWriteKeys(t *testing.T) {
+	a := startACLPair(t)
+	sameAll(t, a.Pair, [][]string{
+		{"ACL", "SETUSER", "root", "on", ">pw", "+@all", "%R~r*", "%W~w*", "~rw*"},
+		{"ACL", "SETUSER", "sel", "on", ">pw", "(+@all %R~r* %W~w*)", "(+@all ~rw*)"},
+		{"ACL", "SETUSER", "mix", "on", ">pw", "+@read", "~r*", "(+@write %W~w*)"},
+		{"RPUSH", "rwl", "a", "b", "c", "d"}, {"SET", "r1", "1"}, {"SET", "rw1", "x"}, {"SET", "r2", "2"},
+	})
+	for _, user := range []string{"root", "sel"} {
+		u := a.as(t, user, "pw")
+		sameAll(t, u, aclReadWriteCases)
+		for _, c := range aclReadWriteCases {
+			a.Same(t, append([]string{"ACL", "DRYRUN", user}, c...)...)
+		}
+	}
+	for _, c := range aclReadWriteCases {
+		a.Same(t, append([]string{"ACL", "DRYRUN", "mix"}, c...)...)
+	}
+	a.sameNorm(t, normLog, "ACL", "LOG", "5")
+}
