@@ -38,7 +38,11 @@ func (a *ACL) Check(u *User, cmd *Cmd, args [][]byte) (Denial, bool) {
 	// Of the denials, Redis reports a channel before a key before the
 	// command, and of two alike the one further in the arguments.
 	worst, worstAt := aclDeniedCmd, 0
-	for _, s := range p.all() {
+	for i := -1; i < len(p.selectors); i++ {
+		s := &p.aclSelector
+		if i >= 0 {
+			s = p.selectors[i]
+		}
 		if !s.allKeys && e.keys != "" && !keysFound {
 			keys, keysFound = aclCallKeys(e, cmd, args), true
 		}
