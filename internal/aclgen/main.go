@@ -138,14 +138,16 @@ func num(m map[string]any, k string) int64 {
 // specLiteral writes one key spec as an aclKeySpec literal.
 func specLiteral(spec map[string]any) string {
 	var fields []string
+	write := false
 	for _, f := range spec["flags"].([]any) {
 		switch strings.ToUpper(f.(string)) {
 		case "ACCESS":
 			fields = append(fields, "read: true")
 		case "INSERT", "DELETE", "UPDATE":
-			if !strings.Contains(strings.Join(fields, ","), "write") {
+			if !write {
 				fields = append(fields, "write: true")
 			}
+			write = true
 		case "NOT_KEY":
 			fields = append(fields, "notKey: true")
 		case "INCOMPLETE":
