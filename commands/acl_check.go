@@ -18,9 +18,11 @@ type Denial struct {
 	Object string // the command's full name, the key or the channel
 }
 
-// Check reports whether u may run cmd with args, as Redis 7.0 checks: the
-// command (or subcommand, or first argument), then the keys, then the
-// channels. Callers test u.Unrestricted() first, the hot path's one flag.
+// Check reports whether u may run cmd with args, as Redis 7.0 checks:
+// the root permissions and then each selector, each the command (or
+// subcommand, or first argument), then the keys, then the channels; the
+// first that allows all of the call lets it run. Callers test
+// u.Unrestricted() first, the hot path's one flag.
 func (a *ACL) Check(u *User, cmd *Cmd, args [][]byte) (Denial, bool) {
 	p := u.perms.Load()
 	if p.full {
@@ -31,23 +33,55 @@ func (a *ACL) Check(u *User, cmd *Cmd, args [][]byte) (Denial, bool) {
 		return Denial{}, true // added after the users were made: internal
 	}
 	e := &a.uni.entries[id]
-	if cmd.Flags&NoAuth == 0 && !p.bit(id) && !firstArgAllowed(p, id, args) {
+	var keys []keyRef
+	keysFound := false
+	// Of the denials, Redis reports a channel before a key before the
+	// command, and of two alike the one further in the arguments.
+	worst, worstAt := aclDeniedCmd, 0
+	for i := -1; i < len(p.selectors); i++ {
+		s := &p.aclSelector
+		if i >= 0 {
+			s = p.selectors[i]
+		}
+		if !s.allKeys && e.keys != "" && !keysFound {
+			keys, keysFound = aclCallKeys(e, cmd, args), true
+		}
+		reason, at := s.check(cmd, id, keys, args)
+		if reason == aclOK {
+			return Denial{}, true
+		}
+		if reason > worst || reason == worst && at > worstAt {
+			worst, worstAt = reason, at
+		}
+	}
+	if worst == aclDeniedCmd {
 		return Denial{aclDeniedCmd, e.name}, false
 	}
-	if !p.allKeys && e.keys != "" {
-		if k, ok := keysAllowed(p, cmd, e.keys, args); !ok {
-			return Denial{aclDeniedKey, k}, false
-		}
-	}
-	if !p.allChans {
-		if ch, ok := channelsAllowed(p, cmd.Name, args); !ok {
-			return Denial{aclDeniedChannel, ch}, false
-		}
-	}
-	return Denial{}, true
+	return Denial{worst, string(args[worstAt])}, false
 }
 
-func firstArgAllowed(p *aclPerms, id int, args [][]byte) bool {
+// check is one selector's verdict on a call, and the argument at fault
+// for a key or a channel.
+func (s *aclSelector) check(cmd *Cmd, id int, keys []keyRef, args [][]byte) (int, int) {
+	if cmd.Flags&NoAuth == 0 && !s.bit(id) && !firstArgAllowed(s, id, args) {
+		return aclDeniedCmd, 0
+	}
+	if !s.allKeys {
+		for _, k := range keys {
+			if !keyAllowed(s, args[k.pos], k.read, k.write) {
+				return aclDeniedKey, k.pos
+			}
+		}
+	}
+	if !s.allChans {
+		if at, ok := channelsAllowed(s, cmd.Name, args); !ok {
+			return aclDeniedChannel, at
+		}
+	}
+	return aclOK, 0
+}
+
+func firstArgAllowed(p *aclSelector, id int, args [][]byte) bool {
 	if len(args) < 2 {
 		return false
 	}
@@ -59,6 +93,12 @@ func firstArgAllowed(p *aclPerms, id int, args [][]byte) bool {
 	return false
 }
 
+// keyRef is a key argument of a call and what the call does to it.
+type keyRef struct {
+	pos         int
+	read, write bool
+}
+
 // numKeysAt is where the commands whose keys follow a count have it; the
 // table's first/last/step cover only what comes before (a destination).
 var numKeysAt = map[string]int{
@@ -67,37 +107,49 @@ var numKeysAt = map[string]int{
 	"zunion": 1, "zinter": 1, "zdiff": 1, "zintercard": 1, "sintercard": 1, "lmpop": 1, "zmpop": 1,
 }
 
-// callKeys returns a call's key arguments, as Redis 7.0's key specs find
-// them: the table's first/last/step, the keys after a count, and MEMORY
-// USAGE's key.
-func callKeys(cmd *Cmd, args [][]byte) [][]byte {
-	keys := cmd.Keys(args)
+// callKeyPositions returns where a call's key arguments are: the table's
+// first/last/step, the keys after a count, and MEMORY USAGE's key.
+func callKeyPositions(cmd *Cmd, args [][]byte) []int {
+	var out []int
+	if cmd.FirstKey > 0 {
+		last, step := cmd.LastKey, max(cmd.Step, 1)
+		if last < 0 {
+			last += len(args)
+		}
+		for i := cmd.FirstKey; i <= last && i < len(args); i += step {
+			out = append(out, i)
+		}
+	}
 	if at, ok := numKeysAt[cmd.Name]; ok && len(args) > at {
 		n, ok := ParseInt(args[at])
 		if ok && n > 0 && int(n) <= len(args)-at-1 {
-			keys = append(keys, args[at+1:at+1+int(n)]...)
+			for i := 0; i < int(n); i++ {
+				out = append(out, at+1+i)
+			}
 		}
 	}
 	if cmd.Name == "memory" && len(args) > 2 && EqualFold(args[1], "usage") {
-		keys = append(keys, args[2])
+		out = append(out, 2)
 	}
-	return keys
+	return out
 }
 
-func keysAllowed(p *aclPerms, cmd *Cmd, need string, args [][]byte) (string, bool) {
+// callKeyRefs returns a call's keys, each needing what need (the
+// command's R, W, RW or K) asks.
+func callKeyRefs(cmd *Cmd, need string, args [][]byte) []keyRef {
 	needR, needW := strings.IndexByte(need, 'R') >= 0, strings.IndexByte(need, 'W') >= 0
 	if cmd.Name == "set" && !hasArg(args[3:], "get") {
 		needR = false // SET without GET only overwrites, as Redis's getkeys tells
 	}
-	for _, k := range callKeys(cmd, args) {
-		if !keyAllowed(p, k, needR, needW) {
-			return string(k), false
-		}
+	pos := callKeyPositions(cmd, args)
+	out := make([]keyRef, len(pos))
+	for i, at := range pos {
+		out[i] = keyRef{pos: at, read: needR, write: needW}
 	}
-	return "", true
+	return out
 }
 
-func keyAllowed(p *aclPerms, key []byte, needR, needW bool) bool {
+func keyAllowed(p *aclSelector, key []byte, needR, needW bool) bool {
 	for _, kp := range p.keys {
 		if (kp.read || !needR) && (kp.write || !needW) && GlobMatch(kp.pattern, key, false) {
 			return true
@@ -117,20 +169,21 @@ func hasArg(args [][]byte, word string) bool {
 
 // channelsAllowed checks the channels of PUBLISH and the subscribe
 // commands; a PSUBSCRIBE pattern must be one of the user's as written.
-func channelsAllowed(p *aclPerms, name string, args [][]byte) (string, bool) {
-	var chans [][]byte
+// It returns the argument at fault.
+func channelsAllowed(p *aclSelector, name string, args [][]byte) (int, bool) {
+	from, to := 1, len(args)
 	literal := false
 	switch name {
 	case "publish", "spublish":
-		chans = args[1:2]
+		to = min(2, len(args))
 	case "subscribe", "ssubscribe":
-		chans = args[1:]
 	case "psubscribe":
-		chans, literal = args[1:], true
+		literal = true
 	default:
-		return "", true
+		return 0, true
 	}
-	for _, ch := range chans {
+	for at := from; at < to; at++ {
+		ch := args[at]
 		ok := false
 		for _, pat := range p.channels {
 			if literal && pat == string(ch) || !literal && GlobMatch(pat, ch, false) {
@@ -139,10 +192,10 @@ func channelsAllowed(p *aclPerms, name string, args [][]byte) (string, bool) {
 			}
 		}
 		if !ok {
-			return string(ch), false
+			return at, false
 		}
 	}
-	return "", true
+	return 0, true
 }
 
 // NoPerm is the error a client gets for a denial at the top level.

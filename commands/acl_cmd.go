@@ -42,7 +42,12 @@ func cmdACL(c *Ctx, args [][]byte) {
 			c.Error("ERR Usernames can't contain spaces or null characters")
 			return
 		}
-		if rule, err := a.SetUser(string(rest[0]), byteStrings(rest[1:])); err != nil {
+		rules, open, ok := mergeSelectorArgs(byteStrings(rest[1:]))
+		if !ok {
+			c.Error("ERR Unmatched parenthesis in acl selector starting at '" + string(rest[1+open]) + "'.")
+			return
+		}
+		if rule, err := a.SetUser(string(rest[0]), rules); err != nil {
 			c.Error("ERR Error in ACL SETUSER modifier '" + rule + "': " + err.Error())
 			return
 		}
@@ -112,14 +117,24 @@ func (a *ACL) getUser(c *Ctx, name string) {
 	writeBulks(c, p.flagNames())
 	c.W.WriteBulkString("passwords")
 	writeBulks(c, p.passwords)
-	c.W.WriteBulkString("commands")
-	c.W.WriteBulkString(a.describeCommands(p))
-	c.W.WriteBulkString("keys")
-	c.W.WriteBulkString(describeKeys(p))
-	c.W.WriteBulkString("channels")
-	c.W.WriteBulkString(describeChannels(p))
+	a.writeSelector(c, &p.aclSelector)
 	c.W.WriteBulkString("selectors")
-	c.W.WriteArray(0)
+	c.W.WriteArray(len(p.selectors))
+	for _, s := range p.selectors {
+		c.W.WriteArray(6)
+		a.writeSelector(c, s)
+	}
+}
+
+// writeSelector is a selector's commands, keys and channels, as GETUSER
+// shows the root permissions and each selector.
+func (a *ACL) writeSelector(c *Ctx, s *aclSelector) {
+	c.W.WriteBulkString("commands")
+	c.W.WriteBulkString(a.describeCommands(s))
+	c.W.WriteBulkString("keys")
+	c.W.WriteBulkString(describeKeys(s))
+	c.W.WriteBulkString("channels")
+	c.W.WriteBulkString(describeChannels(s))
 }
 
 func (a *ACL) delUser(c *Ctx, names []string) {

@@ -8,21 +8,21 @@ import "strings"
 // most agreeing), then the single commands and first arguments left.
 // Redis lists the single commands in its hash table's order, which
 // changes from run to run; qlessd in its table's order (by name).
-func (a *ACL) describeCommands(p *aclPerms) string {
+func (a *ACL) describeCommands(p *aclSelector) string {
 	var b strings.Builder
-	fake := a.newPerms()
+	fake := a.newSelector()
 	additive := !p.future
 	sign, inverse := "+@", "-@"
 	if p.future {
 		b.WriteString("+@all ")
-		a.setAll(fake, true)
+		a.setAll(&fake, true)
 		sign, inverse = "-@", "+@"
 	} else {
 		b.WriteString("-@all ")
 	}
 	// temp is the user's bitmap with the categories chosen so far taken
 	// back, so that their commands count no more.
-	temp := &aclPerms{allowed: append([]uint64(nil), p.allowed...), firstArgs: map[int][]string{}}
+	temp := &aclSelector{allowed: append([]uint64(nil), p.allowed...), firstArgs: map[int][]string{}}
 	applied := make([]bool, len(aclCategoryNames))
 	for {
 		best := a.bestCategory(temp, additive, applied)
@@ -30,22 +30,22 @@ func (a *ACL) describeCommands(p *aclPerms) string {
 			break
 		}
 		cat := aclCategoryNames[best]
-		a.applyCmdRule(fake, sign+cat)    //nolint:errcheck // a known category
+		a.applyCmdRule(&fake, sign+cat)   //nolint:errcheck // a known category
 		a.applyCmdRule(temp, inverse+cat) //nolint:errcheck
 		b.WriteString(sign + cat + " ")
 		applied[best] = true
 	}
 	for _, id := range a.uni.top {
-		a.describeSingle(&b, p, fake, id)
+		a.describeSingle(&b, p, &fake, id)
 		for _, sid := range a.uni.entries[id].subs {
-			a.describeSingle(&b, p, fake, sid)
+			a.describeSingle(&b, p, &fake, sid)
 		}
 	}
 	return strings.TrimSuffix(b.String(), " ")
 }
 
 // bestCategory is the next category describeCommands takes, -1 for none.
-func (a *ACL) bestCategory(temp *aclPerms, additive bool, applied []bool) int {
+func (a *ACL) bestCategory(temp *aclSelector, additive bool, applied []bool) int {
 	best, minDiff, maxSame := -1, int(^uint(0)>>1), 0
 	for i := range aclCategoryNames {
 		if applied[i] {
@@ -74,7 +74,7 @@ func (a *ACL) bestCategory(temp *aclPerms, additive bool, applied []bool) int {
 	return best
 }
 
-func (a *ACL) describeSingle(b *strings.Builder, p, fake *aclPerms, id int) {
+func (a *ACL) describeSingle(b *strings.Builder, p, fake *aclSelector, id int) {
 	e := &a.uni.entries[id]
 	if user := p.bit(id); user != fake.bit(id) {
 		if user {
@@ -93,7 +93,7 @@ func (a *ACL) describeSingle(b *strings.Builder, p, fake *aclPerms, id int) {
 }
 
 // describeKeys is the key rules: "~*" for all keys, else each pattern.
-func describeKeys(p *aclPerms) string {
+func describeKeys(p *aclSelector) string {
 	if p.allKeys {
 		return "~*"
 	}
@@ -111,7 +111,7 @@ func describeKeys(p *aclPerms) string {
 	return strings.Join(parts, " ")
 }
 
-func describeChannels(p *aclPerms) string {
+func describeChannels(p *aclSelector) string {
 	if p.allChans {
 		return "&*"
 	}
@@ -140,7 +140,28 @@ func (p *aclPerms) flagNames() []string {
 	return out
 }
 
-// describeUser is the user as ACL LIST and the ACL file show it.
+// describeSelector is a selector as ACL LIST shows it: its keys, its
+// channels (from resetchannels unless all), then its commands.
+func (a *ACL) describeSelector(s *aclSelector) string {
+	parts := []string{}
+	if k := describeKeys(s); k != "" {
+		parts = append(parts, k)
+	}
+	if s.allChans {
+		parts = append(parts, "&*")
+	} else {
+		parts = append(parts, "resetchannels")
+		if c := describeChannels(s); c != "" {
+			parts = append(parts, c)
+		}
+	}
+	parts = append(parts, a.describeCommands(s))
+	return strings.Join(parts, " ")
+}
+
+// describeUser is the user as ACL LIST and the ACL file show it: flags,
+// password hashes, the root permissions, then each selector in
+// parentheses.
 func (a *ACL) describeUser(u *User) string {
 	p := u.perms.Load()
 	parts := []string{"user", u.Name}
@@ -148,17 +169,9 @@ func (a *ACL) describeUser(u *User) string {
 	for _, h := range p.passwords {
 		parts = append(parts, "#"+h)
 	}
-	if k := describeKeys(p); k != "" {
-		parts = append(parts, k)
+	parts = append(parts, a.describeSelector(&p.aclSelector))
+	for _, s := range p.selectors {
+		parts = append(parts, "("+a.describeSelector(s)+")")
 	}
-	if p.allChans {
-		parts = append(parts, "&*")
-	} else {
-		parts = append(parts, "resetchannels")
-		if c := describeChannels(p); c != "" {
-			parts = append(parts, c)
-		}
-	}
-	parts = append(parts, a.describeCommands(p))
 	return strings.Join(parts, " ")
 }

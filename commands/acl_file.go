@@ -69,12 +69,22 @@ func (a *ACL) loadLine(f []string, n int, fresh map[string]*aclPerms) string {
 	if fresh[name] != nil {
 		return fmt.Sprintf("WARNING: Duplicate user '%s' found on line %d. ", name, n)
 	}
+	// The user exists from here, errors or not: a later line naming it
+	// again is a duplicate, as in Redis.
 	p := a.newPerms()
+	fresh[name] = p
+	rules, _, ok := mergeSelectorArgs(f[2:])
+	if !ok {
+		// Redis 7.0.15 crashes here when a rule came before the unclosed
+		// selector; this is the message it gives when none did.
+		return fmt.Sprintf("%s:%d: Unmatched parenthesis in selector definition.", a.File, n)
+	}
 	// Redis names every unknown command or category, and of the other
 	// errors only the first, which may explain those after it.
 	var errs strings.Builder
 	other := false
-	for _, r := range f[2:] {
+	for _, r := range rules {
+		r = strings.Trim(r, "\t\r\n")
 		err := a.apply(p, r)
 		switch {
 		case err == nil:
@@ -85,11 +95,7 @@ func (a *ACL) loadLine(f []string, n int, fresh map[string]*aclPerms) string {
 			other = true
 		}
 	}
-	if errs.Len() > 0 {
-		return errs.String()
-	}
-	fresh[name] = p
-	return ""
+	return errs.String()
 }
 
 // SaveFile writes every user to the ACL file, through a temporary file

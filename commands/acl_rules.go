@@ -10,56 +10,46 @@ func (e ruleError) Error() string { return string(e) }
 
 // The reasons.
 const (
-	errRuleUnknown   ruleError = "Unknown command or category name in ACL"
-	errRuleSyntax    ruleError = "Syntax error"
-	errRuleHash      ruleError = "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters"
-	errRuleAllKeys   ruleError = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns"
-	errRuleAllChans  ruleError = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels"
-	errRuleNoPass    ruleError = "The password you are trying to remove from the user does not exist"
-	errRuleSubArg    ruleError = "Allowing first-arg of a subcommand is not supported"
-	errRuleSelectors ruleError = "Selectors are not supported by qlessd"
+	errRuleUnknown  ruleError = "Unknown command or category name in ACL"
+	errRuleSyntax   ruleError = "Syntax error"
+	errRuleHash     ruleError = "The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters"
+	errRuleAllKeys  ruleError = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns"
+	errRuleAllChans ruleError = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels"
+	errRuleNoPass   ruleError = "The password you are trying to remove from the user does not exist"
+	errRuleSubArg   ruleError = "Allowing first-arg of a subcommand is not supported"
 )
 
 // newPerms is a new user's state: off, no password, no key, channel or
 // command (acl-pubsub-default resetchannels, as Redis 7.0 defaults).
 func (a *ACL) newPerms() *aclPerms {
-	return &aclPerms{allowed: make([]uint64, (len(a.uni.entries)+63)/64), firstArgs: map[int][]string{}}
+	return &aclPerms{aclSelector: a.newSelector()}
 }
 
-// apply applies one rule to p, as ACL SETUSER does.
+// apply applies one rule to p, as ACL SETUSER does: the user's own rules
+// here, a selector in parentheses, and the root permissions' rules.
 func (a *ACL) apply(p *aclPerms, rule string) error {
 	low := strings.ToLower(rule)
 	if fn := a.flagRule(low); fn != nil {
 		fn(p)
 		return nil
 	}
-	if rule == "" {
-		return errRuleSyntax
-	}
-	switch rule[0] {
-	case '>', '<', '#', '!':
+	switch {
+	case rule == "":
+		return nil // Redis takes an empty rule as no rule
+	case rule[0] == '>' || rule[0] == '<' || rule[0] == '#' || rule[0] == '!':
 		return applyPassRule(p, rule)
-	case '~', '%':
-		return applyKeyRule(p, rule)
-	case '&':
-		if p.allChans {
-			return errRuleAllChans
+	case len(rule) > 1 && rule[0] == '(' && rule[len(rule)-1] == ')':
+		s, err := a.parseSelector(rule)
+		if err != nil {
+			return err
 		}
-		if rule == "&*" {
-			p.allChans, p.channels = true, nil
-		} else if !contains(p.channels, rule[1:]) {
-			p.channels = append(p.channels, rule[1:])
-		}
+		p.selectors = append(p.selectors, &s)
 		return nil
-	case '+', '-':
-		return a.applyCmdRule(p, rule)
-	case '(':
-		return errRuleSelectors
 	}
-	return errRuleSyntax
+	return a.applySel(&p.aclSelector, rule)
 }
 
-// flagRule returns the rules that are words.
+// flagRule returns the user's rules that are words.
 func (a *ACL) flagRule(low string) func(p *aclPerms) {
 	switch low {
 	case "on":
@@ -70,22 +60,10 @@ func (a *ACL) flagRule(low string) func(p *aclPerms) {
 		return func(p *aclPerms) { p.nopass, p.passwords = true, nil }
 	case "resetpass":
 		return func(p *aclPerms) { p.nopass, p.passwords = false, nil }
-	case "allkeys":
-		return func(p *aclPerms) { p.allKeys, p.keys = true, nil }
-	case "resetkeys":
-		return func(p *aclPerms) { p.allKeys, p.keys = false, nil }
-	case "allchannels":
-		return func(p *aclPerms) { p.allChans, p.channels = true, nil }
-	case "resetchannels":
-		return func(p *aclPerms) { p.allChans, p.channels = false, nil }
-	case "allcommands", "+@all":
-		return func(p *aclPerms) { a.setAll(p, true) }
-	case "nocommands", "-@all":
-		return func(p *aclPerms) { a.setAll(p, false) }
 	case "sanitize-payload", "skip-sanitize-payload":
 		return func(p *aclPerms) { p.sanitize = low }
 	case "clearselectors":
-		return func(p *aclPerms) {}
+		return func(p *aclPerms) { p.selectors = nil }
 	case "reset":
 		return func(p *aclPerms) {
 			*p = *a.newPerms()
@@ -95,7 +73,7 @@ func (a *ACL) flagRule(low string) func(p *aclPerms) {
 	return nil
 }
 
-func (a *ACL) setAll(p *aclPerms, on bool) {
+func (a *ACL) setAll(p *aclSelector, on bool) {
 	var word uint64
 	if on {
 		word = ^uint64(0)
@@ -142,40 +120,37 @@ func validHash(h string) bool {
 	return true
 }
 
-func applyKeyRule(p *aclPerms, rule string) error {
+// applyKeyRule is ~pattern and %R~, %W~, %RW~pattern (each flag once; a
+// "%R" without a tilde is the empty pattern, as Redis reads it).
+func applyKeyRule(p *aclSelector, rule string) error {
+	if p.allKeys {
+		return errRuleAllKeys
+	}
 	kp := keyPattern{read: true, write: true}
+	at := 1
 	if rule[0] == '%' {
-		tilde := strings.IndexByte(rule, '~')
-		if tilde < 0 {
-			tilde = len(rule)
-		}
-		flags := rule[1:tilde]
 		kp.read, kp.write = false, false
-		for _, f := range flags {
-			switch f {
-			case 'R', 'r':
+	flags:
+		for ; at < len(rule); at++ {
+			switch c := rule[at]; {
+			case (c == 'R' || c == 'r') && !kp.read:
 				kp.read = true
-			case 'W', 'w':
+			case (c == 'W' || c == 'w') && !kp.write:
 				kp.write = true
+			case c == '~':
+				at++
+				break flags
 			default:
 				return errRuleSyntax
 			}
 		}
-		if flags == "" {
+		if !kp.read && !kp.write {
 			return errRuleSyntax
 		}
-		rule = rule[tilde:]
-		if rule == "" {
-			rule = "~"
-		}
 	}
-	if p.allKeys {
-		return errRuleAllKeys
-	}
-	kp.pattern = rule[1:]
-	if kp.pattern == "*" && kp.read && kp.write {
-		p.allKeys, p.keys = true, nil
-		return nil
+	kp.pattern = rule[min(at, len(rule)):]
+	if hasSpaces(kp.pattern) {
+		return errRuleSyntax
 	}
 	for i, have := range p.keys {
 		if have.pattern == kp.pattern {
@@ -189,7 +164,7 @@ func applyKeyRule(p *aclPerms, rule string) error {
 }
 
 // applyCmdRule is +cmd, -cmd, +@cat, -@cat and +cmd|sub (or +cmd|firstarg).
-func (a *ACL) applyCmdRule(p *aclPerms, rule string) error {
+func (a *ACL) applyCmdRule(p *aclSelector, rule string) error {
 	on := rule[0] == '+'
 	name := strings.ToLower(rule[1:])
 	if strings.HasPrefix(name, "@") {
@@ -231,7 +206,7 @@ func (a *ACL) applyCmdRule(p *aclPerms, rule string) error {
 
 // change sets or clears an entry's bit, and a container's subcommands'
 // with it, as Redis's ACLChangeSelectorPerm.
-func (a *ACL) change(p *aclPerms, id int, on bool) {
+func (a *ACL) change(p *aclSelector, id int, on bool) {
 	p.setBit(id, on)
 	delete(p.firstArgs, id)
 	for _, sid := range a.uni.entries[id].subs {

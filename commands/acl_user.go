@@ -15,26 +15,15 @@ type User struct {
 	perms atomic.Pointer[aclPerms]
 }
 
-// keyPattern is a ~, %R~ or %W~ rule.
-type keyPattern struct {
-	read, write bool
-	pattern     string
-}
-
 // aclPerms is one state of a user: what ACL GETUSER shows.
 type aclPerms struct {
 	on, nopass bool
 	sanitize   string // "", "sanitize-payload" or "skip-sanitize-payload"
 	passwords  []string
-	// future is Redis's reserved command bit, set by +@all only: the user
-	// may run commands added later, and its rules start from +@all.
-	future    bool
-	allowed   []uint64 // bit per universe entry
-	firstArgs map[int][]string
-	keys      []keyPattern
-	allKeys   bool
-	channels  []string
-	allChans  bool
+	// aclSelector is the root permissions, checked first.
+	aclSelector
+	// selectors are the others, in the order they were added.
+	selectors []*aclSelector
 	// full is the hot path's test: every command, key and channel.
 	full bool
 }
@@ -42,24 +31,19 @@ type aclPerms struct {
 func (p *aclPerms) clone() *aclPerms {
 	q := *p
 	q.passwords = append([]string(nil), p.passwords...)
-	q.allowed = append([]uint64(nil), p.allowed...)
-	q.keys = append([]keyPattern(nil), p.keys...)
-	q.channels = append([]string(nil), p.channels...)
-	q.firstArgs = map[int][]string{}
-	for k, v := range p.firstArgs {
-		q.firstArgs[k] = append([]string(nil), v...)
+	q.aclSelector = p.copySel()
+	q.selectors = make([]*aclSelector, len(p.selectors))
+	for i, s := range p.selectors {
+		c := s.copySel()
+		q.selectors[i] = &c
 	}
 	return &q
 }
 
-func (p *aclPerms) bit(id int) bool { return p.allowed[id/64]&(1<<(id%64)) != 0 }
-
-func (p *aclPerms) setBit(id int, on bool) {
-	if on {
-		p.allowed[id/64] |= 1 << (id % 64)
-	} else {
-		p.allowed[id/64] &^= 1 << (id % 64)
-	}
+// all returns the root permissions and then each selector: the order in
+// which Redis checks them.
+func (p *aclPerms) all() []*aclSelector {
+	return append([]*aclSelector{&p.aclSelector}, p.selectors...)
 }
 
 // Allowed reports whether the user may run the entry named fullName
@@ -70,7 +54,15 @@ func (u *User) Allowed(a *ACL, fullName string) bool {
 		return false
 	}
 	p := u.perms.Load()
-	return p.full || p.bit(id)
+	if p.full || p.bit(id) {
+		return true
+	}
+	for _, s := range p.selectors {
+		if s.bit(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // Unrestricted reports whether the user may run anything on any key and
@@ -118,11 +110,15 @@ func subtleEq(a, b string) bool {
 	return d == 0
 }
 
-// updateFull recomputes the hot path's flag.
+// updateFull recomputes the hot path's flag: set when the root or a
+// selector allows everything.
 func (p *aclPerms) updateFull(n int) {
-	all := true
-	for id := 0; id < n && all; id++ {
-		all = p.bit(id)
+	p.full = false
+	for _, s := range p.all() {
+		all := s.allKeys && s.allChans
+		for id := 0; id < n && all; id++ {
+			all = s.bit(id)
+		}
+		p.full = p.full || all
 	}
-	p.full = all && p.allKeys && p.allChans
 }

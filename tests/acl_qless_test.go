@@ -10,7 +10,8 @@ import (
 	"github.com/qlessd/qlessd/qless"
 )
 
-// TestACLQlessReadUser: a user given +@qless-read reads qless (get, queues,
+// TestACLQlessReadUser: a user given +@qless-read (at the root or in a
+// selector) reads qless (get, queues,
 // peek, tag get and top, track) and is refused every QLESS function that
 // writes, and cannot write through EVAL or through EVALSHA of qless.lua.
 func TestACLQlessReadUser(t *testing.T) {
@@ -27,6 +28,8 @@ func TestACLQlessReadUser(t *testing.T) {
 		{"ACL", "SETUSER", "scripter", "on", ">pw", "+@qless-read", "+eval", "+evalsha", "~*"},
 		{"ACL", "SETUSER", "nowrite", "on", ">pw", "+@all", "-@qless-write", "~*", "&*"},
 		{"ACL", "SETUSER", "tagger", "on", ">pw", "+qless|tag.get"},
+		// The same rights through a selector.
+		{"ACL", "SETUSER", "selreader", "on", ">pw", "(+@qless-read)"},
 	} {
 		if _, err := do(admin, call...); err != nil {
 			t.Fatalf("%v: %v", call, err)
@@ -39,7 +42,7 @@ func TestACLQlessReadUser(t *testing.T) {
 	}
 	reader, scripter, nowrite, tagger := as("reader"), as("scripter"), as("nowrite"), as("tagger")
 
-	for _, c := range []*redis.Client{reader, nowrite} {
+	for _, c := range []*redis.Client{reader, nowrite, as("selreader")} {
 		for _, call := range [][]any{
 			{"QLESS", "get", "now", "j1"},
 			{"QLESS", "queues", "now"},

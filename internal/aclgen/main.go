@@ -1,8 +1,10 @@
 // Command aclgen writes commands/acl_redistable.go from a running Redis
 // 7.0's COMMAND reply: each command's and subcommand's ACL categories, and
 // what its keys need (R when a key spec has ACCESS, W when one inserts,
-// deletes or updates, K when it has keys needing neither). Run it through go generate in commands/ with a
-// redis-server 7.0 listening at -addr.
+// deletes or updates, K when it has keys needing neither), and each key
+// spec (where its keys are and what is done to them) for the per-key
+// checks of %R~ and %W~ patterns. Run it through go generate in commands/
+// with a redis-server 7.0 listening at -addr.
 package main
 
 import (
@@ -30,8 +32,9 @@ func main() {
 		log.Fatal(err)
 	}
 	rows := map[string][2]string{}
+	specs := map[string]string{}
 	for _, c := range v {
-		add(rows, c.([]any))
+		add(rows, specs, c.([]any))
 	}
 	var b bytes.Buffer
 	b.WriteString("package commands\n\n// Code generated from Redis 7.0's COMMAND reply by internal/aclgen; DO NOT EDIT.\n\n")
@@ -48,6 +51,18 @@ func main() {
 	for _, n := range names {
 		fmt.Fprintf(&b, "\t%q: {%q, %q},\n", n, rows[n][0], rows[n][1])
 	}
+	b.WriteString("}\n\n")
+	b.WriteString("// redisKeySpecs holds each Redis 7.0 command's key specs, in COMMAND's\n")
+	b.WriteString("// order (see aclKeySpec).\n")
+	b.WriteString("var redisKeySpecs = map[string][]aclKeySpec{\n")
+	names = names[:0]
+	for n := range specs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "\t%q: {%s},\n", n, specs[n])
+	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -60,7 +75,7 @@ func main() {
 
 // add records a command (COMMAND's entry: name, ..., categories at 6, key
 // specs at 8, subcommands at 9) and its subcommands.
-func add(rows map[string][2]string, c []any) {
+func add(rows map[string][2]string, specs map[string]string, c []any) {
 	var cats []string
 	for _, x := range c[6].([]any) {
 		cats = append(cats, strings.TrimPrefix(x.(string), "@"))
@@ -93,7 +108,79 @@ func add(rows map[string][2]string, c []any) {
 		keys = "K" // keys that must match a pattern, of either kind
 	}
 	rows[c[0].(string)] = [2]string{strings.Join(cats, " "), keys}
-	for _, sub := range c[9].([]any) {
-		add(rows, sub.([]any))
+	var lits []string
+	for _, spec := range c[8].([]any) {
+		lits = append(lits, specLiteral(pairs(spec)))
 	}
+	if len(lits) > 0 {
+		specs[c[0].(string)] = strings.Join(lits, ", ")
+	}
+	for _, sub := range c[9].([]any) {
+		add(rows, specs, sub.([]any))
+	}
+}
+
+// pairs reads a RESP2 map (a flat array of names and values).
+func pairs(v any) map[string]any {
+	m := map[string]any{}
+	kv := v.([]any)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+func num(m map[string]any, k string) int64 {
+	n, _ := m[k].(int64)
+	return n
+}
+
+// specLiteral writes one key spec as an aclKeySpec literal.
+func specLiteral(spec map[string]any) string {
+	var fields []string
+	write := false
+	for _, f := range spec["flags"].([]any) {
+		switch strings.ToUpper(f.(string)) {
+		case "ACCESS":
+			fields = append(fields, "read: true")
+		case "INSERT", "DELETE", "UPDATE":
+			if !write {
+				fields = append(fields, "write: true")
+			}
+			write = true
+		case "NOT_KEY":
+			fields = append(fields, "notKey: true")
+		case "INCOMPLETE":
+			fields = append(fields, "incomplete: true")
+		case "VARIABLE_FLAGS":
+			fields = append(fields, "variable: true")
+		}
+	}
+	unknown := false
+	bs := pairs(spec["begin_search"])
+	bspec := pairs(bs["spec"])
+	switch bs["type"] {
+	case "index":
+		fields = append(fields, fmt.Sprintf("begin: %d", num(bspec, "index")))
+	case "keyword":
+		fields = append(fields, fmt.Sprintf("keyword: %q, begin: %d", bspec["keyword"], num(bspec, "startfrom")))
+	default:
+		unknown = true
+	}
+	fk := pairs(spec["find_keys"])
+	fspec := pairs(fk["spec"])
+	switch fk["type"] {
+	case "range":
+		fields = append(fields, fmt.Sprintf("last: %d, step: %d, limit: %d",
+			num(fspec, "lastkey"), num(fspec, "keystep"), num(fspec, "limit")))
+	case "keynum":
+		fields = append(fields, fmt.Sprintf("keynum: true, numAt: %d, first: %d, step: %d",
+			num(fspec, "keynumidx"), num(fspec, "firstkey"), num(fspec, "keystep")))
+	default:
+		unknown = true
+	}
+	if unknown {
+		fields = append(fields, "unknown: true")
+	}
+	return "{" + strings.Join(fields, ", ") + "}"
 }

@@ -1,0 +1,141 @@
+package commands
+
+// aclKeySpec is one of a Redis 7.0 command's key specs (COMMAND INFO's
+// key_specs, tabled in redisKeySpecs): where its keys are in a call, and
+// what the command does to them, which %R~ and %W~ patterns are checked
+// against key by key.
+type aclKeySpec struct {
+	read, write bool // ACCESS; INSERT, DELETE or UPDATE
+	notKey      bool // NOT_KEY: an argument that is not a key
+	incomplete  bool // INCOMPLETE: the spec may miss keys
+	variable    bool // VARIABLE_FLAGS: what is done depends on the call
+	unknown     bool // a search type Redis does not describe
+
+	// The search begins at index begin, or after keyword searched from
+	// begin (backwards from the end when negative).
+	keyword string
+	begin   int
+	// Then keys are a range (last: the last key relative to the start,
+	// or from the end when negative; limit divides the rest), or a count
+	// at numAt from the start, the keys first after it.
+	keynum            bool
+	last, step, limit int
+	numAt, first      int
+}
+
+// aclCallKeys returns a call's keys and what the call does to each, as
+// Redis 7.0's ACL finds them: by the command's key specs when they are
+// complete and their flags fixed, else as the command's own key finder
+// tells (SET, BITFIELD; qlessd has not SORT nor MIGRATE), else by the table's positions with the
+// command's flags as a whole (qlessd's own commands).
+func aclCallKeys(e *aclEntry, cmd *Cmd, args [][]byte) []keyRef {
+	specs := redisKeySpecs[e.name]
+	if usableSpecs(specs) {
+		if refs, ok := keysBySpecs(specs, args); ok {
+			return refs
+		}
+	}
+	switch e.name {
+	case "bitfield":
+		return []keyRef{{pos: 1, read: true, write: !bitfieldReadOnly(args)}}
+	}
+	return callKeyRefs(cmd, e.keys, args)
+}
+
+// usableSpecs: some spec names keys, and none has variable flags.
+func usableSpecs(specs []aclKeySpec) bool {
+	keys := false
+	for _, s := range specs {
+		if s.variable {
+			return false
+		}
+		keys = keys || !s.notKey
+	}
+	return keys
+}
+
+// keysBySpecs walks the specs over a call; false when they cannot tell
+// (an incomplete spec or one of unknown type, a count that is not one,
+// positions past the call), where Redis turns to the command's finder.
+func keysBySpecs(specs []aclKeySpec, args [][]byte) ([]keyRef, bool) {
+	var out []keyRef
+	n := len(args)
+	for _, s := range specs {
+		if s.notKey {
+			continue
+		}
+		if s.unknown || s.incomplete {
+			return nil, false
+		}
+		first := s.begin
+		if s.keyword != "" {
+			if first = keywordEnd(s, args); first == 0 {
+				continue // no keyword: no keys of this spec
+			}
+		}
+		var last int
+		switch {
+		case s.keynum:
+			if first+s.numAt >= n {
+				return nil, false
+			}
+			count, ok := ParseInt(args[first+s.numAt])
+			if !ok || count < 0 {
+				return nil, false
+			}
+			first += s.first
+			last = first + int(count) - 1
+		case s.last >= 0:
+			last = first + s.last
+		case s.limit == 0:
+			last = n + s.last
+		default:
+			last = first + (n-first)/s.limit + s.last
+		}
+		if last >= n || last < first || first >= n {
+			return nil, false
+		}
+		for i := first; i <= last; i += max(s.step, 1) {
+			out = append(out, keyRef{pos: i, read: s.read, write: s.write})
+		}
+	}
+	return out, true
+}
+
+// keywordEnd is the index after a spec's keyword in a call, searched
+// forwards from begin or backwards from the end; 0 when absent.
+func keywordEnd(s aclKeySpec, args [][]byte) int {
+	n := len(args)
+	if s.begin > 0 {
+		for i := s.begin; i < n-1; i++ {
+			if EqualFold(args[i], s.keyword) {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	for i := n + s.begin; i > 1 && i < n; i-- {
+		if EqualFold(args[i], s.keyword) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// bitfieldReadOnly: only GET (and OVERFLOW) operations, as Redis's
+// BITFIELD key finder tells; anything else, a syntax error included,
+// writes.
+func bitfieldReadOnly(args [][]byte) bool {
+	for i := 2; i < len(args); i++ {
+		rest := len(args) - i - 1
+		switch {
+		case EqualFold(args[i], "get") && rest >= 2:
+			i += 2
+		case EqualFold(args[i], "overflow") && rest >= 1:
+			i++
+		default:
+			return false
+		}
+	}
+	return true
+}
