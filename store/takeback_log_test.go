@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -147,4 +148,62 @@ func TestTakenBackFramesLeaveTheLogsStore(t *testing.T) {
 		}
 	}
 	t.Logf("frames committed %d, lost %d, committed by the next leader %d", p.counts[0], p.counts[1], p.counts[2])
+}
+
+// TestSnapshotInstalledOverATakeBack installs the leader's snapshot on a
+// deposed leader whose write is still on its way to the cluster, as raft
+// may while a new leader catches it up: the install waits for the write
+// to settle, and the write, failed, is taken back before the snapshot
+// replaces the store, not over it.
+func TestSnapshotInstalledOverATakeBack(t *testing.T) {
+	src := openSync(t, t.TempDir(), SyncEverySec)
+	defer src.Close()
+	if err := src.Update(func(tx *Tx) error {
+		tx.SetString("k", "from the snapshot", 0, false)
+		z, _ := tx.OpenZSet("z")
+		for i := range 200 {
+			z.Put("m"+strconv.Itoa(i), float64(i))
+		}
+		z.Flush()
+		z.Release()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var snap bytes.Buffer
+	if err := src.WriteSnapshot(&snap); err != nil {
+		t.Fatal(err)
+	}
+	db := openSync(t, t.TempDir(), SyncEverySec)
+	defer db.Close()
+	g := &gateReplicator{leader: db, entered: make(chan struct{}), outcome: make(chan error)}
+	db.SetReplicator(g)
+	wrote := make(chan error)
+	go func() {
+		wrote <- db.Update(func(tx *Tx) error {
+			tx.SetString("k", "speculative", 0, false)
+			z, _ := tx.OpenZSet("z")
+			z.Put("m7", 700)
+			z.Put("mine", 1)
+			z.Flush()
+			z.Release()
+			return nil
+		})
+	}()
+	<-g.entered
+	restored := make(chan error)
+	go func() { restored <- db.RestoreSnapshot(bytes.NewReader(snap.Bytes())) }()
+	g.outcome <- &ReplicationError{Err: errLeadershipLostForTest}
+	if err := <-wrote; err == nil {
+		t.Fatal("a write the cluster did not take was acknowledged")
+	}
+	if err := <-restored; err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dump(t, db), dump(t, src); got != want {
+		t.Fatalf("after the install the store is not the snapshot's:\nsnapshot:\n%s\nstore:\n%s", want, got)
+	}
+	if got, want := db.Digest(), src.Digest(); got != want {
+		t.Fatalf("digest %s, the snapshot's %s", got, want)
+	}
 }
