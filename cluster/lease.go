@@ -164,6 +164,9 @@ func (n *Node) readGate() error {
 		}
 		return &LeaseError{Err: errNotServing}
 	}
+	if !n.serving() {
+		return &LeaseError{Err: errNotServing} // a term it has not caught up in (lead)
+	}
 	if n.lease.current() {
 		return nil
 	}

@@ -84,7 +84,11 @@ func TestClusterPausesKeepStoresEqual(t *testing.T) {
 	}
 	t.Logf("%d pauses, %d of them followed by a change of leader, in %v (seed %d)", pauses, changes,
 		time.Since(start).Round(time.Second), seed)
-	cl := client(c.leader(30 * time.Second).addr())
+	// Tens of thousands of jobs are read back in one pipeline: more than
+	// client's 5 s per read on a loaded machine (the 200-pause run timed
+	// out there).
+	cl := redis.NewClient(&redis.Options{Addr: c.leader(30 * time.Second).addr(), Protocol: 2, PoolSize: 1, MaxRetries: -1,
+		ReadTimeout: waitTimeout})
 	defer cl.Close()
 	checkJobs(t, cl, round, put, completed)
 	checkDoneOnce(t, cl, completed)
