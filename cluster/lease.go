@@ -165,7 +165,10 @@ func (n *Node) readGate() error {
 		return &LeaseError{Err: errNotServing}
 	}
 	if !n.serving() {
-		return &LeaseError{Err: errNotServing} // a term it has not caught up in (lead)
+		// Raft moved to a term this node has not caught up in (lead):
+		// deposed, or elected again.
+		n.leaseRefusals.Add(1)
+		return &LeaseError{Err: errNotServing}
 	}
 	if n.lease.current() {
 		return nil
