@@ -72,7 +72,13 @@ func (n *Node) lead() {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if n.raft.State() != raft.Leader || n.raft.CurrentTerm() != term || n.stopping() {
+	if n.raft.State() != raft.Leader || n.stopping() {
+		return
+	}
+	if n.raft.CurrentTerm() != term {
+		// The next LeaderCh signal, true, runs lead again for this term.
+		n.log.Warn("lost the lead and won it back while taking it; serving once a barrier of the new term is applied", "term", term,
+			"now", n.raft.CurrentTerm())
 		return
 	}
 	if n.healing.Load() {
