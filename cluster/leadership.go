@@ -72,6 +72,7 @@ func (n *Node) lead() {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+	n.holdLead()
 	if n.raft.State() != raft.Leader || n.stopping() {
 		return
 	}
