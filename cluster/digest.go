@@ -44,7 +44,7 @@ func (n *Node) checkDigests() {
 		case <-t.C:
 		}
 		at := n.raft.AppliedIndex()
-		if !n.ready.Load() || at == last {
+		if !n.serving() || at == last {
 			continue
 		}
 		if n.proposeDigest() {

@@ -23,6 +23,11 @@ func (n *Node) watch() {
 			return
 		case leads := <-n.raft.LeaderCh():
 			if leads {
+				if n.ready.Load() {
+					// Raft keeps only the latest change: this node
+					// lost the lead and won it back meanwhile.
+					n.follow()
+				}
 				n.lead()
 			} else {
 				n.follow()
@@ -38,9 +43,19 @@ func (n *Node) watch() {
 // lead starts serving writes once every entry of earlier terms is applied
 // and this node's clock has passed the last one an entry carried, so no
 // lock or expiry runs backwards across a change of leader.
+//
+// It serves for one term (leadTerm): a node that loses the lead and wins
+// it back before this goroutine hears of it must not serve in the new
+// term on the barrier of the old one, as entries of the terms between may
+// not be applied yet: a write run on that store would be proposed after
+// them, and its wait for its own commit would hold the data file's writer
+// that applying them needs (the node stopped applying for good), and a
+// digest it proposed would differ from every follower's.
 func (n *Node) lead() {
 	n.refreshVoters()
+	var term uint64
 	for {
+		term = n.raft.CurrentTerm()
 		err := n.await(n.barrier(10*time.Second), 15*time.Second)
 		if err == nil {
 			break
@@ -57,13 +72,21 @@ func (n *Node) lead() {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+	n.holdLead()
 	if n.raft.State() != raft.Leader || n.stopping() {
+		return
+	}
+	if n.raft.CurrentTerm() != term {
+		// The next LeaderCh signal, true, runs lead again for this term.
+		n.log.Warn("lost the lead and won it back while taking it; serving once a barrier of the new term is applied", "term", term,
+			"now", n.raft.CurrentTerm())
 		return
 	}
 	if n.healing.Load() {
 		go n.handOver() // its store is not the cluster's (heal.go)
 		return
 	}
+	n.leadTerm.Store(term)
 	n.db.SetReadOnly(false)
 	n.ready.Store(true)
 	n.closeRelays("")
@@ -77,6 +100,12 @@ func (n *Node) lead() {
 	for _, fn := range hooks {
 		go fn()
 	}
+}
+
+// serving reports whether this node serves writes in the term raft is
+// in: its lead, not one it lost and won back since (lead).
+func (n *Node) serving() bool {
+	return n.ready.Load() && n.raft.CurrentTerm() == n.leadTerm.Load()
 }
 
 // follow stops local writes; clients that wrote here reconnect and are

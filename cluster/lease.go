@@ -164,6 +164,12 @@ func (n *Node) readGate() error {
 		}
 		return &LeaseError{Err: errNotServing}
 	}
+	if !n.serving() {
+		// Raft moved to a term this node has not caught up in (lead):
+		// deposed, or elected again.
+		n.leaseRefusals.Add(1)
+		return &LeaseError{Err: errNotServing}
+	}
 	if n.lease.current() {
 		return nil
 	}

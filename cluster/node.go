@@ -35,9 +35,11 @@ type Node struct {
 	logs  *raftboltdb.BoltStore
 	snaps *raft.FileSnapshotStore
 
-	ready atomic.Bool   // leading, with every earlier entry applied: serves writes
-	clock atomic.Int64  // the latest leader clock (unix ms) an entry carried
-	nonce atomic.Uint64 // numbers this node's proposals
+	ready atomic.Bool // leading, with every earlier entry applied: serves writes
+	// leadTerm is the term ready was set for (leadership.go).
+	leadTerm atomic.Uint64
+	clock    atomic.Int64  // the latest leader clock (unix ms) an entry carried
+	nonce    atomic.Uint64 // numbers this node's proposals
 	// gap: an entry applied here is missing from the data file (fsm.go).
 	gap atomic.Bool
 	// installs counts snapshots installed from the leader (RAFT STATUS).

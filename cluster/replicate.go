@@ -23,7 +23,7 @@ var errNotLeader = errors.New("this node does not lead the cluster")
 // Replicate is the store's Replicator: it returns once the cluster has
 // committed frame and this node applied it.
 func (n *Node) Replicate(frame []byte) error {
-	if !n.ready.Load() {
+	if !n.serving() {
 		return &store.ReplicationError{Err: errNotLeader}
 	}
 	p := &proposal{nonce: n.nonce.Add(1)}

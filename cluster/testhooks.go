@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -31,6 +32,11 @@ type testHooks struct {
 	// the file it names exists (QLESSD_TEST_RESEND_GATE): a follower
 	// stays re-installing meanwhile.
 	resendGate string
+	// leadGate holds a node that has just taken the lead, its barrier
+	// applied, while the file <leadGate>/<node id> exists
+	// (QLESSD_TEST_LEAD_GATE): meanwhile it may lose the lead and win it
+	// back unnoticed.
+	leadGate string
 }
 
 func readTestHooks() testHooks {
@@ -39,7 +45,7 @@ func readTestHooks() testHooks {
 	at, _ := strconv.ParseUint(os.Getenv("QLESSD_TEST_DIVERGE_AT"), 10, 64)
 	return testHooks{stepDownDelay: time.Duration(ms) * time.Millisecond, holdBarrier: os.Getenv("QLESSD_TEST_HOLD_BARRIER") == "1",
 		digestEvery: time.Duration(every) * time.Millisecond, divergeAt: at, divergeCommand: os.Getenv("QLESSD_TEST_DIVERGE_COMMAND") == "1",
-		resendGate: os.Getenv("QLESSD_TEST_RESEND_GATE")}
+		resendGate: os.Getenv("QLESSD_TEST_RESEND_GATE"), leadGate: os.Getenv("QLESSD_TEST_LEAD_GATE")}
 }
 
 // heldFuture is a future that never ends.
@@ -70,6 +76,28 @@ func (n *Node) holdResend() error {
 		select {
 		case <-n.done:
 			return errStopping
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// holdLead waits, under QLESSD_TEST_LEAD_GATE, while this node's gate
+// file exists.
+func (n *Node) holdLead() {
+	if n.hooks.leadGate == "" {
+		return
+	}
+	gate := filepath.Join(n.hooks.leadGate, n.opts.NodeID)
+	for logged := false; ; logged = true {
+		if _, err := os.Stat(gate); err != nil {
+			return
+		}
+		if !logged {
+			n.log.Warn("test hook: taking the lead is held until a file is gone", "file", gate)
+		}
+		select {
+		case <-n.done:
+			return
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
