@@ -14,7 +14,7 @@ import (
 var readFunctions = map[string]bool{
 	"peek": true, "get": true, "multiget": true, "jobs": true, "length": true, "queues": true,
 	"failed": true, "workers": true, "stats": true, "queue.capacity.get": true, "throttle.get": true,
-	"throttle.locks": true, "throttle.pending": true, "throttle.ttl": true, "queue.throttle.get": true,
+	"throttle.locks": true, "throttle.pending": true, "throttle.ttl": true, "queue.throttle.get": true, "rate.get": true,
 	"config.get": true, "recur.get": true, "tag.get": true, "tag.top": true, "track.list": true, "help": true,
 }
 

@@ -161,6 +161,10 @@ func bpopKeys(tx *store.Tx, queues [][]byte) (keys, anyChange []string) {
 		if limit, ok, _ := tx.HGet(configKey, name+"-max-concurrency"); ok && limit != "" && limit != "0" {
 			anyChange = append(anyChange, queueKey(name, "locks"))
 		}
+		if tx.Exists(queueRateKey(name)) {
+			// Its rate set again or deleted may let work out at once.
+			anyChange = append(anyChange, queueRateKey(name))
+		}
 		if tx.Exists(queueThrottleKey(name)) {
 			// While the queue's throttle is full its work waits in the
 			// work set: a lock let go frees a slot.
@@ -171,7 +175,8 @@ func bpopKeys(tx *store.Tx, queues [][]byte) (keys, anyChange []string) {
 }
 
 // nextDue is how long until the first scheduled job, recurring job or lock
-// of queues falls due after now (0: none does). What is due already and
+// of queues falls due after now, or a rate holding their work has room
+// again (0: none does). What is due already and
 // still was not popped (a paused queue, a full concurrency limit) waits for
 // a write instead.
 func nextDue(tx *store.Tx, queues [][]byte, now float64) time.Duration {
@@ -188,6 +193,8 @@ func nextDue(tx *store.Tx, queues [][]byte, now float64) time.Duration {
 			})
 			z.Release()
 		}
+		// Work held back by a rate: its window frees it in time.
+		first = min(first, rateFree(tx, string(q), now))
 	}
 	if math.IsInf(first, 1) {
 		return 0

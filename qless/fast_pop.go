@@ -14,7 +14,7 @@ var (
 	fieldsJobRead                = [][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
 		[]byte("worker"), []byte("priority"), []byte("expires"), []byte("retries"),
 		[]byte("remaining"), []byte("data"), []byte("tags"), []byte("failure"),
-		[]byte("spawned_from_jid"), []byte("time"), []byte("throttles")}
+		[]byte("spawned_from_jid"), []byte("time"), []byte("throttles"), []byte("rates")}
 )
 
 // popJob is one job as pop read it, before its writes.
@@ -77,7 +77,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 		}
 	}
 	paused, err := f.tx.SIsMember("ql:paused_queues", qname)
-	if err != nil || paused || queueThrottled(f, qn) {
+	if err != nil || paused || queueThrottled(f, qn) || queueRated(f, qn) {
 		return false
 	}
 	if !f.holds("ql:workers", store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
@@ -298,10 +298,10 @@ func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 	j.hkey = hkey
 	depsKey, dependentsKey := key+"-dependencies", key+"-dependents"
 	f.tx.PrefetchMetas(key, depsKey, dependentsKey, hkey)
-	var v [15]string
-	var has [15]bool
-	if !f.hmget(key, fieldsJobRead, v[:], has[:]) || has[14] {
-		return false // throttles to take: throttle.lua does
+	var v [16]string
+	var has [16]bool
+	if !f.hmget(key, fieldsJobRead, v[:], has[:]) || has[14] || has[15] {
+		return false // throttles to take (throttle.lua) or rates to start (rate.lua)
 	}
 	if !has[0] || !has[1] || !has[3] || !has[5] || !has[7] || !has[8] || !has[9] ||
 		!has[10] || (has[11] && v[11] != "{}") {

@@ -6,7 +6,7 @@ import (
 
 var fieldsPutJob = [][]byte{[]byte("priority"), []byte("tags"), []byte("queue"),
 	[]byte("state"), []byte("failure"), []byte("retries"), []byte("worker"), []byte("ttl"),
-	[]byte("throttles")}
+	[]byte("throttles"), []byte("rates")}
 
 // ListMax is the Lua's LIST_MAX (base.lua): the most entries a list
 // argument of QLESS takes. Past it the Lua raises the error; a client's own
@@ -50,8 +50,8 @@ func fastPut(f *fastCall, args [][]byte) bool {
 			o.depends, o.hasDepends = v, true
 		case "ttl":
 			return false // beyond.lua sets it
-		case "throttles":
-			// throttle.lua; bindings send [] for none
+		case "throttles", "rates":
+			// throttle.lua and rate.lua; bindings send [] for none
 			if v := string(args[i+1]); v != "[]" && v != "{}" {
 				return false
 			}
@@ -75,10 +75,10 @@ func fastPut(f *fastCall, args [][]byte) bool {
 	key := "ql:j:" + jid
 	hkey, depsKey := key+"-history", key+"-dependencies"
 	f.tx.PrefetchMetas(key, depsKey, hkey)
-	var old [9]string
-	var has [9]bool
-	if !f.hmget(key, fieldsPutJob, old[:], has[:]) || has[7] || has[8] {
-		return false // a TTL to clear (beyond.lua) or throttles to let go (throttle.lua)
+	var old [10]string
+	var has [10]bool
+	if !f.hmget(key, fieldsPutJob, old[:], has[:]) || has[7] || has[8] || has[9] {
+		return false // a TTL to clear (beyond.lua), throttles to let go (throttle.lua) or rates to drop (rate.lua)
 	}
 	oldTags, oldQueue, state, oldWorker := old[1], old[2], old[3], old[6]
 	if has[1] && oldTags != "{}" || state == "failed" && has[3] {

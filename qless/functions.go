@@ -29,7 +29,7 @@ var goServed map[string]func(*commands.Ctx, [][]byte, *scripts.Engine)
 
 func init() {
 	functions = []function{
-		{name: "put", args: "<worker> <queue> <jid> <klass> <data> <delay> [priority <n>] [tags <json>] [retries <n>] [depends <json>] [ttl <seconds>] [throttles <json>]",
+		{name: "put", args: "<worker> <queue> <jid> <klass> <data> <delay> [priority <n>] [tags <json>] [retries <n>] [depends <json>] [ttl <seconds>] [throttles <json>] [rates <json>]",
 			doc: "Put a job in a queue, or move it there; delay > 0 schedules it.", fast: fastPut},
 		{name: "requeue", args: "<worker> <queue> <jid> <klass> <data> <delay> [put's options]",
 			doc: "put for a job that must exist."},
@@ -82,11 +82,15 @@ func init() {
 		{name: "throttle.release", args: "<tid> <jid> [<jid> ...]", doc: "Take jobs' locks on the throttle away."},
 		{name: "queue.throttle.set", args: "<queue> <max>", doc: "The queue's own throttle: at most max of its jobs running."},
 		{name: "queue.throttle.get", args: "<queue>", doc: "The queue's own throttle as JSON."},
+		{name: "rate.set", args: "<name> <count> <seconds>",
+			doc: "Let at most count jobs under rate name start in any seconds (a sliding window); ql:q:<queue> names a queue's own rate."},
+		{name: "rate.get", args: "<name>", doc: "A rate as JSON: count, seconds and the starts used in the window ending now."},
+		{name: "rate.delete", args: "<name>", doc: "Remove a rate and its recorded starts."},
 		{name: "track", args: "[track <jid> | untrack <jid>]", doc: "Tracked jobs, or start or stop tracking a job."},
 		{name: "tag", args: "add <jid> <tag> ... | remove <jid> <tag> ... | get <tag> [<offset> [<count>]] | top [<offset> [<count>]]",
 			doc: "Tag or untag a job, list a tag's jids, or the most used tags."},
-		{name: "recur", args: "<queue> <jid> <klass> <data> interval <seconds> <offset> | cron <expression> <timezone> [priority <n>] [tags <json>] [retries <n>] [backlog <n>] [throttles <json>]",
-			doc: "Add or replace a recurring job, which puts a job every interval or at each run of a five-field cron expression (or @hourly, @daily, ...) in an IANA timezone, with the throttles given."},
+		{name: "recur", args: "<queue> <jid> <klass> <data> interval <seconds> <offset> | cron <expression> <timezone> [priority <n>] [tags <json>] [retries <n>] [backlog <n>] [throttles <json>] [rates <json>]",
+			doc: "Add or replace a recurring job, which puts a job every interval or at each run of a five-field cron expression (or @hourly, @daily, ...) in an IANA timezone, with the throttles and rates given."},
 		{name: "recur.get", args: "<jid>", doc: "A recurring job as JSON; one on cron shows cron, timezone and next (its next run)."},
 		{name: "recur.update", args: "<jid> [priority|interval|retries|data|klass|queue|backlog <value>] ...",
 			doc: "Change a recurring job."},

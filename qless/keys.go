@@ -35,6 +35,21 @@ func queueThrottled(f *fastCall, q *queueNames) bool {
 	return f.tx.Exists(q.throttle)
 }
 
+// rateKey is the hash of rate name (rate.lua): id, count, seconds; its
+// starts are at rateKey(name)+"-starts", a sorted set of one member per
+// job started under it, scored by the pop's now. A queue's own rate is
+// named by its key prefix, ql:q:<queue>, as its throttle is.
+func rateKey(name string) string { return "ql:rt:" + name }
+
+// queueRateKey is the hash of qname's own rate.
+func queueRateKey(qname string) string { return rateKey("ql:q:" + qname) }
+
+// queueRated reports whether qname's own rate is set: its pops then go
+// through the library, which counts and records the starts.
+func queueRated(f *fastCall, q *queueNames) bool {
+	return f.tx.Exists(q.rate)
+}
+
 // queueThrottleHeld reports whether qname's throttle has locks or waiting
 // jobs, set or not: a job leaving qname then goes through the library,
 // which lets its lock go and the next in line back to work.

@@ -15,6 +15,7 @@ type queueNames struct {
 	recur, ttl                      string
 	throttle, throttleLocks         string // throttle.lua's hash and locks of the queue's own throttle
 	throttlePending                 string
+	rate                            string // rate.lua's hash of the queue's own rate
 	heartbeatField, maxConcField    []byte // the queue's fields in ql:config; read only
 	counts                          *queueCounts
 	waitStat, runStat               atomic.Pointer[dayKey] // the last day's statistics keys
@@ -52,6 +53,7 @@ func newQueueNames(q string) *queueNames {
 		name: q, work: prefix + "-work", locks: prefix + "-locks", scheduled: prefix + "-scheduled",
 		depends: prefix + "-depends", recur: prefix + "-recur", ttl: prefix + "-ttl",
 		throttle: th, throttleLocks: th + "-locks", throttlePending: th + "-pending",
+		rate:           queueRateKey(q),
 		heartbeatField: []byte(q + "-heartbeat"), maxConcField: []byte(q + "-max-concurrency"),
 		counts: jobCounts.of(q),
 	}

@@ -14,7 +14,7 @@ import (
 var files embed.FS
 
 // order is the concatenation order: later files use earlier locals.
-var order = []string{"base.lua", "throttle.lua", "beyond.lua", "queue.lua", "job.lua", "recurring.lua", "worker.lua", "api.lua"}
+var order = []string{"base.lua", "rate.lua", "throttle.lua", "beyond.lua", "queue.lua", "job.lua", "recurring.lua", "worker.lua", "api.lua"}
 
 var (
 	once    sync.Once

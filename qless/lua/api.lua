@@ -43,9 +43,14 @@ API['config.unset'] = function(now, option)
   call('hdel', 'ql:config', option)
 end
 
--- A queue's counts carry throttled only when it has throttled jobs.
+-- A queue's counts carry throttled only when it has throttled jobs, and
+-- rated after only when a rate holds some of its jobs.
 local function counts_json(t)
-  return shaped_json(t.throttled and COUNTS_THROTTLED_SHAPE or COUNTS_SHAPE, t)
+  local shape = t.throttled and COUNTS_THROTTLED_SHAPE or COUNTS_SHAPE
+  if t.rated then
+    shape = t.throttled and rate.COUNTS_THROTTLED_SHAPE or rate.COUNTS_SHAPE
+  end
+  return shaped_json(shape, t)
 end
 
 API['queues'] = function(now, qname)
@@ -401,6 +406,22 @@ API['queue.throttle.set'] = function(now, qname, max)
   stock_unless(false)
   need(qname, 'queue.throttle.set(): Arg "queue" missing')
   throttle_set('queue.throttle.set', 'ql:q:' .. qname, max, 0)
+end
+
+-- Rate limits (rate.lua): at most count jobs start in any seconds.
+API['rate.set'] = function(now, name, count, seconds)
+  stock_unless(false)
+  rate.set(name, count, seconds)
+end
+
+API['rate.get'] = function(now, name)
+  stock_unless(false)
+  return rate.get_json(now, name)
+end
+
+API['rate.delete'] = function(now, name)
+  stock_unless(false)
+  rate.delete(name)
 end
 
 local function dispatch(fn, now, ...)

@@ -212,19 +212,20 @@ local EMPTY = {}
 -- 8 retries, 9 remaining, 11 tags and 12 failure decoded or EMPTY, 14 the
 -- raw time) and 15 tracked, 16 history, 17 dependents, 18 dependencies,
 -- 20 the job's key, 21 its history's and 22 the history entries' text,
--- 23 the throttles it was put with (throttle.lua; nil for none).
+-- 23 the throttles it was put with (throttle.lua; nil for none), 24 the
+-- rates it was put with (rate.lua; nil for none).
 -- The reads and their errors (a history entry whose details are not an
 -- object, say) come in the order of qless's job object constructor.
 local function job_read(jid)
   local key = 'ql:j:' .. jid
   local job = call('hmget', key, 'jid', 'klass', 'state', 'queue',
     'worker', 'priority', 'expires', 'retries', 'remaining', 'data',
-    'tags', 'failure', 'spawned_from_jid', 'time', 'throttles')
+    'tags', 'failure', 'spawned_from_jid', 'time', 'throttles', 'rates')
   if not job[1] then
     return nil
   end
-  if job[15] and not stock then
-    job[23] = job[15]
+  if not stock then
+    job[23], job[24] = job[15] or nil, job[16] or nil
   end
   job[5] = job[5] or ''
   job[15] = call('zscore', 'ql:tracked', jid) ~= false
@@ -285,12 +286,16 @@ local function job_object(j)
   }
 end
 
--- The job object with the throttles it was put with set after, as the
--- job carries them (throttle.lua); nil when it has none.
+-- The job object with the throttles and then the rates it was put with
+-- set after, as the job carries them (throttle.lua, rate.lua); each is
+-- left out when it has none.
 local function job_object_throttled(j)
   local t = job_object(j)
   if j[23] then
     t.throttles = decode(j[23])
+  end
+  if j[24] then
+    t.rates = decode(j[24])
   end
   return t
 end
@@ -344,6 +349,14 @@ local JOB_SHAPE = {17, 'jid', 'klass', 'state', 'queue', 'worker', 'tracked',
 local JOB_THROTTLES_SHAPE = {17, 'jid', 'klass', 'state', 'queue', 'worker', 'tracked',
   'priority', 'expires', 'retries', 'remaining', 'data', 'tags', 'history',
   'failure', 'spawned_from_jid', 'dependents', 'dependencies', 'throttles'}
+-- rate.lua's table, here for what job_json needs of it (a chunk may
+-- have at most 200 locals, so rate.lua adds to this one): the shapes of a
+-- job put with rates, rates set after, without throttles and with them.
+local rate = {JOB_SHAPES = {{17, 'jid', 'klass', 'state', 'queue', 'worker', 'tracked',
+  'priority', 'expires', 'retries', 'remaining', 'data', 'tags', 'history',
+  'failure', 'spawned_from_jid', 'dependents', 'dependencies', 'rates'}, {17, 'jid', 'klass', 'state', 'queue', 'worker', 'tracked',
+  'priority', 'expires', 'retries', 'remaining', 'data', 'tags', 'history',
+  'failure', 'spawned_from_jid', 'dependents', 'dependencies', 'throttles', 'rates'}}}
 -- The other objects qless replies with, each as qless builds it.
 local TOTAL_JOBS_SHAPE = {2, 'total', 'jobs'}
 local TRACKED_SHAPE = {2, 'jobs', 'expired'}
@@ -430,13 +443,17 @@ end
 local function job_json(j, extra, jid)
   local priority, expires, retries, remaining = j[6], j[7], j[8], j[9]
   local sum = (priority or HUGE) + expires + (retries or HUGE) + remaining
-  if sum ~= sum or sum == HUGE or sum == -HUGE or j[23] then
+  if sum ~= sum or sum == HUGE or sum == -HUGE or j[23] or j[24] then
     if extra then
       j[16], j[22] = history_list(jid, j[21])
     end
-    if j[23] then
+    if j[23] or j[24] then
+      local shape = JOB_THROTTLES_SHAPE
+      if j[24] then
+        shape = rate.JOB_SHAPES[j[23] and 2 or 1]
+      end
       -- The history's text as Redis's Lua orders its entries' keys.
-      return shaped_json(JOB_THROTTLES_SHAPE, job_object_throttled(j),
+      return shaped_json(shape, job_object_throttled(j),
         native and {history = history_text(j)})
     end
     return shaped_json(JOB_SHAPE, job_object(j))

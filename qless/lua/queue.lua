@@ -155,6 +155,7 @@ end
 local function recur_spawn(now, qname, jid, r, tags, score)
   local klass, data, priority, rawtags, retries = r[1], r[2], r[3], r[4], r[5]
   local throttles = (not stock and r[8]) or nil
+  local rates = (not stock and r[12]) or nil
   local n = call('hincrby', 'ql:r:' .. jid, 'count', 1)
   local child = jid .. '-' .. n
   if type(tags) ~= 'table' then
@@ -172,6 +173,11 @@ local function recur_spawn(now, qname, jid, r, tags, score)
   elseif not stock then
     call('hdel', 'ql:j:' .. child, 'throttles') -- a job of that jid before
   end
+  if rates then
+    call('hset', 'ql:j:' .. child, 'rates', rates)
+  elseif not stock then
+    call('hdel', 'ql:j:' .. child, 'rates')
+  end
   history_add(score, child, 'put', {q = qname})
   if not throttled_put(score, qname, child, throttles, priority) then
     work_add(qname, score, priority, child)
@@ -184,7 +190,7 @@ end
 local function recur_template(jid)
   return call('hmget', 'ql:r:' .. jid, 'klass', 'data', 'priority',
     'tags', 'retries', 'interval', 'backlog', 'throttles', 'type', 'cron',
-    'timezone')
+    'timezone', 'rates')
 end
 
 -- The run times a recurring job owes at now, at most limit of them, and
@@ -543,7 +549,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
   if nargs % 2 == 1 then
     error('Odd number of additional args: ' .. tostring({...}), 0)
   end
-  local o_retries, o_tags, o_priority, o_depends, o_ttl, o_throttles
+  local o_retries, o_tags, o_priority, o_depends, o_ttl, o_throttles, o_rates
   for i = 1, nargs, 2 do
     local k, v = select(i, ...)
     if k == 'retries' then o_retries = v
@@ -552,12 +558,15 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     elseif k == 'depends' then o_depends = v
     elseif k == 'ttl' and not stock then o_ttl = v
     elseif k == 'throttles' and not stock then o_throttles = v
+    elseif k == 'rates' and not stock then o_rates = v
     end
   end
   list_max_json('Put', 'tags', o_tags)
   list_max_json('Put', 'depends', o_depends)
   list_max_json('Put', 'throttles', o_throttles)
+  list_max_json('Put', 'rates', o_rates)
   local throttles = throttles_option(o_throttles, 'Put')
+  local rates = rate.rates_option(o_rates, 'Put')
   if o_ttl then
     local t = tonumber(o_ttl)
     if not t or t <= 0 or t ~= t or t == HUGE then
@@ -568,7 +577,7 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
 
   local key = 'ql:j:' .. jid
   local old = call('hmget', key, 'priority', 'tags', 'queue', 'state',
-    'failure', 'retries', 'worker', 'ttl', 'throttles')
+    'failure', 'retries', 'worker', 'ttl', 'throttles', 'rates')
   local priority, tags, oldqueue, state, failure, retries, oldworker =
     old[1], old[2], old[3], old[4], old[5], old[6], old[7]
   capacity_check(qname, oldqueue)
@@ -679,6 +688,11 @@ local function queue_put(now, qname, worker, jid, klass, raw_data, delay, ...)
     call('hset', key, 'throttles', throttles)
   elseif old[9] and not stock then
     call('hdel', key, 'throttles')
+  end
+  if rates then
+    call('hset', key, 'rates', rates)
+  elseif old[10] and not stock then
+    call('hdel', key, 'rates')
   end
 
   if dtype ~= 'table' then
@@ -811,6 +825,12 @@ local function queue_counts(now, qname)
   local throttled = not stock and call('zcard', prefix .. '-throttled') or 0
   if throttled > 0 then
     t.throttled = throttled
+  end
+  -- Waiting jobs a pop now would pass over for a rate (rate.lua), when
+  -- there are some.
+  local rated = rate.held(now, qname)
+  if rated > 0 then
+    t.rated = rated
   end
   return t
 end

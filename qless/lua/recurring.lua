@@ -13,12 +13,13 @@ local function recur_options(...)
   local o = {}
   for i = 3, select('#', ...), 2 do
     local k, v = select(i, ...)
-    if k ~= 'throttles' or not stock then
+    if (k ~= 'throttles' and k ~= 'rates') or not stock then
       o[k] = v
     end
   end
   list_max_json('Recur', 'tags', o.tags)
   list_max_json('Recur', 'throttles', o.throttles)
+  list_max_json('Recur', 'rates', o.rates)
   local tags = decode(o.tags or '{}')
   if not tags then
     error('Recur(): Arg "tags" must be JSON string array: ' .. tostring(o.tags), 0)
@@ -35,7 +36,8 @@ local function recur_options(...)
   if not backlog then
     error('Recur(): Arg "backlog" not a number: ' .. tostring(o.backlog), 0)
   end
-  return tags, priority, retries, backlog, throttles_option(o.throttles, 'Recur')
+  local throttles = throttles_option(o.throttles, 'Recur')
+  return tags, priority, retries, backlog, throttles, rate.rates_option(o.rates, 'Recur')
 end
 
 -- A cron schedule (Go computes it: qless/cron.go) gives the first run
@@ -94,9 +96,9 @@ local function recur(now, qname, jid, klass, raw_data, spec, ...)
   if nargs % 2 == 1 then
     error('Odd number of additional args: ' .. tostring({...}), 0)
   end
-  local tags, priority, retries, backlog, throttles = recur_options(...)
+  local tags, priority, retries, backlog, throttles, rates = recur_options(...)
   local rkey = 'ql:r:' .. jid
-  local old = call('hmget', rkey, 'count', 'queue', 'throttles', 'cron')
+  local old = call('hmget', rkey, 'count', 'queue', 'throttles', 'cron', 'rates')
   if old[2] then
     call('zrem', 'ql:q:' .. old[2] .. '-recur', jid)
   end
@@ -115,6 +117,11 @@ local function recur(now, qname, jid, klass, raw_data, spec, ...)
   elseif old[3] and not stock then
     call('hdel', rkey, 'throttles')
   end
+  if rates then
+    call('hset', rkey, 'rates', rates)
+  elseif old[5] and not stock then
+    call('hdel', rkey, 'rates')
+  end
   call('zadd', 'ql:q:' .. qname .. '-recur', score, jid)
   remember_queue(now, qname)
   return jid
@@ -125,7 +132,7 @@ end
 local function recur_get(jid)
   local r = call('hmget', 'ql:r:' .. jid, 'jid', 'klass', 'state', 'queue',
     'priority', 'interval', 'retries', 'count', 'data', 'tags', 'backlog',
-    'throttles', 'type', 'cron', 'timezone')
+    'throttles', 'type', 'cron', 'timezone', 'rates')
   if not r[1] then
     return nil
   end
@@ -149,15 +156,21 @@ local function recur_get(jid)
     t.throttles = decode(r[12])
   end
   -- A cron recur shows its schedule and its next run (qlessd only).
+  local shape = RECUR_SHAPE
   if r[13] == 'cron' and r[14] then
     t.cron, t.timezone = r[14], r[15]
     t.next = tonumber(call('zscore', 'ql:q:' .. r[4] .. '-recur', jid))
-    return shaped_json(RECUR_CRON_SHAPE, t)
+    shape = RECUR_CRON_SHAPE
+  elseif t.throttles then
+    shape = RECUR_THROTTLES_SHAPE
   end
-  if t.throttles then
-    return shaped_json(RECUR_THROTTLES_SHAPE, t)
+  -- Rates (rate.lua), when given, set last.
+  if r[16] then
+    t.rates = decode(r[16])
+    shape = {unpack(shape)}
+    shape[#shape + 1] = 'rates'
   end
-  return shaped_json(RECUR_SHAPE, t)
+  return shaped_json(shape, t)
 end
 
 local NUMERIC_RECUR_FIELDS = {priority = true, interval = true, retries = true}

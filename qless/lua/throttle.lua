@@ -237,37 +237,50 @@ local function throttle_delete(tid)
   throttle_refill(tid)
 end
 
--- pop's take when throttles may be in play: jids[first + 1 ..] came from
--- the top of qname's work set (those before are lost locks handed out
--- again, which keep their locks). Each job locks all its throttles, or
--- when one is full waits for it and the next job in line is taken
--- instead, until count jobs are taken or the work set is used up. While
--- the queue's own throttle is full no more work is taken: those jobs stay
--- waiting in the work set. Returns how many of jids are kept.
+-- pop's take when throttles or rates may be in play: jids[first + 1 ..]
+-- came from the top of qname's work set (those before are lost locks
+-- handed out again, which keep their locks and start no rate). Each job
+-- locks all its throttles, or when one is full waits for it; a job with
+-- a rate (rate.lua) that has no room stays in the work set, passed over;
+-- either way the next job in line is taken instead, until count jobs are
+-- taken or the work set is used up. While the queue's own throttle is
+-- full, or its own rate has no room, no more work is taken: those jobs
+-- stay waiting in the work set. Returns how many of jids are kept.
 local function throttled_take(now, qname, jids, first, count)
-  local qtid = queue_throttle(qname)
+  local qtid, qrid = queue_throttle(qname), rate.queue_rate(qname)
   local work = qkeys(qname)[1]
-  local kept, i = first, first + 1
+  local kept, passed, i = first, 0, first + 1
   while i <= #jids do
     local jid = jids[i]
-    if qtid and throttle_full(qtid, jid) then
+    if (qtid and throttle_full(qtid, jid)) or (qrid and not rate.room(now, qrid)) then
       break
     end
-    local tids = throttle_ids(call('hget', 'ql:j:' .. jid, 'throttles'), qtid)
+    local v = call('hmget', 'ql:j:' .. jid, 'throttles', 'rates')
+    local tids = throttle_ids(v[1], qtid)
     local full = tids and throttle_blocking(tids, jid)
+    local rates = rate.names(v[2])
     if full then
       throttle_pend(now, qname, jid, full, call('zscore', work, jid))
       call('zrem', work, jid)
+    elseif rates and not rate.rates_room(now, rates) then
+      passed = passed + 1
     else
       if tids then
         throttles_lock(now, jid, tids)
+      end
+      for _, name in ipairs(rates or {}) do
+        rate.start(now, name, jid)
+      end
+      if qrid then
+        rate.start(now, qrid, jid)
       end
       kept = kept + 1
       jids[kept] = jid
     end
     if i == #jids and kept < count then
-      -- The next in line: past the jobs kept, which are still at the top.
-      local from = kept - first
+      -- The next in line: past the jobs kept, which are still at the top,
+      -- and those passed over, which stay.
+      local from = kept - first + passed
       local more = call('zrevrange', work, from, from + count - kept - 1)
       for k = 1, #more do
         jids[i + k] = more[k]

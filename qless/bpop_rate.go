@@ -1,0 +1,85 @@
+package qless
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/qlessd/qlessd/store"
+)
+
+// ratesSetKey is the set of the names of the rates set (rate.lua): while
+// it is empty no job can be held by a rate.
+const ratesSetKey = "ql:rates"
+
+// rateFree is when the first of the rates holding queue's waiting jobs
+// has room again after now: the oldest start in a full window leaves it
+// (+Inf: no rate holds them). The rates looked at are the queue's own and
+// those of its waiting jobs. A job under two full rates may still be held
+// then; the pop run at that time finds so and asks again for the next.
+func rateFree(tx *store.Tx, queue string, now float64) float64 {
+	if n, _ := tx.SCard(ratesSetKey); n == 0 {
+		return math.Inf(1)
+	}
+	names := map[string]bool{"ql:q:" + queue: true}
+	z, err := tx.OpenZSet(queueKey(queue, "work"))
+	if err != nil {
+		return math.Inf(1)
+	}
+	if z.Len() == 0 {
+		z.Release()
+		return math.Inf(1)
+	}
+	var jids []string
+	z.Ascend(func(e store.Entry) bool {
+		jids = append(jids, e.Member)
+		return true
+	})
+	z.Release()
+	for _, jid := range jids {
+		raw, ok, _ := tx.HGet(jobKey(jid), "rates")
+		var list []string
+		if ok && json.Unmarshal([]byte(raw), &list) == nil {
+			for _, name := range list {
+				names[name] = true
+			}
+		}
+	}
+	first := math.Inf(1)
+	for name := range names {
+		if at := rateFullUntil(tx, name, now); at > now {
+			first = min(first, at)
+		}
+	}
+	return first
+}
+
+// rateFullUntil is when rate name, full at now, has room again: its
+// oldest start in the window ending at now leaves it. now itself when it
+// has room (or is not set): it holds nothing back.
+func rateFullUntil(tx *store.Tx, name string, now float64) float64 {
+	cs, ok1, _ := tx.HGet(rateKey(name), "count")
+	ss, ok2, _ := tx.HGet(rateKey(name), "seconds")
+	count, err1 := strconv.ParseFloat(cs, 64)
+	seconds, err2 := strconv.ParseFloat(ss, 64)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil {
+		return now
+	}
+	z, err := tx.OpenZSet(rateKey(name) + "-starts")
+	if err != nil {
+		return now
+	}
+	defer z.Release()
+	var in []float64
+	z.RangeByScore(store.ScoreBound{Value: now - seconds, Excl: true}, store.ScoreBound{Value: math.Inf(1)}, false, func(e store.Entry) bool {
+		in = append(in, e.Score)
+		return true
+	})
+	if float64(len(in)) < count || count < 1 {
+		return now
+	}
+	// Room comes when all but count-1 of the starts have left: with more
+	// starts than count in the window (a rate lowered since) that is a
+	// later one's leaving, not the oldest's.
+	return in[len(in)-int(count)] + seconds
+}
