@@ -6,17 +6,19 @@ package commands
 func registerConnection(t *Table) {
 	const conn = NoScript | Loading | Stale | NoTx
 	t.Add(
-		&Cmd{Name: "multi", Arity: 1, Flags: conn | Fast | AllowBusy, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Multi(c) })},
-		&Cmd{Name: "exec", Arity: 1, Flags: conn, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Exec(c) })},
-		&Cmd{Name: "discard", Arity: 1, Flags: conn | Fast | AllowBusy, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Discard(c) })},
-		&Cmd{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy | ReadOnly, FirstKey: 1, LastKey: -1, Step: 1,
+		&Cmd{Name: "multi", Arity: 1, Flags: conn | Fast | AllowBusy | RunsInMulti | Graduates, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Multi(c) })},
+		&Cmd{Name: "exec", Arity: 1, Flags: conn | RunsInMulti | RunsQueued, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Exec(c) })},
+		&Cmd{Name: "discard", Arity: 1, Flags: conn | Fast | AllowBusy | RunsInMulti | StandInAnswers, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Discard(c) })},
+		&Cmd{Name: "watch", Arity: -2, Flags: NoScript | Loading | Stale | Fast | AllowBusy | ReadOnly | RunsInMulti, FirstKey: 1, LastKey: -1, Step: 1,
 			Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Watch(c, args[1:]) })},
-		&Cmd{Name: "unwatch", Arity: 1, Flags: conn | Fast | AllowBusy, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Unwatch(c) })},
-		&Cmd{Name: "auth", Arity: -2, Flags: conn | Fast | NoAuth | AllowBusy, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Auth(c, args) })},
-		&Cmd{Name: "hello", Arity: -1, Flags: conn | Fast | NoAuth | AllowBusy, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Hello(c, args) })},
-		&Cmd{Name: "client", Arity: -2, Flags: conn, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Client(c, args) })},
-		&Cmd{Name: "reset", Arity: 1, Flags: conn | Fast | NoAuth | AllowBusy, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Reset(c) })},
-		&Cmd{Name: "quit", Arity: -1, Flags: conn | Fast | NoAuth | AllowBusy, Run: func(c *Ctx, args [][]byte) { c.OK() }},
+		&Cmd{Name: "unwatch", Arity: 1, Flags: conn | Fast | AllowBusy | StandInAnswers, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Unwatch(c) })},
+		&Cmd{Name: "auth", Arity: -2, Flags: conn | Fast | NoAuth | AllowBusy | StandInAnswers, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Auth(c, args) })},
+		&Cmd{Name: "hello", Arity: -1, Flags: conn | Fast | NoAuth | AllowBusy | StandInAnswers, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Hello(c, args) })},
+		&Cmd{Name: "client", Arity: -2, Flags: conn | ListedWithSub,
+			AdminSubs: []string{"list", "kill", "pause", "unpause", "unblock", "no-evict"},
+			Run:       onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Client(c, args) })},
+		&Cmd{Name: "reset", Arity: 1, Flags: conn | Fast | NoAuth | AllowBusy | SubscribedOK | RunsInMulti | StandInAnswers, Run: onConn(func(cc Conn, c *Ctx, args [][]byte) { cc.Reset(c) })},
+		&Cmd{Name: "quit", Arity: -1, Flags: conn | Fast | NoAuth | AllowBusy | SubscribedOK | RunsInMulti | StandInAnswers | ClosesConn, Run: func(c *Ctx, args [][]byte) { c.OK() }},
 		&Cmd{Name: "select", Arity: 2, Flags: Loading | Stale | Fast | NoTx, Run: cmdSelect},
 	)
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func registerMemory(t *Table) {
-	t.Add(&Cmd{Name: "memory", Arity: -2, Flags: NoTx, Run: cmdMemory})
+	t.Add(&Cmd{Name: "memory", Arity: -2, Flags: NoTx | ReadsOutsideTx, Run: cmdMemory})
 }
 
 // startupHeap is the heap in use once the program has started, which

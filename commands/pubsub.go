@@ -2,12 +2,12 @@ package commands
 
 func registerPubSub(t *Table) {
 	t.Add(
-		&Cmd{Name: "subscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(SubChannel, true)},
-		&Cmd{Name: "psubscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(SubPattern, true)},
-		&Cmd{Name: "ssubscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, FirstKey: 1, LastKey: -1, Step: 1, Run: subscriber(SubShard, true)},
-		&Cmd{Name: "unsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(SubChannel, false)},
-		&Cmd{Name: "punsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, Run: subscriber(SubPattern, false)},
-		&Cmd{Name: "sunsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx, FirstKey: 1, LastKey: -1, Step: 1, Run: subscriber(SubShard, false)},
+		&Cmd{Name: "subscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx | SubscribedOK | Graduates, Run: subscriber(SubChannel, true)},
+		&Cmd{Name: "psubscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx | SubscribedOK | Graduates, Run: subscriber(SubPattern, true)},
+		&Cmd{Name: "ssubscribe", Arity: -2, Flags: PubSubOK | NoScript | Loading | Stale | NoTx | SubscribedOK | Graduates, FirstKey: 1, LastKey: -1, Step: 1, Run: subscriber(SubShard, true)},
+		&Cmd{Name: "unsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx | SubscribedOK, Run: subscriber(SubChannel, false)},
+		&Cmd{Name: "punsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx | SubscribedOK, Run: subscriber(SubPattern, false)},
+		&Cmd{Name: "sunsubscribe", Arity: -1, Flags: PubSubOK | NoScript | Loading | Stale | NoTx | SubscribedOK, FirstKey: 1, LastKey: -1, Step: 1, Run: subscriber(SubShard, false)},
 		&Cmd{Name: "publish", Arity: 3, Flags: PubSubOK | Loading | Stale | Fast | MayReplicate | NoTx, Run: cmdPublish},
 		&Cmd{Name: "spublish", Arity: 3, Flags: PubSubOK | Loading | Stale | Fast | MayReplicate | NoTx, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdSPublish},
 		&Cmd{Name: "pubsub", Arity: -2, Flags: NoTx, Run: cmdPubSub},

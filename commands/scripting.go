@@ -28,13 +28,13 @@ func RegisterScripting(t *Table, e *scripts.Engine) {
 			}
 		}
 	}
-	const evalFlags = NoScript | SkipMonitor | MayReplicate | Stale
+	const evalFlags = NoScript | SkipMonitor | MayReplicate | Stale | MonitorFirst
 	t.Add(
 		&Cmd{Name: "eval", Arity: -3, Flags: Write | MayWrite | evalFlags, Run: eval(false, false)},
 		&Cmd{Name: "evalsha", Arity: -3, Flags: Write | MayWrite | evalFlags, Run: eval(false, true)},
 		&Cmd{Name: "eval_ro", Arity: -3, Flags: ReadOnly | evalFlags, Run: eval(true, false)},
 		&Cmd{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | evalFlags, Run: eval(true, true)},
-		&Cmd{Name: "script", Arity: -2, Flags: NoTx | NoScript | AllowBusy, Run: func(c *Ctx, args [][]byte) { cmdScript(c, args, e) }},
+		&Cmd{Name: "script", Arity: -2, Flags: NoTx | NoScript | AllowBusy | StandInAnswers, Run: func(c *Ctx, args [][]byte) { cmdScript(c, args, e) }},
 	)
 }
 

@@ -29,6 +29,49 @@ const (
 	// QLESS): while writes to the data file fail it runs, as Redis runs a
 	// script then, and only its first write is refused.
 	MayWrite
+
+	// The flags below say how the server serves a command beyond what
+	// Redis's flags say; COMMAND INFO does not show them. TestTraits
+	// (traits_test.go) checks they agree with each other and with the
+	// Redis flags.
+
+	// SubscribedOK: a RESP2 connection in subscribe mode may send it; any
+	// other command gets ERR Can't execute there.
+	SubscribedOK
+	// RunsInMulti: inside MULTI it runs at once instead of being queued.
+	RunsInMulti
+	// RunsQueued: it runs the commands MULTI queued (EXEC). Refused, it
+	// aborts the transaction; while writes fail it is refused when one of
+	// them writes; SLOWLOG logs the commands it ran, not it.
+	RunsQueued
+	// Graduates: it takes its connection out of the event loop (it waits,
+	// or changes how the connection is served), so the loop hands the
+	// connection to a goroutine of its own before running it.
+	Graduates
+	// ReadsOutsideTx: it reads the store outside its transaction, so the
+	// event loop runs it alone, never in a turn's shared transaction.
+	ReadsOutsideTx
+	// StandInAnswers: while a script runs past lua-time-limit, the event
+	// loop's stand-in answers it (it needs neither the store nor a change
+	// of how the connection is served). Other AllowBusy commands wait for
+	// the loop.
+	StandInAnswers
+	// MonitorFirst: MONITOR shows it before the commands it runs, as
+	// Redis shows EVAL before its script's calls, and not again after.
+	MonitorFirst
+	// MisconfRefused: refused with MISCONF while writes to the data file
+	// fail, though it writes nothing, as Redis refuses PING so a health
+	// check sees the failure; a read-only replica's store does not refuse
+	// it.
+	MisconfRefused
+	// SubscribedPong: in RESP2 subscribe mode, with at most one argument,
+	// the server answers it with a message-like array ["pong", arg] (PING).
+	SubscribedPong
+	// ClosesConn: answered +OK, after which the connection closes (QUIT).
+	ClosesConn
+	// ListedWithSub: CLIENT LIST's cmd field names its subcommand too
+	// (client|list).
+	ListedWithSub
 )
 
 var flagNames = []struct {
@@ -71,6 +114,9 @@ type Cmd struct {
 	// ACLSub, when set, names the subcommand a call runs for the ACL when
 	// its first argument alone does not (QLESS tag get).
 	ACLSub func(args [][]byte) string
+	// AdminSubs are the subcommands Redis flags admin, which MONITOR does
+	// not show, as it does not show an Admin command (CLIENT LIST).
+	AdminSubs []string
 
 	stats *CmdStats            // see stats.go
 	subs  map[string]*CmdStats // a container command's subcommands'

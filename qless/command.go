@@ -49,7 +49,8 @@ func Register(t *commands.Table, e *scripts.Engine, opts Options) error {
 		Name:  "qless",
 		Arity: -2,
 		// QLESS runs Lua: calling it from a script would re-enter the engine.
-		Flags: commands.Write | commands.MayWrite | commands.DenyOOM | commands.NoScript,
+		// MONITOR shows it before the calls of its script, as EVAL.
+		Flags: commands.Write | commands.MayWrite | commands.DenyOOM | commands.NoScript | commands.MonitorFirst,
 		Run: func(c *commands.Ctx, args [][]byte) {
 			call := args[1:]
 			if isHelp(call) {

@@ -62,7 +62,7 @@ func (s *Server) runsScript(sess *session, cmd *commands.Cmd) bool {
 	if commands.RunsScript(cmd) {
 		return true
 	}
-	if cmd.Name != "exec" || sess.multi == nil {
+	if cmd.Flags&commands.RunsQueued == 0 || sess.multi == nil {
 		return false
 	}
 	for _, q := range sess.multi.cmds {

@@ -11,7 +11,7 @@ import (
 // the table's own DEBUG when there is one.
 func (s *Server) addDebug() {
 	prev := s.table.Lookup([]byte("debug"))
-	cmd := &commands.Cmd{Name: "debug", Arity: -2, Flags: commands.Admin | commands.NoScript | commands.Loading | commands.Stale | commands.NoTx}
+	cmd := &commands.Cmd{Name: "debug", Arity: -2, Flags: commands.Admin | commands.NoScript | commands.Loading | commands.Stale | commands.NoTx | commands.Graduates}
 	if prev != nil {
 		*cmd = *prev
 	}

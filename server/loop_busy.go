@@ -204,15 +204,6 @@ func (lp *eventLoop) unwatch(lc *loopConn) {
 	}
 }
 
-// answeredWhileBusy are the commands allowed past lua-time-limit that the
-// stand-in runs; the others allowed (MULTI, WATCH...) change how the
-// connection is served or read the store, which the script holds, and
-// wait for the loop.
-var answeredWhileBusy = map[string]bool{
-	"script": true, "shutdown": true, "auth": true, "hello": true,
-	"reset": true, "quit": true, "discard": true, "unwatch": true,
-}
-
 // answerBusy runs lc's commands while a script is past its time limit:
 // BUSY for most, as on Redis.
 func (lp *eventLoop) answerBusy(lc *loopConn) {
@@ -226,7 +217,11 @@ func (lp *eventLoop) answerBusy(lc *loopConn) {
 			if done == nil || time.Now().Before(busyAt) {
 				return
 			}
-			if rc.cmd != nil && commands.AllowedWhileBusy(rc.cmd, rc.args) && !answeredWhileBusy[rc.cmd.Name] {
+			// The commands allowed past lua-time-limit that the stand-in
+			// does not answer (MULTI, WATCH...) change how the connection is
+			// served or read the store, which the script holds: they wait
+			// for the loop.
+			if rc.cmd != nil && commands.AllowedWhileBusy(rc.cmd, rc.args) && rc.cmd.Flags&commands.StandInAnswers == 0 {
 				return
 			}
 		}

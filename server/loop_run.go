@@ -29,15 +29,9 @@ const (
 	runElsewhere                // the connection graduates first
 )
 
-// graduateOn are commands, besides blocking ones, that take a connection
-// out of the loop: they wait, or change how it is served.
-var graduateOn = map[string]bool{
-	"subscribe": true, "psubscribe": true, "ssubscribe": true, "multi": true,
-	"wait": true, "shutdown": true, "debug": true, "monitor": true,
-}
-
-// aloneOnly are commands that read the store outside their transaction.
-var aloneOnly = map[string]bool{"info": true, "lastsave": true, "memory": true}
+// alone are the flags of commands that run alone in the loop: outside a
+// store transaction, or reading the store outside theirs.
+const alone = commands.NoTx | commands.ReadsOutsideTx
 
 func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
 	if rc.fail != nil || rc.attack {
@@ -47,9 +41,9 @@ func (lp *eventLoop) kind(rc loopCmd, busy bool) loopRun {
 	switch {
 	case cmd == nil:
 		return runAlone
-	case cmd.Flags&commands.Blocking != 0 || graduateOn[cmd.Name] || (cmd.Blocks != nil && cmd.Blocks(rc.args)):
+	case cmd.Flags&(commands.Blocking|commands.Graduates) != 0 || (cmd.Blocks != nil && cmd.Blocks(rc.args)):
 		return runElsewhere
-	case busy || lp.refuse || cmd.Flags&commands.NoTx != 0 || cmd.Flags&(commands.Write|commands.ReadOnly) == 0 || aloneOnly[cmd.Name]:
+	case busy || lp.refuse || cmd.Flags&alone != 0 || cmd.Flags&(commands.Write|commands.ReadOnly) == 0:
 		return runAlone
 	}
 	return runBatched

@@ -27,11 +27,11 @@ func (s *Server) refuseWrite(sess *session, cmd *commands.Cmd, w replyWriter) st
 	} else {
 		err = s.db.WritesRefused()
 	}
-	if err == nil || (cmd.Name == "ping" && errors.As(err, new(store.ReadOnlyError))) {
+	if err == nil || (cmd.Flags&commands.MisconfRefused != 0 && errors.As(err, new(store.ReadOnlyError))) {
 		return ""
 	}
 	msg := commands.Misconf(err)
-	if cmd.Name == "exec" {
+	if cmd.Flags&commands.RunsQueued != 0 {
 		sess.setMulti(nil)
 		sess.unwatchAll()
 		msg = commands.Errorf(commands.ErrExecAbortOf, msg)
@@ -47,9 +47,9 @@ func refusedWhenWritesFail(sess *session, cmd *commands.Cmd) bool {
 	switch {
 	case cmd.Flags&commands.Write != 0:
 		return cmd.Flags&commands.MayWrite == 0
-	case cmd.Name == "ping":
+	case cmd.Flags&commands.MisconfRefused != 0:
 		return true
-	case cmd.Name == "exec":
+	case cmd.Flags&commands.RunsQueued != 0:
 		return sess.multi != nil && sess.multi.writes()
 	}
 	return false

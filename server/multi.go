@@ -17,9 +17,6 @@ type queued struct {
 	args [][]byte
 }
 
-// multiControl are the commands MULTI runs at once instead of queueing.
-var multiControl = map[string]bool{"exec": true, "discard": true, "multi": true, "watch": true, "quit": true, "reset": true}
-
 // setMulti opens (m non-nil) or ends the transaction; multiLen mirrors it
 // for CLIENT LIST from other goroutines: -1 outside MULTI.
 func (s *session) setMulti(m *multiState) {

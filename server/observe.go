@@ -12,24 +12,8 @@ import (
 // monitor and the thresholds unmet it costs a few atomic loads a command.
 type observer struct{ s *Server }
 
-// monitorBefore are the commands whose MONITOR line comes before those of
-// the commands they run, as Redis feeds EVAL before its script's calls.
-var monitorBefore = map[string]bool{
-	"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true,
-	"fcall": true, "fcall_ro": true, "qless": true,
-}
-
-// monitorHidden are the commands Redis 7.0 does not show to monitors
-// (flagged admin): "name" for a command, "name|sub" for a subcommand.
-var monitorHidden = map[string]bool{
-	"config": true, "debug": true, "save": true, "bgsave": true, "bgrewriteaof": true,
-	"shutdown": true, "monitor": true, "slowlog": true, "latency": true,
-	"client|list": true, "client|kill": true, "client|pause": true, "client|unpause": true,
-	"client|unblock": true, "client|no-evict": true,
-}
-
 func (o observer) Before(c *commands.Ctx, cmd *commands.Cmd, args [][]byte) {
-	if o.s.monitorCount.Load() == 0 || !monitorBefore[cmd.Name] {
+	if o.s.monitorCount.Load() == 0 || cmd.Flags&commands.MonitorFirst == 0 {
 		return
 	}
 	o.s.feedMonitors(c, args)
@@ -37,13 +21,13 @@ func (o observer) Before(c *commands.Ctx, cmd *commands.Cmd, args [][]byte) {
 
 func (o observer) Ran(c *commands.Ctx, cmd *commands.Cmd, args [][]byte, start time.Time, d time.Duration) {
 	s := o.s
-	if s.monitorCount.Load() != 0 && !monitorBefore[cmd.Name] && !hiddenFromMonitors(cmd, args) {
+	if s.monitorCount.Load() != 0 && cmd.Flags&commands.MonitorFirst == 0 && !hiddenFromMonitors(cmd, args) {
 		s.feedMonitors(c, args)
 	}
 	if c.InScript {
 		return // Redis logs and samples the script, not its calls
 	}
-	if t := s.slowlogSlower.Load(); t >= 0 && d >= time.Duration(t)*time.Microsecond && cmd.Name != "exec" {
+	if t := s.slowlogSlower.Load(); t >= 0 && d >= time.Duration(t)*time.Microsecond && cmd.Flags&commands.RunsQueued == 0 {
 		s.slowlog.add(c, args, start, d)
 	}
 	if t := s.latencyThreshold.Load(); t > 0 && d >= time.Duration(t)*time.Millisecond {
@@ -55,12 +39,18 @@ func (o observer) Ran(c *commands.Ctx, cmd *commands.Cmd, args [][]byte, start t
 	}
 }
 
+// hiddenFromMonitors reports whether MONITOR leaves a call out: Redis 7.0
+// does not show commands and subcommands flagged admin.
 func hiddenFromMonitors(cmd *commands.Cmd, args [][]byte) bool {
-	if monitorHidden[cmd.Name] {
+	if cmd.Flags&commands.Admin != 0 {
 		return true
 	}
-	if cmd.Name == "client" && len(args) > 1 {
-		return monitorHidden["client|"+string(lowerASCII(args[1]))]
+	if len(args) > 1 {
+		for _, sub := range cmd.AdminSubs {
+			if commands.EqualFold(args[1], sub) {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -220,7 +210,7 @@ func (s *Server) addObservers() {
 	s.db.OnLatency(s.storeLatency)
 	const flags = commands.Admin | commands.NoScript | commands.Loading | commands.Stale | commands.NoTx
 	s.table.Add(
-		&commands.Cmd{Name: "monitor", Arity: 1, Flags: flags, Run: s.monitorCmd},
+		&commands.Cmd{Name: "monitor", Arity: 1, Flags: flags | commands.Graduates, Run: s.monitorCmd},
 		&commands.Cmd{Name: "slowlog", Arity: -2, Flags: flags, Run: s.slowlogCmd},
 		&commands.Cmd{Name: "latency", Arity: -2, Flags: flags, Run: s.latencyCmd},
 	)

@@ -407,7 +407,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		s.reject(sess, cmd, args, w, commands.ErrMonitorKeyspace)
 		return false
 	}
-	if sess.subscriptions() > 0 && !allowedSubscribed[cmd.Name] {
+	if sess.subscriptions() > 0 && cmd.Flags&commands.SubscribedOK == 0 {
 		s.reject(sess, cmd, args, w, commands.Errorf(commands.ErrPubSubContext, cmd.Name))
 		return false
 	}
@@ -420,7 +420,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		sess.flagMulti()
 		return false
 	}
-	if sess.multi != nil && !multiControl[cmd.Name] {
+	if sess.multi != nil && cmd.Flags&commands.RunsInMulti == 0 {
 		sess.multi.cmds = append(sess.multi.cmds, queued{cmd, args})
 		sess.multiLen.Add(1)
 		sess.bufs.multi.Add(requestSize(args))
@@ -430,7 +430,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	}
 	sess.setCmd(cmd, args)
 	switch {
-	case cmd.Name == "quit":
+	case cmd.Flags&commands.ClosesConn != 0:
 		w.WriteStatus("OK")
 		return true
 	case pingSubscribed(sess, cmd, args, w):
@@ -446,7 +446,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 // reject refuses a command before it runs, with msg, and counts the
 // refusal (INFO commandstats' rejected_calls, errorstats).
 func (s *Server) reject(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter, msg string) {
-	if cmd != nil && cmd.Name == "exec" {
+	if cmd != nil && cmd.Flags&commands.RunsQueued != 0 {
 		// Redis answers a refused EXEC as an aborted transaction, in MULTI
 		// or not, and ends the transaction and the watches.
 		sess.setMulti(nil)
@@ -461,7 +461,7 @@ func (s *Server) reject(sess *session, cmd *commands.Cmd, args [][]byte, w reply
 // pingSubscribed answers PING from a RESP2 client in subscribe mode, which
 // gets a message-like array instead of +PONG. It reports whether it did.
 func pingSubscribed(sess *session, cmd *commands.Cmd, args [][]byte, w resp.Writer) bool {
-	if cmd.Name != "ping" || sess.subscriptions() == 0 || len(args) > 2 {
+	if cmd.Flags&commands.SubscribedPong == 0 || sess.subscriptions() == 0 || len(args) > 2 {
 		return false
 	}
 	w.WriteArray(2)
@@ -472,12 +472,6 @@ func pingSubscribed(sess *session, cmd *commands.Cmd, args [][]byte, w resp.Writ
 		w.WriteBulkString("")
 	}
 	return true
-}
-
-// allowedSubscribed are the commands a RESP2 client in subscribe mode may send.
-var allowedSubscribed = map[string]bool{
-	"subscribe": true, "psubscribe": true, "unsubscribe": true, "punsubscribe": true,
-	"ssubscribe": true, "sunsubscribe": true, "ping": true, "quit": true, "reset": true,
 }
 
 // execute runs cmd in the transaction it needs, waits when it blocks, and

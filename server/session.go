@@ -113,7 +113,7 @@ func (s *session) countFor(kind commands.SubKind) int {
 // setCmd records the running command for CLIENT LIST's cmd field.
 func (s *session) setCmd(cmd *commands.Cmd, args [][]byte) {
 	name := cmd.Name
-	if name == "client" && len(args) > 1 {
+	if cmd.Flags&commands.ListedWithSub != 0 && len(args) > 1 {
 		name += "|" + strings.ToLower(string(args[1]))
 	}
 	s.mu.Lock()

@@ -65,6 +65,17 @@ func run(argv []string) int {
 	return serve(s, file, logger, levels)
 }
 
+// commandTable is the table qlessd serves: Redis's commands, scripting
+// and QLESS; server.New adds the server's own (MONITOR, SLOWLOG, LATENCY).
+func commandTable(engine *scripts.Engine, nativeClientScripts bool) (*commands.Table, error) {
+	table := commands.Default()
+	commands.RegisterScripting(table, engine)
+	if err := qless.Register(table, engine, qless.Options{NativeClientScripts: nativeClientScripts}); err != nil {
+		return nil, err
+	}
+	return table, nil
+}
+
 // serve starts the server the settings describe and runs it until a
 // signal or SHUTDOWN.
 func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) int {
@@ -79,9 +90,8 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	cfg.TLS = tlsHolder
 	engine := scripts.NewEngine(scripts.Options{TimeLimit: cfg.LuaTimeLimit, Logger: logger,
 		ReadonlyTables: s.on("lua-readonly-tables"), MaxMemory: cfg.LuaMaxMemory})
-	table := commands.Default()
-	commands.RegisterScripting(table, engine)
-	if err := qless.Register(table, engine, qless.Options{NativeClientScripts: s.on("native-client-scripts")}); err != nil {
+	table, err := commandTable(engine, s.on("native-client-scripts"))
+	if err != nil {
 		logger.Error("cannot load the qless scripts", "err", err)
 		return exitFailed
 	}
