@@ -112,9 +112,13 @@ func (a *ACL) getUser(c *Ctx, name string) {
 		return
 	}
 	p := u.perms.Load()
-	c.W.WriteArray(12)
+	c.W.WriteMap(6)
 	c.W.WriteBulkString("flags")
-	writeBulks(c, p.flagNames())
+	flags := p.flagNames()
+	c.W.WriteSet(len(flags))
+	for _, f := range flags {
+		c.W.WriteBulkString(f)
+	}
 	c.W.WriteBulkString("passwords")
 	writeBulks(c, p.passwords)
 	a.writeSelector(c, &p.aclSelector)

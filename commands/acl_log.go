@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"strconv"
 	"strings"
 	"time"
 )
@@ -84,7 +83,7 @@ func (a *ACL) aclLogCmd(c *Ctx, args [][]byte) {
 	a.mu.Unlock()
 	c.W.WriteArray(len(copied))
 	for _, e := range copied {
-		c.W.WriteArray(14)
+		c.W.WriteMap(7)
 		c.W.WriteBulkString("count")
 		c.W.WriteInt(e.count)
 		for _, kv := range [][2]string{{"reason", e.reason}, {"context", e.context}, {"object", e.object}, {"username", e.user}} {
@@ -93,7 +92,7 @@ func (a *ACL) aclLogCmd(c *Ctx, args [][]byte) {
 		}
 		c.W.WriteBulkString("age-seconds")
 		age := float64(now.Sub(e.created).Milliseconds()) / 1000
-		c.W.WriteBulkString(strconv.FormatFloat(age, 'g', 17, 64))
+		c.W.WriteDouble(age)
 		c.W.WriteBulkString("client-info")
 		c.W.WriteBulkString(e.clientInfo)
 	}

@@ -75,7 +75,7 @@ func writeCommandInfo(c *Ctx, cmd *Cmd) {
 	c.W.WriteBulkString(cmd.Name)
 	c.W.WriteInt(int64(cmd.Arity))
 	flags := cmd.Flags.Names()
-	c.W.WriteArray(len(flags))
+	c.W.WriteSet(len(flags))
 	for _, f := range flags {
 		c.W.WriteStatus(f)
 	}
@@ -83,13 +83,13 @@ func writeCommandInfo(c *Ctx, cmd *Cmd) {
 	c.W.WriteInt(int64(cmd.LastKey))
 	c.W.WriteInt(int64(cmd.Step))
 	cats := aclCategories(cmd)
-	c.W.WriteArray(len(cats))
+	c.W.WriteSet(len(cats))
 	for _, cat := range cats {
 		c.W.WriteStatus(cat)
 	}
-	c.W.WriteArray(0) // tips
-	c.W.WriteArray(0) // key specs
-	c.W.WriteArray(0) // subcommands
+	c.W.WriteSet(0) // tips
+	c.W.WriteSet(0) // key specs
+	c.W.WriteSet(0) // subcommands: none kept, which Redis 7.0 replies as an empty set
 }
 
 // commandList is COMMAND LIST [FILTERBY MODULE name | ACLCAT cat | PATTERN p].
@@ -150,10 +150,10 @@ func commandDocs(c *Ctx, names [][]byte) {
 			cmds = append(cmds, cmd)
 		}
 	}
-	c.W.WriteArray(2 * len(cmds))
+	c.W.WriteMap(len(cmds))
 	for _, cmd := range cmds {
 		c.W.WriteBulkString(cmd.Name)
-		c.W.WriteArray(6)
+		c.W.WriteMap(3)
 		c.W.WriteBulkString("summary")
 		c.W.WriteBulkString("")
 		c.W.WriteBulkString("since")

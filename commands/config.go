@@ -177,7 +177,7 @@ func configGet(c *Ctx, patterns [][]byte) {
 			}
 		}
 	}
-	c.W.WriteArray(len(out))
+	c.W.WriteMap(len(out) / 2)
 	for _, s := range out {
 		c.W.WriteBulkString(s)
 	}

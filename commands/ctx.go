@@ -181,6 +181,14 @@ func (t *errTap) WriteInt(n int64)         { t.w.WriteInt(n) }
 func (t *errTap) WriteNull()               { t.w.WriteNull() }
 func (t *errTap) WriteNullArray()          { t.w.WriteNullArray() }
 func (t *errTap) WriteArray(n int)         { t.w.WriteArray(n) }
+func (t *errTap) WriteMap(n int)           { t.w.WriteMap(n) }
+func (t *errTap) WriteSet(n int)           { t.w.WriteSet(n) }
+func (t *errTap) WriteDouble(f float64)    { t.w.WriteDouble(f) }
+func (t *errTap) WriteBool(b bool)         { t.w.WriteBool(b) }
+func (t *errTap) WriteVerbatim(s string)   { t.w.WriteVerbatim(s) }
+func (t *errTap) WritePairs(n int)         { t.w.WritePairs(n) }
+func (t *errTap) WritePair()               { t.w.WritePair() }
+func (t *errTap) SetResp3(on bool)         { resp.SetResp3(t.w, on) }
 
 // WriteRaw passes already encoded replies (EXEC's) on to writers that
 // take them.

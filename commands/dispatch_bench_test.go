@@ -13,6 +13,13 @@ func (nopW) WriteInt(int64)         {}
 func (nopW) WriteNull()             {}
 func (nopW) WriteNullArray()        {}
 func (nopW) WriteArray(int)         {}
+func (nopW) WriteMap(int)           {}
+func (nopW) WriteSet(int)           {}
+func (nopW) WriteDouble(float64)    {}
+func (nopW) WriteBool(bool)         {}
+func (nopW) WriteVerbatim(string)   {}
+func (nopW) WritePairs(int)         {}
+func (nopW) WritePair()             {}
 
 // BenchmarkDispatchPing measures what Dispatch adds to a command: timing,
 // counting and the observer (with none set), against calling it directly.

@@ -104,7 +104,7 @@ func (h *harness) Run(args [][]byte, setup func(c *commands.Ctx)) (resp.Value, *
 	if !rec.Written() {
 		return resp.Value{Kind: 255}, c
 	}
-	return rec.Value(), c
+	return rec.Value().Resp2(), c // the rows give Redis 7.0's RESP2 replies
 }
 
 func (h *harness) dispatch(tx *store.Tx, c *commands.Ctx, cmd *commands.Cmd, args [][]byte) error {

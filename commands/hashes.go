@@ -106,7 +106,11 @@ func writeHash(c *Ctx, key []byte, fields, values bool) {
 	if values {
 		per++
 	}
-	c.W.WriteArray(len(pairs) / 2 * per)
+	if per == 2 {
+		c.W.WriteMap(len(pairs) / 2)
+	} else {
+		c.W.WriteArray(len(pairs) / 2)
+	}
 	for i := 0; i < len(pairs); i += 2 {
 		if fields {
 			c.W.WriteBulkString(pairs[i])

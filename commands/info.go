@@ -90,7 +90,7 @@ func cmdInfo(c *Ctx, args [][]byte) {
 		s.write(c, &b)
 		out.WriteString(b.String())
 	}
-	c.W.WriteBulkString(out.String())
+	c.W.WriteVerbatim(out.String())
 }
 
 func infoServer(c *Ctx, b *infoBuilder) {

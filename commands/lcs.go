@@ -109,7 +109,7 @@ func cmdLCS(c *Ctx, args [][]byte) {
 		c.W.WriteBulk(result)
 		return
 	}
-	c.W.WriteArray(4)
+	c.W.WriteMap(2)
 	c.W.WriteBulkString("matches")
 	c.W.WriteArray(len(matches))
 	for _, m := range matches {

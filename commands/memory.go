@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 
 	"github.com/qlessd/qlessd/resp"
@@ -47,9 +46,9 @@ func cmdMemory(c *Ctx, args [][]byte) {
 	case "stats":
 		memoryStats(c)
 	case "doctor":
-		c.W.WriteBulkString(memoryDoctorReport)
+		c.W.WriteVerbatim(memoryDoctorReport)
 	case "malloc-stats":
-		c.W.WriteBulkString("Stats not supported for the current allocator")
+		c.W.WriteVerbatim("Stats not supported for the current allocator")
 	case "purge":
 		runtime.GC()
 		debug.FreeOSMemory()
@@ -132,18 +131,18 @@ func memoryStats(c *Ctx) {
 	r.write(c.W)
 }
 
-// ratio formats a/b as Redis replies a float ratio over RESP2.
-func ratio(a, b int64) string {
+// ratio is a/b as Redis keeps it, a C float, replied as a double.
+func ratio(a, b int64) float64 {
 	if b == 0 {
-		return "0"
+		return 0
 	}
-	return strconv.FormatFloat(float64(float32(float64(a)/float64(b))), 'g', 17, 64)
+	return float64(float32(float64(a) / float64(b)))
 }
 
-// pairsReply is a flat array of names and values, as MEMORY STATS replies.
+// pairsReply is a map of names and values, as MEMORY STATS replies.
 type pairsReply struct {
 	names  []string
-	values []any // int64, string, or []int64 for a database's overheads
+	values []any // int64, float64, or []int64 for a database's overheads
 }
 
 func (r *pairsReply) add(name string, v any) {
@@ -154,16 +153,16 @@ func (r *pairsReply) add(name string, v any) {
 var dbOverheads = []string{"overhead.hashtable.main", "overhead.hashtable.expires", "overhead.hashtable.slot-to-keys"}
 
 func (r *pairsReply) write(w resp.Writer) {
-	w.WriteArray(2 * len(r.names))
+	w.WriteMap(len(r.names))
 	for i, name := range r.names {
 		w.WriteBulkString(name)
 		switch v := r.values[i].(type) {
 		case int64:
 			w.WriteInt(v)
-		case string:
-			w.WriteBulkString(v)
+		case float64:
+			w.WriteDouble(v)
 		case []int64:
-			w.WriteArray(2 * len(v))
+			w.WriteMap(len(v))
 			for j, n := range v {
 				w.WriteBulkString(dbOverheads[j])
 				w.WriteInt(n)

@@ -70,11 +70,14 @@ func cmdHRandField(c *Ctx, args [][]byte) {
 		return
 	}
 	n := len(pairs) / 2
-	per := 1
+	head := c.W.WriteArray
 	if withValues {
-		per = 2
+		head = c.W.WritePairs
 	}
 	write := func(i int) {
+		if withValues {
+			c.W.WritePair()
+		}
 		c.W.WriteBulkString(pairs[2*i])
 		if withValues {
 			c.W.WriteBulkString(pairs[2*i+1])
@@ -84,18 +87,18 @@ func cmdHRandField(c *Ctx, args [][]byte) {
 	case n == 0 || count == 0:
 		c.W.WriteArray(0)
 	case count < 0:
-		c.W.WriteArray(int(-count) * per)
+		head(int(-count))
 		for i := int64(0); i < -count; i++ {
 			write(rand.IntN(n))
 		}
 	case count >= int64(n):
-		c.W.WriteArray(n * per)
+		head(n)
 		for i := 0; i < n; i++ {
 			write(i)
 		}
 	default:
 		picks := hsPickDistinct(n, int(count))
-		c.W.WriteArray(len(picks) * per)
+		head(len(picks))
 		for _, i := range picks {
 			write(i)
 		}
@@ -148,7 +151,7 @@ func cmdSRandMember(c *Ctx, args [][]byte) {
 			c.W.WriteBulkString(members[rand.IntN(n)])
 		}
 	case count >= int64(n):
-		hsWriteMembers(c, hsBuiltSetOrder(members))
+		hsWriteArray(c, hsBuiltSetOrder(members)) // an array, not a set, as Redis 7.0
 	default:
 		picks := hsPickDistinct(n, int(count))
 		c.W.WriteArray(len(picks))
@@ -184,7 +187,7 @@ func cmdSPop(c *Ctx, args [][]byte) {
 	n := len(members)
 	switch {
 	case n == 0 || count == 0:
-		c.W.WriteArray(0)
+		c.W.WriteSet(0)
 	case count >= int64(n):
 		c.Tx.Delete(key)
 		hsWriteMembers(c, hsBuiltSetOrder(members))

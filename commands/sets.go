@@ -24,8 +24,16 @@ func registerSets(t *Table) {
 	registerSetAlgebra(t)
 }
 
-// hsWriteMembers replies with an array of members.
+// hsWriteMembers replies with a set of members (an array in RESP2).
 func hsWriteMembers(c *Ctx, members []string) {
+	c.W.WriteSet(len(members))
+	for _, m := range members {
+		c.W.WriteBulkString(m)
+	}
+}
+
+// hsWriteArray replies with an array of members in either protocol.
+func hsWriteArray(c *Ctx, members []string) {
 	c.W.WriteArray(len(members))
 	for _, m := range members {
 		c.W.WriteBulkString(m)

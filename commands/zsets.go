@@ -38,7 +38,7 @@ func openZSet(c *Ctx, key []byte) (*store.ZSet, bool) {
 	return z, true
 }
 
-func writeScore(c *Ctx, f float64) { c.W.WriteBulkString(FormatFloat(f)) }
+func writeScore(c *Ctx, f float64) { c.W.WriteDouble(f) }
 
 // parseScore reads a score argument as Redis's getDoubleFromObject does:
 // like ParseFloat, but a value that underflows to zero is refused too

@@ -57,7 +57,15 @@ func cmdZPop(c *Ctx, args [][]byte) {
 		c.W.WriteArray(0)
 		return
 	}
-	writeEntries(c, popEntries(z, count, c.Name == "zpopmax"), true)
+	es := popEntries(z, count, c.Name == "zpopmax")
+	if len(args) == 2 {
+		// Without a count the one pair is the reply itself, in RESP3 too.
+		c.W.WriteArray(2)
+		c.W.WriteBulkString(es[0].Member)
+		writeScore(c, es[0].Score)
+		return
+	}
+	writeEntries(c, es, true)
 }
 
 // parseBlockTimeout reads a blocking command's timeout, replying the error

@@ -230,11 +230,14 @@ func (r *zrange) collect(z *store.ZSet) []store.Entry {
 
 func writeEntries(c *Ctx, es []store.Entry, withScores bool) {
 	if withScores {
-		c.W.WriteArray(2 * len(es))
+		c.W.WritePairs(len(es))
 	} else {
 		c.W.WriteArray(len(es))
 	}
 	for _, e := range es {
+		if withScores {
+			c.W.WritePair()
+		}
 		c.W.WriteBulkString(e.Member)
 		if withScores {
 			writeScore(c, e.Score)

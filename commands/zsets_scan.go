@@ -63,5 +63,10 @@ func cmdZScan(c *Ctx, args [][]byte) {
 	}
 	c.W.WriteArray(2)
 	c.W.WriteBulkString(strconv.FormatUint(next, 10))
-	writeEntries(c, batch[:n], true)
+	// Scores are text here, in RESP3 too: SCAN replies hold strings.
+	c.W.WriteArray(2 * n)
+	for _, e := range batch[:n] {
+		c.W.WriteBulkString(e.Member)
+		c.W.WriteBulkString(FormatFloat(e.Score))
+	}
 }

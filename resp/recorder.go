@@ -30,8 +30,8 @@ func (r *Recorder) Written() bool { return r.done }
 func (r *Recorder) put(v Value) {
 	if len(r.stack) == 0 {
 		r.root = v
-		r.done = v.Kind != Array || len(v.Array) == 0
-		if v.Kind == Array && len(v.Array) > 0 {
+		r.done = !v.aggregate() || len(v.Array) == 0
+		if v.aggregate() && len(v.Array) > 0 {
 			r.stack = append(r.stack, frame{v: &r.root, left: len(v.Array)})
 		}
 		return
@@ -44,7 +44,7 @@ func (r *Recorder) put(v Value) {
 	for len(r.stack) > 0 && r.stack[len(r.stack)-1].left == 0 {
 		r.stack = r.stack[:len(r.stack)-1]
 	}
-	if v.Kind == Array && len(v.Array) > 0 {
+	if v.aggregate() && len(v.Array) > 0 {
 		r.stack = append(r.stack, frame{v: slot, left: len(v.Array)})
 	}
 	if len(r.stack) == 0 {
@@ -66,3 +66,20 @@ func (r *Recorder) WriteArray(n int) {
 	}
 	r.put(Value{Kind: Array, Array: make([]Value, n)})
 }
+func (r *Recorder) WriteMap(n int) { r.put(Value{Kind: Map, Array: make([]Value, 2*n)}) }
+func (r *Recorder) WriteSet(n int) { r.put(Value{Kind: Set, Array: make([]Value, n)}) }
+func (r *Recorder) WriteDouble(f float64) {
+	r.put(Value{Kind: Double, Str: FormatDouble(f), Float: f})
+}
+func (r *Recorder) WriteBool(b bool) {
+	v := Value{Kind: Bool}
+	if b {
+		v.Int = 1
+	}
+	r.put(v)
+}
+func (r *Recorder) WriteVerbatim(s string) { r.put(Value{Kind: Verbatim, Str: s}) }
+func (r *Recorder) WritePairs(n int)       { r.put(Value{Kind: Pairs, Array: make([]Value, 2*n)}) }
+
+// WritePair records nothing: a Pairs value holds its elements flat.
+func (r *Recorder) WritePair() {}

@@ -80,6 +80,23 @@ func (w *luaWriter) WriteArray(n int) {
 	}
 }
 
+// Scripts run under RESP2 (redis.setresp(3) is refused), so redis.call
+// sees a map as a flat array, a double as its text and a boolean as 0/1,
+// as Redis 7.0 converts a RESP2 reply for Lua.
+func (w *luaWriter) WriteMap(n int)         { w.WriteArray(2 * n) }
+func (w *luaWriter) WriteSet(n int)         { w.WriteArray(n) }
+func (w *luaWriter) WriteDouble(f float64)  { w.WriteBulkString(resp.FormatDouble(f)) }
+func (w *luaWriter) WriteVerbatim(s string) { w.WriteBulkString(s) }
+func (w *luaWriter) WritePairs(n int)       { w.WriteArray(2 * n) }
+func (w *luaWriter) WritePair()             {}
+func (w *luaWriter) WriteBool(b bool) {
+	if b {
+		w.WriteInt(1)
+	} else {
+		w.WriteInt(0)
+	}
+}
+
 // Lua values are immutable, so the common ones are boxed once: converting
 // a number or string to lua.LValue allocates.
 var (
@@ -151,6 +168,18 @@ func (c *replyCheck) walk(v lua.LValue, depth int) replyVerdict {
 	if _, ok := replySpecial(x); ok {
 		return replyOK
 	}
+	if m, ok := replyMapOrSet(x); ok {
+		verdict := replyOK
+		m.ForEach(func(k, v lua.LValue) {
+			if verdict == replyOK {
+				verdict = c.walk(k, depth+1)
+			}
+			if verdict == replyOK {
+				verdict = c.walk(v, depth+1)
+			}
+		})
+		return verdict
+	}
 	for i := 1; ; i++ {
 		e := x.RawGetInt(i)
 		if e == lua.LNil {
@@ -172,13 +201,50 @@ func replySpecial(x *lua.LTable) (resp.Value, bool) {
 		return resp.Value{Kind: resp.Status, Str: lineSafe(string(s))}, true
 	}
 	if d, ok := x.RawGetString("double").(lua.LNumber); ok {
-		return resp.Value{Kind: resp.Bulk, Str: fmtDoubleReply(float64(d))}, true
+		return resp.Value{Kind: resp.Double, Str: fmtDoubleReply(float64(d)), Float: float64(d)}, true
 	}
 	return resp.Value{}, false
 }
 
+// replyMapOrSet is the table of a {map=...} or {set=...} result.
+func replyMapOrSet(x *lua.LTable) (*lua.LTable, bool) {
+	if m, ok := x.RawGetString("map").(*lua.LTable); ok {
+		return m, true
+	}
+	m, ok := x.RawGetString("set").(*lua.LTable)
+	return m, ok
+}
+
+// writeMapOrSet writes {map=...} as a map of its keys and values, or
+// {set=...} as a set of its keys; w spells either in its protocol.
+func writeMapOrSet(w resp.Writer, x *lua.LTable) bool {
+	isMap := true
+	m, ok := x.RawGetString("map").(*lua.LTable)
+	if !ok {
+		if m, ok = x.RawGetString("set").(*lua.LTable); !ok {
+			return false
+		}
+		isMap = false
+	}
+	n := 0
+	m.ForEach(func(lua.LValue, lua.LValue) { n++ })
+	if isMap {
+		w.WriteMap(n)
+	} else {
+		w.WriteSet(n)
+	}
+	m.ForEach(func(k, v lua.LValue) {
+		writeReply(w, k)
+		if isMap {
+			writeReply(w, v)
+		}
+	})
+	return true
+}
+
 // writeReply writes a result replyCheck passed as Redis 7.0 converts it
-// for RESP2, straight to w.
+// (tables with map, set or double fields in the caller's protocol), straight
+// to w.
 func writeReply(w resp.Writer, v lua.LValue) {
 	switch x := v.(type) {
 	case lua.LString:
@@ -194,6 +260,9 @@ func writeReply(w resp.Writer, v lua.LValue) {
 	case *lua.LTable:
 		if r, ok := replySpecial(x); ok {
 			r.WriteTo(w)
+			return
+		}
+		if writeMapOrSet(w, x) {
 			return
 		}
 		n := 0

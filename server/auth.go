@@ -1,6 +1,9 @@
 package server
 
-import "github.com/qlessd/qlessd/commands"
+import (
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/resp"
+)
 
 // authenticate opens the session as user with pass, or logs the failure
 // (object: the command as typed, AUTH or HELLO) and reports false.
@@ -45,9 +48,9 @@ func (s *session) Auth(c *commands.Ctx, args [][]byte) {
 	c.OK()
 }
 
-// Hello implements HELLO [protover [AUTH user pass] [SETNAME name]]. Only
-// RESP2 is spoken: HELLO 3 gets NOPROTO, which clients such as go-redis
-// take as the cue to stay on RESP2.
+// Hello implements HELLO [protover [AUTH user pass] [SETNAME name]]: the
+// connection speaks protover (2 or 3) from its reply on, which is a map
+// (a flat array in RESP2). Without protover it keeps its protocol.
 func (s *session) Hello(c *commands.Ctx, args [][]byte) {
 	var ver int64
 	if len(args) >= 2 {
@@ -78,10 +81,6 @@ func (s *session) Hello(c *commands.Ctx, args [][]byte) {
 			return
 		}
 	}
-	if ver == 3 {
-		c.Error(commands.ErrNoProto)
-		return
-	}
 	if user != nil {
 		if !s.authenticate(user, pass, string(args[0])) {
 			c.Error(commands.ErrWrongPass)
@@ -99,14 +98,18 @@ func (s *session) Hello(c *commands.Ctx, args [][]byte) {
 		}
 		s.setName(string(name))
 	}
+	if ver != 0 {
+		s.resp3.Store(ver == 3)
+		resp.SetResp3(c.W, ver == 3)
+	}
 	w := c.W
-	w.WriteArray(14)
+	w.WriteMap(7)
 	w.WriteBulkString("server")
 	w.WriteBulkString("redis")
 	w.WriteBulkString("version")
 	w.WriteBulkString(commands.RedisVersion)
 	w.WriteBulkString("proto")
-	w.WriteInt(2)
+	w.WriteInt(int64(s.proto()))
 	w.WriteBulkString("id")
 	w.WriteInt(s.id)
 	w.WriteBulkString("mode")

@@ -57,7 +57,7 @@ func (s *Server) serveBlocked(tx *store.Tx, from int, out *[]handoff) (msgs []co
 // runWaiter re-runs w's command for ready key k in tx. It reports false
 // when the command asks to wait again (k holds another type, or is empty).
 func (s *Server) runWaiter(tx *store.Tx, w *waiter, k store.KeyRef) (reply []byte, published []commands.Message, ok bool) {
-	var buf bufWriter
+	buf := bufWriter{r3: w.sess.resp3.Load()}
 	ctx := &commands.Ctx{Tx: tx, W: &buf, Sess: w.sess, Env: s, Table: s.table, Retrying: true, Waited: time.Since(w.since)}
 	defer func() {
 		// The pushing client must not pay for a bug in the waiter's

@@ -25,7 +25,7 @@ func init() {
 		"id":       {2, func(s *session, c *commands.Ctx, _ [][]byte) { c.W.WriteInt(s.id) }},
 		"getname":  {2, clientGetName},
 		"setname":  {3, clientSetName},
-		"info":     {2, func(s *session, c *commands.Ctx, args [][]byte) { c.W.WriteBulkString(s.srv.clientLine(s, args)) }},
+		"info":     {2, func(s *session, c *commands.Ctx, args [][]byte) { c.W.WriteVerbatim(s.srv.clientLine(s, args)) }},
 		"list":     {-2, clientList},
 		"kill":     {-3, clientKill},
 		"reply":    {3, clientReply},
@@ -239,9 +239,9 @@ func (s *Server) clientLine(sess *session, args [][]byte) string {
 		events = "rw"
 	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d "+
-		"qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=%d oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=-1 resp=2\n",
+		"qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=%d oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=-1 resp=%d\n",
 		sess.id, sess.addr, sess.laddr, connFD(sess), name, age, idle, flags, sess.DB(), sub, psub, ssub, multi,
-		m.qbuf, m.qbufFree, m.argv, m.multi, m.qbufCap, m.qbufPeak, m.obl, m.omem, m.tot, events, cmd, sess.user.Load().Name)
+		m.qbuf, m.qbufFree, m.argv, m.multi, m.qbufCap, m.qbufPeak, m.obl, m.omem, m.tot, events, cmd, sess.user.Load().Name, sess.proto())
 }
 
 // connFD returns the socket's file descriptor, -1 when unknown.

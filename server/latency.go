@@ -143,14 +143,14 @@ func latencyHistogram(c *commands.Ctx, st *commands.Stats, args [][]byte) {
 		names[i] = string(a)
 	}
 	list := st.LatencyHistogram(names)
-	c.W.WriteArray(2 * len(list))
+	c.W.WriteMap(len(list))
 	for _, lb := range list {
 		c.W.WriteBulkString(lb.Name)
-		c.W.WriteArray(4)
+		c.W.WriteMap(2)
 		c.W.WriteBulkString("calls")
 		c.W.WriteInt(lb.Calls)
 		c.W.WriteBulkString("histogram_usec")
-		c.W.WriteArray(2 * len(lb.Buckets))
+		c.W.WriteMap(len(lb.Buckets))
 		for _, b := range lb.Buckets {
 			c.W.WriteInt(b[0])
 			c.W.WriteInt(b[1])

@@ -70,7 +70,7 @@ func (m *multiState) writes() bool {
 // command wrote nothing; its first write stops it, and the reply is
 // MISCONF.
 func (s *Server) runRefusingWrites(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, args [][]byte, w replyWriter, refusal error) {
-	buf := replyBufs.Get().(*bufWriter)
+	buf := sess.replyBuf()
 	defer buf.release()
 	ctx.W = buf
 	err := s.db.ViewRefusingWrites(refusal, func(tx *store.Tx) error {

@@ -168,7 +168,7 @@ func (s *session) Exec(c *commands.Ctx) {
 		}
 	}
 	denied := s.execDenials(m.cmds)
-	var buf bufWriter
+	buf := bufWriter{r3: s.resp3.Load()}
 	aborted := false
 	body := func(tx *store.Tx) []commands.Message {
 		buf.b = buf.b[:0] // a read may run twice (DB.View)

@@ -1,6 +1,9 @@
 package server
 
-import "github.com/qlessd/qlessd/commands"
+import (
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/resp"
+)
 
 // Reset implements RESET: the connection returns to its state at connect.
 func (s *session) Reset(c *commands.Ctx) {
@@ -13,5 +16,7 @@ func (s *session) Reset(c *commands.Ctx) {
 	s.replyOff, s.replySkip = false, false
 	s.user.Store(s.srv.acl.Default)
 	s.authed.Store(!s.srv.acl.NeedAuth())
+	s.resp3.Store(false)
+	resp.SetResp3(c.W, false)
 	c.W.WriteStatus("RESET")
 }

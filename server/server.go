@@ -377,6 +377,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	}()
 	sess.lastCmd.Store(time.Now().UnixMilli())
 	s.statCommands.Add(1)
+	w.SetResp3(sess.resp3.Load())
 	if sess.replyOff || sess.replySkip {
 		sess.replySkip = false
 		if !isClientReply(args) {
@@ -544,7 +545,7 @@ func (s *Server) runOnce(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 			return nil
 		}
 	}
-	buf := replyBufs.Get().(*bufWriter)
+	buf := sess.replyBuf()
 	defer buf.release()
 	var wt *waiter
 	ctx.W = buf
@@ -582,7 +583,7 @@ func (s *Server) runRead(sess *session, ctx *commands.Ctx, cmd *commands.Cmd, ar
 		ctx.Tx = nil
 		return
 	}
-	buf := replyBufs.Get().(*bufWriter)
+	buf := sess.replyBuf()
 	defer buf.release()
 	ctx.W = buf
 	s.db.View(func(tx *store.Tx) error {

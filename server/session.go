@@ -27,6 +27,9 @@ type session struct {
 	db      atomic.Int64
 	authed  atomic.Bool
 	user    atomic.Pointer[commands.User] // the ACL user it runs as
+	// resp3: HELLO 3 switched the connection to RESP3. Atomic because a
+	// blocked command's reply is written by the transaction serving it.
+	resp3 atomic.Bool
 
 	mu      sync.Mutex
 	name    string
@@ -84,6 +87,21 @@ func newSession(srv *Server, nc net.Conn, addr string) *session {
 	s.multiLen.Store(-1)
 	s.lastCmd.Store(time.Now().UnixMilli())
 	return s
+}
+
+// replyBuf is a pooled buffer for a reply to s, in s's protocol.
+func (s *session) replyBuf() *bufWriter {
+	b := replyBufs.Get().(*bufWriter)
+	b.r3 = s.resp3.Load()
+	return b
+}
+
+// proto is the RESP version the connection speaks, 2 or 3.
+func (s *session) proto() int {
+	if s.resp3.Load() {
+		return 3
+	}
+	return 2
 }
 
 func (s *session) ID() int64   { return s.id }

@@ -8,10 +8,14 @@ import (
 // replies to send, or a buffer queued on a subscriber's outbox.
 type replyWriter interface {
 	resp.Writer
+	resp.ProtoSwitcher
 	WriteRaw(b []byte)
 }
 
-var nullArray = []byte("*-1\r\n")
+var (
+	nullArray = []byte("*-1\r\n")
+	resp3Null = []byte("_\r\n")
+)
 
 // discard swallows replies (CLIENT REPLY OFF and SKIP).
 type discard struct{}
@@ -25,3 +29,11 @@ func (discard) WriteNull()             {}
 func (discard) WriteNullArray()        {}
 func (discard) WriteArray(int)         {}
 func (discard) WriteRaw([]byte)        {}
+func (discard) WriteMap(int)           {}
+func (discard) WriteSet(int)           {}
+func (discard) WriteDouble(float64)    {}
+func (discard) WriteBool(bool)         {}
+func (discard) WriteVerbatim(string)   {}
+func (discard) SetResp3(bool)          {}
+func (discard) WritePairs(int)         {}
+func (discard) WritePair()             {}

@@ -58,6 +58,14 @@ func TestAuthRequirePass(t *testing.T) {
 	sameHello(t, p, "HELLO", "2", "AUTH", "default", "s3cret", "SETNAME", "me")
 	p.Same(t, "CLIENT", "GETNAME")
 	sameHello(t, p, "HELLO")
+	p.Same(t, "RESET")
+	sameHello(t, p, "HELLO", "3", "AUTH", "default", "nope")
+	p.Same(t, "GET", "nokey") // a refused HELLO 3 leaves the protocol as it was
+	sameHello(t, p, "HELLO", "3", "AUTH", "default", "s3cret", "SETNAME", "me3")
+	p.Same(t, "GET", "nokey")
+	p.Same(t, "RESET") // back to RESP2
+	p.Same(t, "AUTH", "s3cret")
+	p.Same(t, "GET", "nokey")
 	// QUIT needs no authentication.
 	q, r := DialRaw(t, p.QP.Addr), DialRaw(t, p.RP.Addr)
 	if a, b := q.Do(t, "QUIT"), r.Do(t, "QUIT"); a != b {
@@ -85,13 +93,12 @@ func TestAuthNoPassAndHello(t *testing.T) {
 	sameHello(t, p, "HELLO", "2")
 	sameHello(t, p, "hello", "2", "setname", "n1", "auth", "default", "x")
 	p.Same(t, "CLIENT", "GETNAME")
-	// RESP3 is not spoken: clients get a clean error and stay on RESP2.
-	if got := p.Q.Do(t, "HELLO", "3"); got != "-NOPROTO unsupported protocol version\r\n" {
-		t.Errorf("HELLO 3: %q", got)
-	}
-	if got := p.Q.Do(t, "PING"); got != "+PONG\r\n" {
-		t.Errorf("PING after HELLO 3: %q", got)
-	}
+	// HELLO 3 switches to RESP3 (the reply is a map), HELLO 2 back.
+	sameHello(t, p, "HELLO", "3")
+	p.Same(t, "GET", "nokey")
+	sameHello(t, p, "HELLO")
+	sameHello(t, p, "HELLO", "2")
+	p.Same(t, "GET", "nokey")
 }
 
 // TestGoRedisAuth runs go-redis v9, which opens with HELLO 3, against

@@ -72,9 +72,9 @@ func readReply(rd *bufio.Reader, b *strings.Builder) error {
 	}
 	body := line[1 : len(line)-2]
 	switch line[0] {
-	case '+', '-', ':':
+	case '+', '-', ':', '_', ',', '#', '(':
 		return nil
-	case '$':
+	case '$', '=', '!':
 		n, err := strconv.Atoi(body)
 		if err != nil {
 			return err
@@ -88,10 +88,13 @@ func readReply(rd *bufio.Reader, b *strings.Builder) error {
 		}
 		b.Write(buf)
 		return nil
-	case '*':
+	case '*', '~', '>', '%':
 		n, err := strconv.Atoi(body)
 		if err != nil {
 			return err
+		}
+		if line[0] == '%' {
+			n *= 2
 		}
 		for i := 0; i < n; i++ {
 			if err := readReply(rd, b); err != nil {
@@ -117,7 +120,7 @@ func ioReadFull(rd *bufio.Reader, buf []byte) (int, error) {
 
 // SortedReply renders a raw reply with its top-level array elements sorted.
 func SortedReply(raw string) string {
-	if !strings.HasPrefix(raw, "*") {
+	if !strings.HasPrefix(raw, "*") && !strings.HasPrefix(raw, "~") {
 		return raw
 	}
 	rd := bufio.NewReader(strings.NewReader(raw))
