@@ -115,6 +115,10 @@ func Start(srv *server.Server, opts Options) (*Node, error) {
 	n.wg.Add(2)
 	go n.watch()
 	go n.checkDigests()
+	if opts.Sync == store.SyncEverySec {
+		n.wg.Add(1)
+		go n.syncLogEverySecond()
+	}
 	if opts.FollowerReads {
 		n.wg.Add(1)
 		go n.bridge()

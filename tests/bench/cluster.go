@@ -45,6 +45,7 @@ func startClusterOnce(cfg *config, size int, fsync string) (*server, error) {
 		args := append(qlessdArgs(ports[i], dir, fsync),
 			"--cluster-node-id", fmt.Sprintf("n%d", i+1), "--cluster-bind", fmt.Sprintf("127.0.0.1:%d", ports[size+i]),
 			"--cluster-peers", strings.Join(peers, ","))
+		args = append(args, cfg.clusterArgs...)
 		if err := n.start(cfg.qlessdBin, args); err != nil {
 			c.stop()
 			return nil, err

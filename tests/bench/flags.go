@@ -36,6 +36,8 @@ func parseFlags() (*config, error) {
 	fs.IntVar(&cfg.cluster, "cluster", 0, "after the table, compare qlessd alone with a cluster of this many qlessd nodes on loopback (native QLESS, clients at the leader); 0: no cluster part")
 	clusterConc := fs.String("cluster-conc", "50", "concurrencies of the cluster part")
 	clusterWork := fs.String("cluster-workloads", "put,pop1", "workloads of the cluster part, in every pass")
+	clusterArgs := fs.String("cluster-args", "", "more qlessd flags for each cluster node (not the single qlessd), space-separated, e.g. \"--event-loops 2\"")
+	clusterOnly := fs.Bool("cluster-only", false, "run only the cluster part (-cluster, 3 if 0): no client view, table, big value, TLS or restart part")
 	fs.BoolVar(&cfg.tls, "tls", false, "after the tables, run put and pop1 on qlessd and Redis in clear and over TLS, and print what TLS costs each")
 	tlsConc := fs.String("tls-conc", "50", "concurrencies of the TLS part")
 	fs.Int64Var(&cfg.bigValue, "big-value", 500_000_000, "after the table, one SET of a value of this many bytes on each server: its time, peak RSS, and RSS after DEL; 0: no such part")
@@ -67,6 +69,13 @@ func parseFlags() (*config, error) {
 	}
 	cfg.workloads, cfg.alwaysWork = words(*work), words(*alwaysWork)
 	cfg.clusterWork = words(*clusterWork)
+	cfg.clusterArgs = strings.Fields(*clusterArgs)
+	if *clusterOnly {
+		*servers, cfg.clientRounds, cfg.bigValue, cfg.restartJobs, cfg.tls = "", 0, 0, 0, false
+		if cfg.cluster == 0 {
+			cfg.cluster = 3
+		}
+	}
 	for _, w := range cfg.clusterWork {
 		if !contains(workloadNames, w) || w == "footprint" {
 			return nil, fmt.Errorf("unknown cluster workload %q (footprint is not run on a cluster)", w)

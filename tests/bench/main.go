@@ -36,6 +36,7 @@ type config struct {
 	cluster     int
 	clusterConc []int
 	clusterWork []string
+	clusterArgs []string // more flags for each cluster node
 	// tls runs the TLS part: put and pop1 at tlsConc, in clear and over TLS.
 	tls     bool
 	tlsConc []int
