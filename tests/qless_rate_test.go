@@ -167,6 +167,8 @@ func TestQlessRateWindowsMatchRedis(t *testing.T) {
 			p.do(t, at, "queues")
 			p.do(t, at, "rate.get", "ql:q:q")
 			p.do(t, at, "rate.get", "slow")
+			p.do(t, at, "jobs", "rated", "q")
+			p.do(t, at, "jobs", "rated", "q", "1", "2")
 			if got := p.do(t, at, "peek", "q", "50"); strings.Join(jidsOf(t, got), ",") != strings.Join(waiting, ",") {
 				t.Fatalf("waiting after pop %d: %v, want %v", i, jidsOf(t, got), waiting)
 			}
