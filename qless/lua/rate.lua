@@ -120,10 +120,18 @@ function rate.rates_option(v, fn)
   if not good then
     error(fn .. '(): Arg "rates" not a JSON array of rate names: ' .. tostring(v), 0)
   end
-  if #list == 0 then
+  -- A name given twice counts once: one start per job and rate.
+  local out, seen = {}, {}
+  for _, name in ipairs(list) do
+    if not seen[name] then
+      seen[name] = true
+      out[#out + 1] = name
+    end
+  end
+  if #out == 0 then
     return nil
   end
-  return encode(list)
+  return encode(out)
 end
 
 function rate.set(name, count, seconds)
