@@ -11,7 +11,7 @@ import (
 )
 
 // states are the job states a queue page lists, in the order of its tabs.
-var states = []string{"waiting", "running", "stalled", "scheduled", "depends", "recurring", "throttled"}
+var states = []string{"waiting", "running", "stalled", "scheduled", "depends", "recurring", "throttled", "rated"}
 
 func (d *Dashboard) queues(ctx context.Context) ([]QueueCounts, error) {
 	list := []QueueCounts{}

@@ -150,6 +150,10 @@ type QueueCounts struct {
 	// Throttled are the jobs waiting for a full throttle: QLESS queues
 	// names them only when there are some, the dashboard always.
 	Throttled int64 `json:"throttled"`
+	// Rated are the waiting jobs a pop would pass over for a rate with no
+	// room (counted as waiting too): QLESS queues names them only when
+	// there are some, the dashboard always.
+	Rated int64 `json:"rated"`
 }
 
 // Count returns the number of jobs in state.
@@ -169,6 +173,8 @@ func (q QueueCounts) Count(state string) int64 {
 		return q.Recurring
 	case "throttled":
 		return q.Throttled
+	case "rated":
+		return q.Rated
 	}
 	return 0
 }

@@ -20,7 +20,8 @@ import (
 // keys whose writes can give a queue work (its work set, scheduled and
 // recurring sets, the paused set, and its locks where a concurrency limit
 // holds jobs back), and asks to be run again by the clock when a scheduled
-// job, a recurring job or an expiring lock falls due. A run again pops
+// job, a recurring job or an expiring lock falls due, or a rate holding
+// its work back has room again (qless/rates.go). A run again pops
 // with now moved on by the time waited, so locks and history read as the
 // client's clock would.
 

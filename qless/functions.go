@@ -56,7 +56,7 @@ func init() {
 		{name: "get", args: "<jid>", doc: "A job as JSON; nil when there is none."},
 		{name: "multiget", args: "<jid> [<jid> ...]", doc: "Jobs as a JSON array."},
 		{name: "jobs", args: "complete [<offset> [<count>]] | <state> <queue> [<offset> [<count>]]",
-			doc: "Jids of completed jobs, or of a queue's jobs in state running, stalled, scheduled, depends or recurring."},
+			doc: "Jids of completed jobs, or of a queue's jobs in state running, stalled, scheduled, depends, recurring, throttled or rated (waiting, held back by a rate)."},
 		{name: "length", args: "<queue>", doc: "How many jobs a queue has running, waiting and scheduled."},
 		{name: "queues", args: "[<queue>]", doc: "Every queue's (or one queue's) jobs counted by state, as JSON."},
 		{name: "failed", args: "[<group> [<start> [<limit>]]]", doc: "Failed jobs counted by group, or a group's jids."},

@@ -22,10 +22,14 @@ const (
 	// (ql:q:<queue>-throttled), which QLESS queues names only when there
 	// are some and /metrics and INFO always show.
 	StateThrottled
+	// StateRated counts the waiting jobs a pop would pass over for a rate
+	// with no room (rate.lua); they are counted as waiting too. QLESS
+	// queues names it "rated", only when there are some.
+	StateRated
 	NumJobStates
 )
 
-var jobStateNames = [NumJobStates]string{"waiting", "running", "scheduled", "stalled", "depends", "recurring", "throttled"}
+var jobStateNames = [NumJobStates]string{"waiting", "running", "scheduled", "stalled", "depends", "recurring", "throttled", "rated"}
 
 // String is the state's name in QLESS queues' reply.
 func (s JobState) String() string { return jobStateNames[s] }
@@ -101,6 +105,7 @@ func countQueue(tx *store.Tx, qname string, now float64, jobs *[NumJobStates]int
 	jobs[StateDepends] += zlen(tx, prefix+"-depends")
 	jobs[StateRecurring] += zlen(tx, prefix+"-recur")
 	jobs[StateThrottled] += zlen(tx, queueKey(qname, "throttled"))
+	jobs[StateRated] += rateHeld(tx, qname, now)
 }
 
 // zlen is ZCARD key (0 for a key of another type): no member is visited.

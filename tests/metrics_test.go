@@ -187,9 +187,12 @@ func TestMetricsAfterMixedLoad(t *testing.T) {
 		for _, s := range []string{"waiting", "running", "scheduled", "stalled", "depends", "recurring"} {
 			wantJobs["queue="+qc["name"].(string)+",state="+s] = qc[s].(float64)
 		}
-		// QLESS queues names throttled only when a queue has such jobs.
-		n, _ := qc["throttled"].(float64)
-		wantJobs["queue="+qc["name"].(string)+",state=throttled"] = n
+		// QLESS queues names throttled and rated only when a queue has
+		// such jobs.
+		for _, s := range []string{"throttled", "rated"} {
+			n, _ := qc[s].(float64)
+			wantJobs["queue="+qc["name"].(string)+",state="+s] = n
+		}
 	}
 	sameSeries(t, "qlessd_queue_jobs", series(fams, "qlessd_queue_jobs"), wantJobs)
 	// Each state the load made is there, so the comparison is not of zeros.

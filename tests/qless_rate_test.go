@@ -142,7 +142,12 @@ func TestQlessRateWindowsMatchRedis(t *testing.T) {
 	for i := 1; i <= 30; i++ {
 		jid := fmt.Sprintf("j%02d", i)
 		args := []string{"w", "q", jid, "K", "{}", "0"}
-		if i%4 == 1 {
+		switch {
+		case i == 9:
+			// Named twice, and the queue's own too: one start each.
+			args = append(args, "rates", `["slow","ql:q:q","slow"]`)
+			m.rates[jid] = []string{"slow"}
+		case i%4 == 1:
 			args = append(args, "rates", `["slow"]`)
 			m.rates[jid] = []string{"slow"}
 		}
@@ -167,6 +172,8 @@ func TestQlessRateWindowsMatchRedis(t *testing.T) {
 			p.do(t, at, "queues")
 			p.do(t, at, "rate.get", "ql:q:q")
 			p.do(t, at, "rate.get", "slow")
+			p.do(t, at, "jobs", "rated", "q")
+			p.do(t, at, "jobs", "rated", "q", "1", "2")
 			if got := p.do(t, at, "peek", "q", "50"); strings.Join(jidsOf(t, got), ",") != strings.Join(waiting, ",") {
 				t.Fatalf("waiting after pop %d: %v, want %v", i, jidsOf(t, got), waiting)
 			}

@@ -138,6 +138,14 @@ API['jobs'] = function(now, state, ...)
     return call('zrangebyscore', prefix .. '-recur', 0, '+inf', 'LIMIT', offset, count)
   elseif state == 'throttled' and not stock then
     return call('zrange', prefix .. '-throttled', offset, offset + count - 1)
+  elseif state == 'rated' and not stock then
+    -- Waiting jobs a pop now would pass over for a rate, in line order.
+    local held, out = {}, {}
+    rate.held(now, qname, held)
+    for i = offset + 1, offset + count do
+      out[#out + 1] = held[i]
+    end
+    return out
   end
   error('Jobs(): Unknown type "' .. state .. '"', 0)
 end

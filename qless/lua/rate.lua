@@ -120,10 +120,18 @@ function rate.rates_option(v, fn)
   if not good then
     error(fn .. '(): Arg "rates" not a JSON array of rate names: ' .. tostring(v), 0)
   end
-  if #list == 0 then
+  -- A name given twice counts once: one start per job and rate.
+  local out, seen = {}, {}
+  for _, name in ipairs(list) do
+    if not seen[name] then
+      seen[name] = true
+      out[#out + 1] = name
+    end
+  end
+  if #out == 0 then
     return nil
   end
-  return encode(list)
+  return encode(out)
 end
 
 function rate.set(name, count, seconds)
@@ -159,27 +167,38 @@ end
 
 -- How many of qname's waiting jobs a pop at now would pass over for a
 -- rate: all of them while the queue's own rate has no room, else those
--- with a rate of their own that has none. Read only; jobs' rates are
--- looked at only while some rate is set.
-function rate.held(now, qname)
+-- with a rate of their own that has none. Given a table list, their jids
+-- are appended to it in line order. Read only; jobs' rates are looked at
+-- only while some rate is set.
+function rate.held(now, qname, list)
   if stock or call('scard', 'ql:rates') == 0 then
     return 0
   end
   local work = qkeys(qname)[1]
   local qrid = rate.queue_rate(qname)
-  if qrid and not rate.room(now, qrid) then
+  local all = qrid and not rate.room(now, qrid)
+  if all and not list then
     return call('zcard', work)
   end
   local room, n = {}, 0
-  for _, jid in ipairs(call('zrange', work, 0, -1)) do
-    local names = rate.names(call('hget', 'ql:j:' .. jid, 'rates'))
-    for _, name in ipairs(names or {}) do
-      if room[name] == nil then
-        room[name] = rate.room(now, name)
+  for _, jid in ipairs(call('zrevrange', work, 0, -1)) do
+    local held = all
+    if not held then
+      local names = rate.names(call('hget', 'ql:j:' .. jid, 'rates'))
+      for _, name in ipairs(names or {}) do
+        if room[name] == nil then
+          room[name] = rate.room(now, name)
+        end
+        if not room[name] then
+          held = true
+          break
+        end
       end
-      if not room[name] then
-        n = n + 1
-        break
+    end
+    if held then
+      n = n + 1
+      if list then
+        list[n] = jid
       end
     end
   end

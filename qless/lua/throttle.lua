@@ -269,7 +269,9 @@ local function throttled_take(now, qname, jids, first, count)
         throttles_lock(now, jid, tids)
       end
       for _, name in ipairs(rates or {}) do
-        rate.start(now, name, jid)
+        if name ~= qrid then -- the queue's own is started below
+          rate.start(now, name, jid)
+        end
       end
       if qrid then
         rate.start(now, qrid, jid)

@@ -18,40 +18,65 @@ const ratesSetKey = "ql:rates"
 // those of its waiting jobs. A job under two full rates may still be held
 // then; the pop run at that time finds so and asks again for the next.
 func rateFree(tx *store.Tx, queue string, now float64) float64 {
+	first := math.Inf(1)
 	if n, _ := tx.SCard(ratesSetKey); n == 0 {
-		return math.Inf(1)
+		return first
 	}
 	names := map[string]bool{"ql:q:" + queue: true}
-	z, err := tx.OpenZSet(queueKey(queue, "work"))
-	if err != nil {
-		return math.Inf(1)
-	}
-	if z.Len() == 0 {
-		z.Release()
-		return math.Inf(1)
-	}
-	var jids []string
-	z.Ascend(func(e store.Entry) bool {
-		jids = append(jids, e.Member)
-		return true
-	})
-	z.Release()
-	for _, jid := range jids {
-		raw, ok, _ := tx.HGet(jobKey(jid), "rates")
-		var list []string
-		if ok && json.Unmarshal([]byte(raw), &list) == nil {
-			for _, name := range list {
-				names[name] = true
-			}
+	for _, job := range waitingRates(tx, queue) {
+		for _, name := range job {
+			names[name] = true
 		}
 	}
-	first := math.Inf(1)
 	for name := range names {
 		if at := rateFullUntil(tx, name, now); at > now {
 			first = min(first, at)
 		}
 	}
 	return first
+}
+
+// waitingRates are the rates of each job in queue's work set (nil for a
+// job without), in line order.
+func waitingRates(tx *store.Tx, queue string) [][]string {
+	jids := zsetMembers(tx, queueKey(queue, "work"))
+	out := make([][]string, len(jids))
+	for i, jid := range jids {
+		raw, ok, _ := tx.HGet(jobKey(jid), "rates")
+		if ok {
+			json.Unmarshal([]byte(raw), &out[i])
+		}
+	}
+	return out
+}
+
+// rateHeld is how many of queue's waiting jobs a pop at now would pass
+// over for a rate (rate.lua's rate.held): all of them while the queue's
+// own rate has no room, else those with a rate of their own that has
+// none. While no rate is set it is one SCARD.
+func rateHeld(tx *store.Tx, queue string, now float64) int64 {
+	if n, _ := tx.SCard(ratesSetKey); n == 0 {
+		return 0
+	}
+	if rateFullUntil(tx, "ql:q:"+queue, now) > now {
+		return zlen(tx, queueKey(queue, "work"))
+	}
+	full := map[string]bool{}
+	var n int64
+	for _, job := range waitingRates(tx, queue) {
+		for _, name := range job {
+			f, seen := full[name]
+			if !seen {
+				f = rateFullUntil(tx, name, now) > now
+				full[name] = f
+			}
+			if f {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // rateFullUntil is when rate name, full at now, has room again: its
