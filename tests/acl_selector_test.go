@@ -74,6 +74,8 @@ var aclSelectorSetCases = [][]string{
 	{"ACL", "SETUSER", "sel7", "(~a", "(~b", "+get)"},
 	{"ACL", "SETUSER", "sel8", "(%RW~* %W~k nocommands allcommands resetkeys ~o resetchannels &c)"},
 	{"ACL", "SETUSER", "sel9", "(~\"a\" '+get')", "(~\"unbalanced)", ""},
+	// Shard channels are no keys: no key pattern is needed for them.
+	{"ACL", "SETUSER", "shard", "on", "(allchannels +spublish +ssubscribe)", "(&s* +spublish)"},
 	// Refused: the whole selector is named, nothing changes.
 	{"ACL", "SETUSER", "sel1", "(~x"},
 	{"ACL", "SETUSER", "sel1", "on", "(~x)", "(+get"},
@@ -144,12 +146,15 @@ var aclSelectorDryRuns = [][]string{
 	{"ACL", "DRYRUN", "sel7", "get", "a"},
 	{"ACL", "DRYRUN", "sel7", "get", "b"},
 	{"ACL", "DRYRUN", "sel9", "get", "a"},
+	{"ACL", "DRYRUN", "shard", "spublish", "ch", "m"},
+	{"ACL", "DRYRUN", "shard", "ssubscribe", "ch", "s1"},
+	{"ACL", "DRYRUN", "shard", "get", "ch"},
 }
 
 func TestACLSelectorsDifferential(t *testing.T) {
 	a := startACLPair(t)
 	sameAll(t, a.Pair, aclSelectorSetCases)
-	for _, u := range []string{"sel1", "sel2", "sel3", "sel4", "sel5", "sel6", "sel7", "sel8", "sel9"} {
+	for _, u := range []string{"sel1", "sel2", "sel3", "sel4", "sel5", "sel6", "sel7", "sel8", "sel9", "shard"} {
 		a.sameNorm(t, normSelUser, "ACL", "GETUSER", u)
 	}
 	a.sameNorm(t, normSelList, "ACL", "LIST")

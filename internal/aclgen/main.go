@@ -80,22 +80,17 @@ func add(rows map[string][2]string, specs map[string]string, c []any) {
 	for _, x := range c[6].([]any) {
 		cats = append(cats, strings.TrimPrefix(x.(string), "@"))
 	}
-	r, w := false, false
+	// Specs flagged NOT_KEY (the shard channels of SPUBLISH, SSUBSCRIBE)
+	// name no keys: Redis's ACL does not look at them.
+	r, w, anyKey := false, false, false
 	for _, spec := range c[8].([]any) {
-		kv := spec.([]any)
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i] != "flags" {
-				continue
-			}
-			for _, f := range kv[i+1].([]any) {
-				switch strings.ToUpper(f.(string)) {
-				case "ACCESS":
-					r = true
-				case "INSERT", "DELETE", "UPDATE":
-					w = true
-				}
-			}
+		flags := strings.ToUpper(fmt.Sprint(pairs(spec)["flags"]))
+		if strings.Contains(flags, "NOT_KEY") {
+			continue
 		}
+		anyKey = true
+		r = r || strings.Contains(flags, "ACCESS")
+		w = w || strings.Contains(flags, "INSERT") || strings.Contains(flags, "DELETE") || strings.Contains(flags, "UPDATE")
 	}
 	keys := ""
 	if r {
@@ -104,7 +99,7 @@ func add(rows map[string][2]string, specs map[string]string, c []any) {
 	if w {
 		keys += "W"
 	}
-	if keys == "" && len(c[8].([]any)) > 0 {
+	if keys == "" && anyKey {
 		keys = "K" // keys that must match a pattern, of either kind
 	}
 	rows[c[0].(string)] = [2]string{strings.Join(cats, " "), keys}
