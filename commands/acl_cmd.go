@@ -204,6 +204,12 @@ func (a *ACL) dryRun(c *Ctx, args [][]byte) {
 		return
 	}
 	call := args[1:]
+	// Redis looks up a container's subcommand: one it does not know is
+	// no command at all.
+	if id := a.uni.resolve(cmd, call); id >= 0 && len(call) > 1 && a.uni.entries[id].subs != nil {
+		c.Error("ERR Command '" + string(args[1]) + "' not found")
+		return
+	}
 	if !cmd.ArityOK(len(call)) {
 		c.Error(WrongArgs(cmd.Name))
 		return

@@ -294,5 +294,17 @@ func TestACLSelectorsReadWriteKeys(t *testing.T) {
 	for _, c := range aclReadWriteCases {
 		a.Same(t, append([]string{"ACL", "DRYRUN", "mix"}, c...)...)
 	}
+	// A count that is not one: Redis's key finders read it as atoi does
+	// and name no keys when it is out of range; a container's unknown
+	// subcommand is no command.
+	for _, user := range []string{"root", "sel", "mix"} {
+		for _, c := range [][]string{
+			{"ZUNIONSTORE", "r6", "x", "w1"}, {"ZUNIONSTORE", "r6", "2x", "w1", "r1"}, {"ZUNIONSTORE", "r6", "5", "w1"},
+			{"ZINTER", "0", "r1"}, {"LMPOP", "1x", "w1", "LEFT"}, {"EVAL", "return 1", "1x", "zz"},
+			{"EVAL", "return 1", " 1", "w1"}, {"EVAL", "return 1", "0"}, {"CONFIG", "nosuch"}, {"CONFIG"},
+		} {
+			a.Same(t, append([]string{"ACL", "DRYRUN", user}, c...)...)
+		}
+	}
 	a.sameNorm(t, normLog, "ACL", "LOG", "5")
 }
