@@ -296,12 +296,14 @@ func TestACLSelectorsReadWriteKeys(t *testing.T) {
 	}
 	// A count that is not one: Redis's key finders read it as atoi does
 	// and name no keys when it is out of range; a container's unknown
-	// subcommand is no command.
+	// subcommand is no command; a subcommand's own arity is checked.
 	for _, user := range []string{"root", "sel", "mix"} {
 		for _, c := range [][]string{
 			{"ZUNIONSTORE", "r6", "x", "w1"}, {"ZUNIONSTORE", "r6", "2x", "w1", "r1"}, {"ZUNIONSTORE", "r6", "5", "w1"},
 			{"ZINTER", "0", "r1"}, {"LMPOP", "1x", "w1", "LEFT"}, {"EVAL", "return 1", "1x", "zz"},
 			{"EVAL", "return 1", " 1", "w1"}, {"EVAL", "return 1", "0"}, {"CONFIG", "nosuch"}, {"CONFIG"},
+			{"CONFIG", "GET"}, {"CONFIG", "GET", "a", "b"}, {"MEMORY", "USAGE"}, {"MEMORY", "USAGE", "r1"},
+			{"CLIENT", "KILL"}, {"ACL", "WHOAMI", "x"}, {"ACL", "WHOAMI"},
 		} {
 			a.Same(t, append([]string{"ACL", "DRYRUN", user}, c...)...)
 		}

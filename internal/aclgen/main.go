@@ -3,7 +3,8 @@
 // what its keys need (R when a key spec has ACCESS, W when one inserts,
 // deletes or updates, K when it has keys needing neither), and each key
 // spec (where its keys are and what is done to them) for the per-key
-// checks of %R~ and %W~ patterns. Run it through go generate in commands/
+// checks of %R~ and %W~ patterns, and each subcommand's arity for ACL
+// DRYRUN. Run it through go generate in commands/
 // with a redis-server 7.0 listening at -addr.
 package main
 
@@ -36,6 +37,13 @@ func main() {
 	for _, c := range v {
 		add(rows, specs, c.([]any))
 	}
+	arities := map[string]int64{}
+	for _, c := range v {
+		for _, sub := range c.([]any)[9].([]any) {
+			e := sub.([]any)
+			arities[e[0].(string)] = e[1].(int64)
+		}
+	}
 	var b bytes.Buffer
 	b.WriteString("package commands\n\n// Code generated from Redis 7.0's COMMAND reply by internal/aclgen; DO NOT EDIT.\n\n")
 	b.WriteString("// redisACL holds, for each Redis 7.0 command and subcommand, its ACL\n")
@@ -62,6 +70,18 @@ func main() {
 	sort.Strings(names)
 	for _, n := range names {
 		fmt.Fprintf(&b, "\t%q: {%s},\n", n, specs[n])
+	}
+	b.WriteString("}\n\n")
+	b.WriteString("// redisSubArity holds each Redis 7.0 subcommand's arity (the command's\n")
+	b.WriteString("// name and the subcommand's counted), which ACL DRYRUN checks.\n")
+	b.WriteString("var redisSubArity = map[string]int{\n")
+	names = names[:0]
+	for n := range arities {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "\t%q: %d,\n", n, arities[n])
 	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
