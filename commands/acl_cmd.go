@@ -208,6 +208,20 @@ func (a *ACL) dryRun(c *Ctx, args [][]byte) {
 		return
 	}
 	call := args[1:]
+	// Redis looks up a container's subcommand: one it does not know is
+	// no command at all.
+	id := a.uni.resolve(cmd, call)
+	if id >= 0 && len(call) > 1 && a.uni.entries[id].subs != nil {
+		c.Error("ERR Command '" + string(args[1]) + "' not found")
+		return
+	}
+	if id >= 0 && a.uni.entries[id].parent >= 0 {
+		name := a.uni.entries[id].name
+		if arity, ok := redisSubArity[name]; ok && (arity > 0 && len(call) != arity || len(call) < -arity) {
+			c.Error(WrongArgs(name))
+			return
+		}
+	}
 	if !cmd.ArityOK(len(call)) {
 		c.Error(WrongArgs(cmd.Name))
 		return

@@ -34,6 +34,9 @@ func aclCallKeys(e *aclEntry, cmd *Cmd, args [][]byte) []keyRef {
 		if refs, ok := keysBySpecs(specs, args); ok {
 			return refs
 		}
+		if refs, ok := keysByCount(specs, args); ok {
+			return refs
+		}
 	}
 	switch e.name {
 	case "bitfield":
@@ -138,4 +141,65 @@ func bitfieldReadOnly(args [][]byte) bool {
 		}
 	}
 	return true
+}
+
+// keysByCount is what Redis's own key finders give, when the specs
+// cannot tell, for the commands whose keys follow a count (EVAL, FCALL,
+// ZUNIONSTORE, LMPOP, SINTERCARD, ...): the count read as C's atoi reads
+// it, no keys unless it is at least 1 and no more than the arguments
+// after it, else those keys and the destination, with no flags (so any
+// pattern matches them). False for the commands without a count.
+func keysByCount(specs []aclKeySpec, args [][]byte) ([]keyRef, bool) {
+	var count *aclKeySpec
+	store := 0
+	for i := range specs {
+		s := &specs[i]
+		switch {
+		case s.keynum:
+			count = s
+		case s.keyword == "" && s.last == 0 && !s.notKey:
+			store = s.begin
+		}
+	}
+	if count == nil {
+		return nil, false
+	}
+	at, first := count.begin+count.numAt, count.begin+count.first
+	if at >= len(args) {
+		return nil, true
+	}
+	n := atoi(args[at])
+	if n < 1 || n > int64(len(args)-first) {
+		return nil, true
+	}
+	var out []keyRef
+	for i := 0; i < int(n); i++ {
+		out = append(out, keyRef{pos: first + i})
+	}
+	if store > 0 {
+		out = append(out, keyRef{pos: store})
+	}
+	return out, true
+}
+
+// atoi reads a number as C's atoi: blanks, a sign, then digits up to
+// the first other byte ("2x" is 2, "x" is 0).
+func atoi(b []byte) int64 {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] >= '\t' && b[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9' && n < 1<<40; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }

@@ -74,6 +74,8 @@ var aclSelectorSetCases = [][]string{
 	{"ACL", "SETUSER", "sel7", "(~a", "(~b", "+get)"},
 	{"ACL", "SETUSER", "sel8", "(%RW~* %W~k nocommands allcommands resetkeys ~o resetchannels &c)"},
 	{"ACL", "SETUSER", "sel9", "(~\"a\" '+get')", "(~\"unbalanced)", ""},
+	// Shard channels are no keys: no key pattern is needed for them.
+	{"ACL", "SETUSER", "shard", "on", "(allchannels +spublish +ssubscribe)", "(&s* +spublish)"},
 	// Refused: the whole selector is named, nothing changes.
 	{"ACL", "SETUSER", "sel1", "(~x"},
 	{"ACL", "SETUSER", "sel1", "on", "(~x)", "(+get"},
@@ -144,12 +146,15 @@ var aclSelectorDryRuns = [][]string{
 	{"ACL", "DRYRUN", "sel7", "get", "a"},
 	{"ACL", "DRYRUN", "sel7", "get", "b"},
 	{"ACL", "DRYRUN", "sel9", "get", "a"},
+	{"ACL", "DRYRUN", "shard", "spublish", "ch", "m"},
+	{"ACL", "DRYRUN", "shard", "ssubscribe", "ch", "s1"},
+	{"ACL", "DRYRUN", "shard", "get", "ch"},
 }
 
 func TestACLSelectorsDifferential(t *testing.T) {
 	a := startACLPair(t)
 	sameAll(t, a.Pair, aclSelectorSetCases)
-	for _, u := range []string{"sel1", "sel2", "sel3", "sel4", "sel5", "sel6", "sel7", "sel8", "sel9"} {
+	for _, u := range []string{"sel1", "sel2", "sel3", "sel4", "sel5", "sel6", "sel7", "sel8", "sel9", "shard"} {
 		a.sameNorm(t, normSelUser, "ACL", "GETUSER", u)
 	}
 	a.sameNorm(t, normSelList, "ACL", "LIST")
@@ -288,6 +293,20 @@ func TestACLSelectorsReadWriteKeys(t *testing.T) {
 	}
 	for _, c := range aclReadWriteCases {
 		a.Same(t, append([]string{"ACL", "DRYRUN", "mix"}, c...)...)
+	}
+	// A count that is not one: Redis's key finders read it as atoi does
+	// and name no keys when it is out of range; a container's unknown
+	// subcommand is no command; a subcommand's own arity is checked.
+	for _, user := range []string{"root", "sel", "mix"} {
+		for _, c := range [][]string{
+			{"ZUNIONSTORE", "r6", "x", "w1"}, {"ZUNIONSTORE", "r6", "2x", "w1", "r1"}, {"ZUNIONSTORE", "r6", "5", "w1"},
+			{"ZINTER", "0", "r1"}, {"LMPOP", "1x", "w1", "LEFT"}, {"EVAL", "return 1", "1x", "zz"},
+			{"EVAL", "return 1", " 1", "w1"}, {"EVAL", "return 1", "0"}, {"CONFIG", "nosuch"}, {"CONFIG"},
+			{"CONFIG", "GET"}, {"CONFIG", "GET", "a", "b"}, {"MEMORY", "USAGE"}, {"MEMORY", "USAGE", "r1"},
+			{"CLIENT", "KILL"}, {"ACL", "WHOAMI", "x"}, {"ACL", "WHOAMI"},
+		} {
+			a.Same(t, append([]string{"ACL", "DRYRUN", user}, c...)...)
+		}
 	}
 	a.sameNorm(t, normLog, "ACL", "LOG", "5")
 }

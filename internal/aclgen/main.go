@@ -3,7 +3,8 @@
 // what its keys need (R when a key spec has ACCESS, W when one inserts,
 // deletes or updates, K when it has keys needing neither), and each key
 // spec (where its keys are and what is done to them) for the per-key
-// checks of %R~ and %W~ patterns. Run it through go generate in commands/
+// checks of %R~ and %W~ patterns, and each subcommand's arity for ACL
+// DRYRUN. Run it through go generate in commands/
 // with a redis-server 7.0 listening at -addr.
 package main
 
@@ -36,6 +37,13 @@ func main() {
 	for _, c := range v {
 		add(rows, specs, c.([]any))
 	}
+	arities := map[string]int64{}
+	for _, c := range v {
+		for _, sub := range c.([]any)[9].([]any) {
+			e := sub.([]any)
+			arities[e[0].(string)] = e[1].(int64)
+		}
+	}
 	var b bytes.Buffer
 	b.WriteString("package commands\n\n// Code generated from Redis 7.0's COMMAND reply by internal/aclgen; DO NOT EDIT.\n\n")
 	b.WriteString("// redisACL holds, for each Redis 7.0 command and subcommand, its ACL\n")
@@ -63,6 +71,18 @@ func main() {
 	for _, n := range names {
 		fmt.Fprintf(&b, "\t%q: {%s},\n", n, specs[n])
 	}
+	b.WriteString("}\n\n")
+	b.WriteString("// redisSubArity holds each Redis 7.0 subcommand's arity (the command's\n")
+	b.WriteString("// name and the subcommand's counted), which ACL DRYRUN checks.\n")
+	b.WriteString("var redisSubArity = map[string]int{\n")
+	names = names[:0]
+	for n := range arities {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "\t%q: %d,\n", n, arities[n])
+	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -80,22 +100,17 @@ func add(rows map[string][2]string, specs map[string]string, c []any) {
 	for _, x := range c[6].([]any) {
 		cats = append(cats, strings.TrimPrefix(x.(string), "@"))
 	}
-	r, w := false, false
+	// Specs flagged NOT_KEY (the shard channels of SPUBLISH, SSUBSCRIBE)
+	// name no keys: Redis's ACL does not look at them.
+	r, w, anyKey := false, false, false
 	for _, spec := range c[8].([]any) {
-		kv := spec.([]any)
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i] != "flags" {
-				continue
-			}
-			for _, f := range kv[i+1].([]any) {
-				switch strings.ToUpper(f.(string)) {
-				case "ACCESS":
-					r = true
-				case "INSERT", "DELETE", "UPDATE":
-					w = true
-				}
-			}
+		flags := strings.ToUpper(fmt.Sprint(pairs(spec)["flags"]))
+		if strings.Contains(flags, "NOT_KEY") {
+			continue
 		}
+		anyKey = true
+		r = r || strings.Contains(flags, "ACCESS")
+		w = w || strings.Contains(flags, "INSERT") || strings.Contains(flags, "DELETE") || strings.Contains(flags, "UPDATE")
 	}
 	keys := ""
 	if r {
@@ -104,7 +119,7 @@ func add(rows map[string][2]string, specs map[string]string, c []any) {
 	if w {
 		keys += "W"
 	}
-	if keys == "" && len(c[8].([]any)) > 0 {
+	if keys == "" && anyKey {
 		keys = "K" // keys that must match a pattern, of either kind
 	}
 	rows[c[0].(string)] = [2]string{strings.Join(cats, " "), keys}
