@@ -20,6 +20,7 @@ func (nopW) WriteBool(bool)         {}
 func (nopW) WriteVerbatim(string)   {}
 func (nopW) WritePairs(int)         {}
 func (nopW) WritePair()             {}
+func (nopW) WritePush(int)          {}
 
 // BenchmarkDispatchPing measures what Dispatch adds to a command: timing,
 // counting and the observer (with none set), against calling it directly.

@@ -81,5 +81,8 @@ func (r *Recorder) WriteBool(b bool) {
 func (r *Recorder) WriteVerbatim(s string) { r.put(Value{Kind: Verbatim, Str: s}) }
 func (r *Recorder) WritePairs(n int)       { r.put(Value{Kind: Pairs, Array: make([]Value, 2*n)}) }
 
+// WritePush records an array: recorded replies are never pushed.
+func (r *Recorder) WritePush(n int) { r.WriteArray(n) }
+
 // WritePair records nothing: a Pairs value holds its elements flat.
 func (r *Recorder) WritePair() {}

@@ -35,6 +35,9 @@ type Writer interface {
 	// RESP3. Each pair starts with WritePair, then its two elements.
 	WritePairs(n int)
 	WritePair()
+	// WritePush announces a pub/sub message or (un)subscribe confirmation
+	// of n elements: an array in RESP2, a push frame (>n) in RESP3.
+	WritePush(n int)
 }
 
 // ProtoSwitcher is a Writer whose protocol HELLO and RESET change while a

@@ -89,6 +89,7 @@ func (w *luaWriter) WriteDouble(f float64)  { w.WriteBulkString(resp.FormatDoubl
 func (w *luaWriter) WriteVerbatim(s string) { w.WriteBulkString(s) }
 func (w *luaWriter) WritePairs(n int)       { w.WriteArray(2 * n) }
 func (w *luaWriter) WritePair()             {}
+func (w *luaWriter) WritePush(n int)        { w.WriteArray(n) }
 func (w *luaWriter) WriteBool(b bool) {
 	if b {
 		w.WriteInt(1)

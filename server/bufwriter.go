@@ -101,6 +101,14 @@ func (w *bufWriter) WritePair() {
 	}
 }
 
+func (w *bufWriter) WritePush(n int) {
+	if w.r3 {
+		w.b = resp.AppendAggregate(w.b, '>', n)
+		return
+	}
+	w.b = redcon.AppendArray(w.b, n)
+}
+
 func boolInt(b bool) int64 {
 	if b {
 		return 1

@@ -37,3 +37,4 @@ func (discard) WriteVerbatim(string)   {}
 func (discard) SetResp3(bool)          {}
 func (discard) WritePairs(int)         {}
 func (discard) WritePair()             {}
+func (discard) WritePush(int)          {}

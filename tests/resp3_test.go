@@ -116,3 +116,44 @@ func TestGoRedisRESP3(t *testing.T) {
 		t.Fatalf("zrange withscores: %v %v", zs, err)
 	}
 }
+
+// TestRESP3PubSub compares pub/sub after HELLO 3 with Redis 7.0: the
+// confirmations and messages are push frames, and a subscribed RESP3
+// connection may run any command.
+func TestRESP3PubSub(t *testing.T) {
+	t.Parallel()
+	p := resp3Pair(t)
+	pubQ, pubR := DialRaw(t, p.QP.Addr), DialRaw(t, p.RP.Addr)
+	publish := func(args ...string) {
+		t.Helper()
+		if q, r := pubQ.Do(t, args...), pubR.Do(t, args...); q != r {
+			t.Errorf("%s\n  qlessd: %q\n  redis:  %q", quoteArgs(args), q, r)
+		}
+	}
+	// next compares the next frame each subscriber receives.
+	next := func(what string) {
+		t.Helper()
+		if q, r := p.Q.Read(t), p.R.Read(t); q != r {
+			t.Errorf("%s\n  qlessd: %q\n  redis:  %q", what, q, r)
+		}
+	}
+	sameAll(t, p, [][]string{{"SUBSCRIBE", "ch", "ch2"}})
+	next("second subscribe confirmation")
+	sameAll(t, p, [][]string{{"PSUBSCRIBE", "c*"}, {"SSUBSCRIBE", "sh"}})
+	publish("PUBLISH", "ch", "hello")
+	next("message")
+	next("pmessage")
+	publish("SPUBLISH", "sh", "shard hello")
+	next("smessage")
+	// Any command runs while subscribed; PING is a plain PONG in RESP3.
+	sameAll(t, p, [][]string{
+		{"PING"}, {"PING", "x"}, {"SET", "k", "v"}, {"GET", "k"}, {"GET", "nokey"}, {"HSET", "h", "a", "1"}, {"HGETALL", "h"},
+		{"EVAL", "return {map={k='v'}}", "0"},
+	})
+	publish("PUBLISH", "ch2", "again")
+	next("message after other commands")
+	next("pmessage after other commands")
+	sameAll(t, p, [][]string{{"UNSUBSCRIBE", "ch"}, {"PUNSUBSCRIBE"}, {"SUNSUBSCRIBE"}})
+	sameAll(t, p, [][]string{{"UNSUBSCRIBE"}})
+	sameAll(t, p, [][]string{{"UNSUBSCRIBE"}, {"PUNSUBSCRIBE"}, {"GET", "k"}})
+}
