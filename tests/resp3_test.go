@@ -70,7 +70,7 @@ func TestRESP3Replies(t *testing.T) {
 func TestRESP3Verbatim(t *testing.T) {
 	t.Parallel()
 	p := resp3Pair(t)
-	for _, c := range [][]string{{"INFO", "server"}, {"CLIENT", "INFO"}, {"MEMORY", "DOCTOR"}} {
+	for _, c := range [][]string{{"INFO", "server"}, {"CLIENT", "INFO"}, {"CLIENT", "LIST"}, {"MEMORY", "DOCTOR"}, {"LATENCY", "DOCTOR"}} {
 		for name, raw := range map[string]*Raw{"qlessd": p.Q, "redis": p.R} {
 			if got := raw.Do(t, c...); !strings.HasPrefix(got, "=") || !strings.Contains(got, "\r\ntxt:") {
 				t.Errorf("%s %v: %q", name, c, got)
@@ -156,4 +156,18 @@ func TestRESP3PubSub(t *testing.T) {
 	sameAll(t, p, [][]string{{"UNSUBSCRIBE", "ch"}, {"PUNSUBSCRIBE"}, {"SUNSUBSCRIBE"}})
 	sameAll(t, p, [][]string{{"UNSUBSCRIBE"}})
 	sameAll(t, p, [][]string{{"UNSUBSCRIBE"}, {"PUNSUBSCRIBE"}, {"GET", "k"}})
+}
+
+// TestRESP3HelloAuth logs in as an ACL user with HELLO 3 AUTH, and
+// compares ACL GETUSER's map (its flags a set) with Redis 7.0.
+func TestRESP3HelloAuth(t *testing.T) {
+	t.Parallel()
+	p := StartPair(t)
+	sameAll(t, p, [][]string{{"ACL", "SETUSER", "alice", "on", ">pw", "~k*", "+get", "+acl|whoami"}})
+	sameHello(t, p, "HELLO", "3", "AUTH", "alice", "wrong")
+	p.Same(t, "GET", "nokey") // still RESP2: the refused HELLO changed nothing
+	sameHello(t, p, "HELLO", "3", "AUTH", "alice", "pw", "SETNAME", "a3")
+	sameAll(t, p, [][]string{{"ACL", "WHOAMI"}, {"GET", "k1"}, {"SET", "k1", "v"}, {"GET", "other"}})
+	sameHello(t, p, "HELLO", "3", "AUTH", "default", "")
+	sameAll(t, p, [][]string{{"ACL", "GETUSER", "alice"}, {"ACL", "GETUSER", "nobody"}, {"CLIENT", "GETNAME"}})
 }
