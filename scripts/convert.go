@@ -83,13 +83,17 @@ func (w *luaWriter) WriteArray(n int) {
 // Scripts run under RESP2 (redis.setresp(3) is refused), so redis.call
 // sees a map as a flat array, a double as its text and a boolean as 0/1,
 // as Redis 7.0 converts a RESP2 reply for Lua.
-func (w *luaWriter) WriteMap(n int)         { w.WriteArray(2 * n) }
-func (w *luaWriter) WriteSet(n int)         { w.WriteArray(n) }
-func (w *luaWriter) WriteDouble(f float64)  { w.WriteBulkString(resp.FormatDouble(f)) }
-func (w *luaWriter) WriteVerbatim(s string) { w.WriteBulkString(s) }
-func (w *luaWriter) WritePairs(n int)       { w.WriteArray(2 * n) }
-func (w *luaWriter) WritePair()             {}
-func (w *luaWriter) WritePush(n int)        { w.WriteArray(n) }
+func (w *luaWriter) WriteMap(n int)          { w.WriteArray(2 * n) }
+func (w *luaWriter) WriteSet(n int)          { w.WriteArray(n) }
+func (w *luaWriter) WriteDouble(f float64)   { w.WriteBulkString(resp.FormatDouble(f)) }
+func (w *luaWriter) WriteVerbatim(s string)  { w.WriteBulkString(s) }
+func (w *luaWriter) WritePairs(n int)        { w.WriteArray(2 * n) }
+func (w *luaWriter) WritePair()              {}
+func (w *luaWriter) WritePush(n int)         { w.WriteArray(n) }
+func (w *luaWriter) WriteBigNumber(s string) { w.WriteBulkString(s) }
+func (w *luaWriter) WriteVerbatimExt(_, s string) {
+	w.WriteBulkString(s)
+}
 func (w *luaWriter) WriteBool(b bool) {
 	if b {
 		w.WriteInt(1)
@@ -203,6 +207,20 @@ func replySpecial(x *lua.LTable) (resp.Value, bool) {
 	}
 	if d, ok := x.RawGetString("double").(lua.LNumber); ok {
 		return resp.Value{Kind: resp.Double, Str: fmtDoubleReply(float64(d)), Float: float64(d)}, true
+	}
+	if s, ok := x.RawGetString("big_number").(lua.LString); ok {
+		return resp.Value{Kind: resp.BigNum, Str: lineSafe(string(s))}, true
+	}
+	if v, ok := x.RawGetString("verbatim_string").(*lua.LTable); ok {
+		format, okf := v.RawGetString("format").(lua.LString)
+		s, oks := v.RawGetString("string").(lua.LString)
+		if okf && oks {
+			ext := string(format)
+			if ext == "" {
+				ext = "   " // Redis pads a short format with blanks
+			}
+			return resp.Value{Kind: resp.Verbatim, Str: string(s), Ext: ext}, true
+		}
 	}
 	return resp.Value{}, false
 }

@@ -85,7 +85,11 @@ func (w *bufWriter) WriteBool(b bool) {
 	}
 }
 
-func (w *bufWriter) WriteVerbatim(s string) { w.b = resp.AppendVerbatim(w.b, s, w.r3) }
+func (w *bufWriter) WriteVerbatim(s string) { w.b = resp.AppendVerbatim(w.b, "txt", s, w.r3) }
+func (w *bufWriter) WriteVerbatimExt(ext, s string) {
+	w.b = resp.AppendVerbatim(w.b, ext, s, w.r3)
+}
+func (w *bufWriter) WriteBigNumber(s string) { w.b = resp.AppendBigNumber(w.b, s, w.r3) }
 
 func (w *bufWriter) WritePairs(n int) {
 	if w.r3 {

@@ -60,8 +60,16 @@ func TestRESP3Replies(t *testing.T) {
 		{"EVAL", "return {double=3.5}", "0"}, {"EVAL", "return {err='ERR oops'}", "0"}, {"EVAL", "return {ok='fine'}", "0"},
 		{"EVAL", "return redis.pcall('hgetall', 'a')", "0"},
 		{"EVAL", "return {map={k='v'}}", "0"}, {"EVAL", "return {set={k=true}}", "0"},
-		// RESET returns to RESP2
-		{"RESET"}, {"HGETALL", "h"}, {"GET", "nokey"},
+		{"EVAL", "return {big_number='123456789012345678901234567890'}", "0"},
+		{"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
+		{"EVAL", "return {verbatim_string={format='markdown', string='*x*'}}", "0"},
+		{"EVAL", "return {verbatim_string={format='', string='x'}}", "0"},
+		{"EVAL", "return {verbatim_string={format='txt'}}", "0"},
+		// RESET returns to RESP2, where the same results take RESP2's forms
+		{"RESET"}, {"HGETALL", "h"}, {"GET", "nokey"}, {"ZSCORE", "zi", "x"},
+		{"EVAL", "return {map={k='v'}}", "0"}, {"EVAL", "return {set={k=true}}", "0"}, {"EVAL", "return {double=3.5}", "0"},
+		{"EVAL", "return {big_number='12345678901234567890'}", "0"},
+		{"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
 	})
 }
 
