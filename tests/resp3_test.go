@@ -65,11 +65,25 @@ func TestRESP3Replies(t *testing.T) {
 		{"EVAL", "return {verbatim_string={format='markdown', string='*x*'}}", "0"},
 		{"EVAL", "return {verbatim_string={format='', string='x'}}", "0"},
 		{"EVAL", "return {verbatim_string={format='txt'}}", "0"},
+		// redis.setresp(3): redis.call's replies come in RESP3's types
+		{"SADD", "s2", "only"},
+		{"EVAL", "redis.setresp(3); return redis.call('hgetall', 'h1')", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('hgetall', 'h1')['map']['only']", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('smembers', 's2')", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('zscore', 'z1', 'm')", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('zrange', 'z1', 0, -1, 'withscores')", "0"},
+		{"EVAL", "redis.setresp(3); return type(redis.call('get', 'nokey'))", "0"},
+		{"EVAL", "redis.setresp(3); return {redis.call('get', 'nokey')}", "0"},
+		{"EVAL", "redis.setresp(3); return {false, true}", "0"},
+		{"EVAL", "redis.setresp(3); redis.setresp(2); return redis.call('hgetall', 'h1')", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('config', 'get', 'maxclients')['map']['maxclients']", "0"},
 		// RESET returns to RESP2, where the same results take RESP2's forms
 		{"RESET"}, {"HGETALL", "h"}, {"GET", "nokey"}, {"ZSCORE", "zi", "x"},
 		{"EVAL", "return {map={k='v'}}", "0"}, {"EVAL", "return {set={k=true}}", "0"}, {"EVAL", "return {double=3.5}", "0"},
 		{"EVAL", "return {big_number='12345678901234567890'}", "0"},
 		{"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
+		{"EVAL", "redis.setresp(3); return {false, true, redis.call('hgetall', 'h1'), redis.call('zscore', 'z1', 'm')}", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('get', 'nokey')", "0"},
 	})
 }
 
