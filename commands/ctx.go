@@ -188,7 +188,12 @@ func (t *errTap) WriteBool(b bool)         { t.w.WriteBool(b) }
 func (t *errTap) WriteVerbatim(s string)   { t.w.WriteVerbatim(s) }
 func (t *errTap) WritePairs(n int)         { t.w.WritePairs(n) }
 func (t *errTap) WritePair()               { t.w.WritePair() }
-func (t *errTap) SetResp3(on bool)         { resp.SetResp3(t.w, on) }
+func (t *errTap) WritePush(n int)          { t.w.WritePush(n) }
+func (t *errTap) WriteBigNumber(s string)  { t.w.WriteBigNumber(s) }
+func (t *errTap) WriteVerbatimExt(ext, s string) {
+	t.w.WriteVerbatimExt(ext, s)
+}
+func (t *errTap) SetResp3(on bool) { resp.SetResp3(t.w, on) }
 
 // WriteRaw passes already encoded replies (EXEC's) on to writers that
 // take them.

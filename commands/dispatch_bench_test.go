@@ -20,6 +20,10 @@ func (nopW) WriteBool(bool)         {}
 func (nopW) WriteVerbatim(string)   {}
 func (nopW) WritePairs(int)         {}
 func (nopW) WritePair()             {}
+func (nopW) WritePush(int)          {}
+func (nopW) WriteBigNumber(string)  {}
+
+func (nopW) WriteVerbatimExt(string, string) {}
 
 // BenchmarkDispatchPing measures what Dispatch adds to a command: timing,
 // counting and the observer (with none set), against calling it directly.

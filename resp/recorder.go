@@ -79,7 +79,14 @@ func (r *Recorder) WriteBool(b bool) {
 	r.put(v)
 }
 func (r *Recorder) WriteVerbatim(s string) { r.put(Value{Kind: Verbatim, Str: s}) }
-func (r *Recorder) WritePairs(n int)       { r.put(Value{Kind: Pairs, Array: make([]Value, 2*n)}) }
+func (r *Recorder) WriteVerbatimExt(ext, s string) {
+	r.put(Value{Kind: Verbatim, Str: s, Ext: ext})
+}
+func (r *Recorder) WriteBigNumber(s string) { r.put(Value{Kind: BigNum, Str: s}) }
+func (r *Recorder) WritePairs(n int)        { r.put(Value{Kind: Pairs, Array: make([]Value, 2*n)}) }
+
+// WritePush records an array: recorded replies are never pushed.
+func (r *Recorder) WritePush(n int) { r.WriteArray(n) }
 
 // WritePair records nothing: a Pairs value holds its elements flat.
 func (r *Recorder) WritePair() {}

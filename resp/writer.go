@@ -30,11 +30,18 @@ type Writer interface {
 	WriteDouble(f float64)  // a bulk string in RESP2, ,f in RESP3
 	WriteBool(b bool)       // :1/:0 in RESP2, #t/#f in RESP3
 	WriteVerbatim(s string) // a bulk string in RESP2, =len txt:s in RESP3
+	// WriteVerbatimExt is WriteVerbatim with another format than txt (a
+	// script's verbatim_string): ext is cut or padded to three characters.
+	WriteVerbatimExt(ext, s string)
+	WriteBigNumber(s string) // a bulk string in RESP2, (s in RESP3
 	// WritePairs announces an array of n pairs (ZRANGE WITHSCORES,
 	// HRANDFIELD WITHVALUES): flat (*2n) in RESP2, n arrays of two in
 	// RESP3. Each pair starts with WritePair, then its two elements.
 	WritePairs(n int)
 	WritePair()
+	// WritePush announces a pub/sub message or (un)subscribe confirmation
+	// of n elements: an array in RESP2, a push frame (>n) in RESP3.
+	WritePush(n int)
 }
 
 // ProtoSwitcher is a Writer whose protocol HELLO and RESET change while a
@@ -73,15 +80,35 @@ func AppendDouble(b []byte, f float64, resp3 bool) []byte {
 	return appendBulk(b, s)
 }
 
-// AppendVerbatim appends s as a RESP3 verbatim string of format txt or, in
-// RESP2, a bulk string.
-func AppendVerbatim(b []byte, s string, resp3 bool) []byte {
+// AppendVerbatim appends s as a RESP3 verbatim string of format ext (cut
+// or padded with blanks to three characters, as Redis does) or, in RESP2,
+// a bulk string.
+func AppendVerbatim(b []byte, ext, s string, resp3 bool) []byte {
 	if !resp3 {
 		return appendBulk(b, s)
 	}
 	b = append(b, '=')
 	b = strconv.AppendInt(b, int64(len(s)+4), 10)
-	b = append(b, "\r\ntxt:"...)
+	b = append(b, '\r', '\n')
+	for i := 0; i < 3; i++ {
+		if i < len(ext) {
+			b = append(b, ext[i])
+		} else {
+			b = append(b, ' ')
+		}
+	}
+	b = append(b, ':')
+	b = append(b, s...)
+	return append(b, '\r', '\n')
+}
+
+// AppendBigNumber appends s as a RESP3 big number or, in RESP2, a bulk
+// string.
+func AppendBigNumber(b []byte, s string, resp3 bool) []byte {
+	if !resp3 {
+		return appendBulk(b, s)
+	}
+	b = append(b, '(')
 	b = append(b, s...)
 	return append(b, '\r', '\n')
 }
@@ -118,6 +145,7 @@ const (
 	Bool     // Int is 1 or 0
 	Verbatim // Str
 	Pairs    // Array holds the pairs' elements in turn
+	BigNum   // Str
 )
 
 // Value is a recorded reply.
@@ -126,6 +154,7 @@ type Value struct {
 	Str   string
 	Int   int64
 	Float float64
+	Ext   string // a Verbatim's format, "" for txt
 	Array []Value
 }
 
@@ -154,7 +183,13 @@ func (v Value) WriteTo(w Writer) {
 	case Bool:
 		w.WriteBool(v.Int != 0)
 	case Verbatim:
-		w.WriteVerbatim(v.Str)
+		if v.Ext != "" {
+			w.WriteVerbatimExt(v.Ext, v.Str)
+		} else {
+			w.WriteVerbatim(v.Str)
+		}
+	case BigNum:
+		w.WriteBigNumber(v.Str)
 	case Pairs:
 		w.WritePairs(len(v.Array) / 2)
 		for i, e := range v.Array {
@@ -184,7 +219,7 @@ func (v Value) Resp2() Value {
 	switch v.Kind {
 	case Double:
 		return Value{Kind: Bulk, Str: v.Str}
-	case Verbatim:
+	case Verbatim, BigNum:
 		return Value{Kind: Bulk, Str: v.Str}
 	case Bool:
 		return Value{Kind: Int, Int: v.Int}

@@ -8,23 +8,31 @@ import (
 )
 
 // luaWriter is the resp.Writer redis.call hands to a command: it builds the
-// Lua value of the reply directly (RESP2 to Lua as Redis 7.0 converts it).
+// Lua value of the reply directly, from RESP2 or, after redis.setresp(3),
+// from RESP3, as Redis 7.0 converts either (resp3_lua.go).
 type luaWriter struct {
 	L      *lua.LState
 	result lua.LValue
 	isErr  bool // the top-level reply is an error
 	done   bool
+	r3     bool
 	stack  []luaFrame
 	bytes  int // about what the reply's Lua values take
 }
 
+// luaFrame is a table being filled: an array's, or in RESP3 a map's or a
+// set's inner table.
 type luaFrame struct {
-	t    *lua.LTable
-	left int
+	t      *lua.LTable
+	left   int
+	kind   byte // '*' array, '%' map, '~' set
+	idx    int  // array: the last index written
+	key    lua.LValue
+	hasKey bool
 }
 
-func (w *luaWriter) reset(L *lua.LState) {
-	w.L, w.result, w.isErr, w.done, w.stack, w.bytes = L, lua.LNil, false, false, w.stack[:0], 0
+func (w *luaWriter) reset(L *lua.LState, resp3 bool) {
+	w.L, w.result, w.isErr, w.done, w.r3, w.stack, w.bytes = L, lua.LNil, false, false, resp3, w.stack[:0], 0
 }
 
 func (w *luaWriter) put(v lua.LValue, isErr bool) {
@@ -40,7 +48,7 @@ func (w *luaWriter) put(v lua.LValue, isErr bool) {
 		return
 	}
 	top := &w.stack[len(w.stack)-1]
-	top.t.Append(v)
+	top.add(v)
 	top.left--
 	for len(w.stack) > 0 && w.stack[len(w.stack)-1].left == 0 {
 		w.stack = w.stack[:len(w.stack)-1]
@@ -66,34 +74,51 @@ func (w *luaWriter) WriteStatus(s string) {
 func (w *luaWriter) WriteBulk(b []byte)       { w.put(lua.LString(b), false) }
 func (w *luaWriter) WriteBulkString(s string) { w.put(lua.LString(s), false) }
 func (w *luaWriter) WriteInt(n int64)         { w.put(luaInt(n), false) }
-func (w *luaWriter) WriteNull()               { w.put(lua.LFalse, false) }
-func (w *luaWriter) WriteNullArray()          { w.put(lua.LFalse, false) }
+func (w *luaWriter) WriteNull()               { w.put(w.null(), false) }
+func (w *luaWriter) WriteNullArray()          { w.put(w.null(), false) }
 func (w *luaWriter) WriteArray(n int) {
 	if n < 0 {
-		w.put(lua.LFalse, false)
+		w.put(w.null(), false)
 		return
 	}
 	t := w.L.CreateTable(n, 0)
 	w.put(t, false)
 	if n > 0 {
-		w.stack = append(w.stack, luaFrame{t: t, left: n})
+		w.stack = append(w.stack, luaFrame{t: t, left: n, kind: '*'})
 	}
 }
 
-// Scripts run under RESP2 (redis.setresp(3) is refused), so redis.call
-// sees a map as a flat array, a double as its text and a boolean as 0/1,
-// as Redis 7.0 converts a RESP2 reply for Lua.
-func (w *luaWriter) WriteMap(n int)         { w.WriteArray(2 * n) }
-func (w *luaWriter) WriteSet(n int)         { w.WriteArray(n) }
-func (w *luaWriter) WriteDouble(f float64)  { w.WriteBulkString(resp.FormatDouble(f)) }
-func (w *luaWriter) WriteVerbatim(s string) { w.WriteBulkString(s) }
-func (w *luaWriter) WritePairs(n int)       { w.WriteArray(2 * n) }
-func (w *luaWriter) WritePair()             {}
-func (w *luaWriter) WriteBool(b bool) {
-	if b {
-		w.WriteInt(1)
-	} else {
-		w.WriteInt(0)
+// null is a null reply in Lua: false from RESP2, nil from RESP3.
+func (w *luaWriter) null() lua.LValue {
+	if w.r3 {
+		return lua.LNil
+	}
+	return lua.LFalse
+}
+
+// add puts v in the frame's table: the next index of an array (a nil
+// leaves a hole, as lua_settable does), a map's key or value, a set's
+// member.
+func (f *luaFrame) add(v lua.LValue) {
+	switch f.kind {
+	case '%':
+		if !f.hasKey {
+			f.key, f.hasKey = v, true
+			return
+		}
+		if f.key != lua.LNil {
+			f.t.RawSet(f.key, v)
+		}
+		f.key, f.hasKey = nil, false
+	case '~':
+		if v != lua.LNil {
+			f.t.RawSet(v, lua.LTrue)
+		}
+	default:
+		f.idx++
+		if v != lua.LNil {
+			f.t.RawSetInt(f.idx, v)
+		}
 	}
 }
 
@@ -203,6 +228,20 @@ func replySpecial(x *lua.LTable) (resp.Value, bool) {
 	if d, ok := x.RawGetString("double").(lua.LNumber); ok {
 		return resp.Value{Kind: resp.Double, Str: fmtDoubleReply(float64(d)), Float: float64(d)}, true
 	}
+	if s, ok := x.RawGetString("big_number").(lua.LString); ok {
+		return resp.Value{Kind: resp.BigNum, Str: lineSafe(string(s))}, true
+	}
+	if v, ok := x.RawGetString("verbatim_string").(*lua.LTable); ok {
+		format, okf := v.RawGetString("format").(lua.LString)
+		s, oks := v.RawGetString("string").(lua.LString)
+		if okf && oks {
+			ext := string(format)
+			if ext == "" {
+				ext = "   " // Redis pads a short format with blanks
+			}
+			return resp.Value{Kind: resp.Verbatim, Str: string(s), Ext: ext}, true
+		}
+	}
 	return resp.Value{}, false
 }
 
@@ -217,7 +256,7 @@ func replyMapOrSet(x *lua.LTable) (*lua.LTable, bool) {
 
 // writeMapOrSet writes {map=...} as a map of its keys and values, or
 // {set=...} as a set of its keys; w spells either in its protocol.
-func writeMapOrSet(w resp.Writer, x *lua.LTable) bool {
+func writeMapOrSet(w resp.Writer, x *lua.LTable, r3 bool) bool {
 	isMap := true
 	m, ok := x.RawGetString("map").(*lua.LTable)
 	if !ok {
@@ -234,9 +273,9 @@ func writeMapOrSet(w resp.Writer, x *lua.LTable) bool {
 		w.WriteSet(n)
 	}
 	m.ForEach(func(k, v lua.LValue) {
-		writeReply(w, k)
+		writeReply(w, k, r3)
 		if isMap {
-			writeReply(w, v)
+			writeReply(w, v, r3)
 		}
 	})
 	return true
@@ -245,14 +284,20 @@ func writeMapOrSet(w resp.Writer, x *lua.LTable) bool {
 // writeReply writes a result replyCheck passed as Redis 7.0 converts it
 // (tables with map, set or double fields in the caller's protocol), straight
 // to w.
-func writeReply(w resp.Writer, v lua.LValue) {
+//
+// r3: the script called redis.setresp(3), so a boolean is RESP3's boolean
+// (1 or 0 to a RESP2 caller) rather than 1 or null.
+func writeReply(w resp.Writer, v lua.LValue, r3 bool) {
 	switch x := v.(type) {
 	case lua.LString:
 		w.WriteBulkString(string(x))
 	case lua.LBool:
-		if x {
+		switch {
+		case r3:
+			w.WriteBool(bool(x))
+		case bool(x):
 			w.WriteInt(1)
-		} else {
+		default:
 			w.WriteNull()
 		}
 	case lua.LNumber:
@@ -262,7 +307,7 @@ func writeReply(w resp.Writer, v lua.LValue) {
 			r.WriteTo(w)
 			return
 		}
-		if writeMapOrSet(w, x) {
+		if writeMapOrSet(w, x, r3) {
 			return
 		}
 		n := 0
@@ -271,7 +316,7 @@ func writeReply(w resp.Writer, v lua.LValue) {
 		}
 		w.WriteArray(n)
 		for i := 1; i <= n; i++ {
-			writeReply(w, x.RawGetInt(i))
+			writeReply(w, x.RawGetInt(i), r3)
 		}
 	default:
 		w.WriteNull()

@@ -263,7 +263,7 @@ func (e *Engine) putState(s *state) {
 func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, int, error), w resp.Writer, errText func(s *state, obj lua.LValue, killed bool) string) {
 	s := e.getState()
 	r := e.begin()
-	s.host, s.cur, s.lib, s.effects = host, r, lib, false
+	s.host, s.cur, s.lib, s.effects, s.resp3 = host, r, lib, false, false
 	L := s.L
 	if !lib {
 		r.stop.arm(e.maxMemory.Load())
@@ -275,7 +275,7 @@ func (e *Engine) call(host Host, lib bool, prep func(s *state) (*lua.LFunction, 
 			L.RemoveContext()
 			r.stop.disarm()
 		}
-		s.host, s.cur, s.noWrites, s.lib = nil, nil, false, false
+		s.host, s.cur, s.noWrites, s.lib, s.resp3 = nil, nil, false, false, false
 		s.restoreChunk()
 		for _, reset := range s.moduleResets {
 			reset()
@@ -323,7 +323,7 @@ func (s *state) writeResult(v lua.LValue, w resp.Writer, errText func(s *state, 
 	s.errSource, s.errLine = "", 0
 	switch verdict {
 	case replyOK:
-		writeReply(w, v)
+		writeReply(w, v, s.resp3)
 	case replyTooDeep:
 		w.WriteError(errStackLimit)
 	case replyTooBig:

@@ -21,7 +21,6 @@ const (
 	errLogLevel       = "Invalid debug level."
 	errSetRespArgs    = "redis.setresp() requires one argument."
 	errRespVersion    = "RESP version must be 2 or 3."
-	errResp3          = "RESP3 is not supported by qlessd scripts; use redis.setresp(2)."
 	errSetReplArgs    = "redis.set_repl() requires two arguments."
 	errReplFlags      = "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."
 	errAclCmd         = "Invalid command passed to redis.acl_check_cmd()"
@@ -44,7 +43,7 @@ func (s *state) redisLib() *lua.LTable {
 		"status_reply":       s.statusReply,
 		"sha1hex":            sha1hexFn,
 		"log":                s.log,
-		"setresp":            setResp,
+		"setresp":            s.setResp,
 		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
 		"set_repl":           setRepl,
 		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
@@ -125,7 +124,7 @@ func (s *state) redisCall(L *lua.LState, raiseErr bool) int {
 		// SCRIPT KILL got here first: stop before the write.
 		L.RaiseError(errScriptKilled)
 	}
-	s.lw.reset(L)
+	s.lw.reset(L, s.resp3)
 	s.host.Call(args, &s.lw)
 	// A Redis command that fails changes nothing.
 	if (write || isPublish(args[0])) && !s.lw.isErr {
@@ -228,18 +227,17 @@ func (s *state) log(L *lua.LState) int {
 	return 0
 }
 
-func setResp(L *lua.LState) int {
+// setResp is redis.setresp: the protocol redis.call's replies are given
+// to the script in (see luaWriter), and how its boolean results convert.
+func (s *state) setResp(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		raise(L, errSetRespArgs)
 	}
 	v, _ := L.Get(1).(lua.LNumber)
-	switch v {
-	case 2:
-		return 0
-	case 3:
-		raise(L, errResp3)
+	if v != 2 && v != 3 {
+		raise(L, errRespVersion)
 	}
-	raise(L, errRespVersion)
+	s.resp3 = v == 3
 	return 0
 }
 

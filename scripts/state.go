@@ -24,6 +24,7 @@ type state struct {
 	host     Host
 	cur      *run
 	noWrites bool // the running script declared flags=no-writes
+	resp3    bool // the running script called redis.setresp(3)
 	lib      bool // a library call: SCRIPT KILL is checked at redis.call
 	// effects: the running call has written or published, so it can no
 	// longer be handed to another implementation (alias.go)

@@ -85,7 +85,11 @@ func (w *bufWriter) WriteBool(b bool) {
 	}
 }
 
-func (w *bufWriter) WriteVerbatim(s string) { w.b = resp.AppendVerbatim(w.b, s, w.r3) }
+func (w *bufWriter) WriteVerbatim(s string) { w.b = resp.AppendVerbatim(w.b, "txt", s, w.r3) }
+func (w *bufWriter) WriteVerbatimExt(ext, s string) {
+	w.b = resp.AppendVerbatim(w.b, ext, s, w.r3)
+}
+func (w *bufWriter) WriteBigNumber(s string) { w.b = resp.AppendBigNumber(w.b, s, w.r3) }
 
 func (w *bufWriter) WritePairs(n int) {
 	if w.r3 {
@@ -99,6 +103,14 @@ func (w *bufWriter) WritePair() {
 	if w.r3 {
 		w.b = append(w.b, "*2\r\n"...)
 	}
+}
+
+func (w *bufWriter) WritePush(n int) {
+	if w.r3 {
+		w.b = resp.AppendAggregate(w.b, '>', n)
+		return
+	}
+	w.b = redcon.AppendArray(w.b, n)
 }
 
 func boolInt(b bool) int64 {

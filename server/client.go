@@ -194,7 +194,7 @@ func clientList(s *session, c *commands.Ctx, args [][]byte) {
 		}
 		b.WriteString(srv.clientLine(sess, own))
 	}
-	c.W.WriteBulkString(b.String())
+	c.W.WriteVerbatim(b.String())
 }
 
 // clientLine is one CLIENT LIST line, with Redis 7.0's fields. args is

@@ -125,11 +125,11 @@ func (s *Server) latencyCmd(c *commands.Ctx, args [][]byte) {
 			c.Error(commands.Errorf(commands.ErrNoLatencySample, string(args[2])))
 			return
 		}
-		c.W.WriteBulkString(latencyGraph(string(args[2]), e))
+		c.W.WriteVerbatim(latencyGraph(string(args[2]), e))
 	case "reset":
 		c.W.WriteInt(m.reset(args[2:]))
 	case "doctor":
-		c.W.WriteBulkString(m.doctor(s.latencyThreshold.Load()))
+		c.W.WriteVerbatim(m.doctor(s.latencyThreshold.Load()))
 	default:
 		writeHelp(c.W, latencyHelp)
 	}

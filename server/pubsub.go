@@ -53,9 +53,7 @@ func (ps *pubsub) deliver(msgs []commands.Message) {
 				b = redcon.AppendBulkString(b, "smessage")
 				b = redcon.AppendBulkString(b, m.Channel)
 				b = redcon.AppendBulkString(b, m.Payload)
-				for _, s := range subs {
-					s.out.message(b)
-				}
+				sendMessage(subs, b)
 			}
 			continue
 		}
@@ -64,9 +62,7 @@ func (ps *pubsub) deliver(msgs []commands.Message) {
 			b = redcon.AppendBulkString(b, "message")
 			b = redcon.AppendBulkString(b, m.Channel)
 			b = redcon.AppendBulkString(b, m.Payload)
-			for _, s := range subs {
-				s.out.message(b)
-			}
+			sendMessage(subs, b)
 		}
 		for _, p := range ps.patOrder {
 			subs := ps.patterns[p]
@@ -78,10 +74,25 @@ func (ps *pubsub) deliver(msgs []commands.Message) {
 			b = redcon.AppendBulkString(b, p)
 			b = redcon.AppendBulkString(b, m.Channel)
 			b = redcon.AppendBulkString(b, m.Payload)
-			for _, s := range subs {
-				s.out.message(b)
-			}
+			sendMessage(subs, b)
 		}
+	}
+}
+
+// sendMessage queues message b, encoded as a RESP2 array, to subs; those
+// speaking RESP3 get it as a push frame, which differs in its first byte.
+func sendMessage(subs []*session, b []byte) {
+	var push []byte
+	for _, s := range subs {
+		if !s.resp3.Load() {
+			s.out.message(b)
+			continue
+		}
+		if push == nil {
+			push = append([]byte(nil), b...)
+			push[0] = '>'
+		}
+		s.out.message(push)
 	}
 }
 

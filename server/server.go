@@ -408,7 +408,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		s.reject(sess, cmd, args, w, commands.ErrMonitorKeyspace)
 		return false
 	}
-	if sess.subscriptions() > 0 && cmd.Flags&commands.SubscribedOK == 0 {
+	if sess.subscriptions() > 0 && cmd.Flags&commands.SubscribedOK == 0 && !sess.resp3.Load() {
 		s.reject(sess, cmd, args, w, commands.Errorf(commands.ErrPubSubContext, cmd.Name))
 		return false
 	}
@@ -462,7 +462,7 @@ func (s *Server) reject(sess *session, cmd *commands.Cmd, args [][]byte, w reply
 // pingSubscribed answers PING from a RESP2 client in subscribe mode, which
 // gets a message-like array instead of +PONG. It reports whether it did.
 func pingSubscribed(sess *session, cmd *commands.Cmd, args [][]byte, w resp.Writer) bool {
-	if cmd.Flags&commands.SubscribedPong == 0 || sess.subscriptions() == 0 || len(args) > 2 {
+	if cmd.Flags&commands.SubscribedPong == 0 || sess.resp3.Load() || sess.subscriptions() == 0 || len(args) > 2 {
 		return false
 	}
 	w.WriteArray(2)

@@ -54,7 +54,7 @@ func (s *session) Unsubscribe(c *commands.Ctx, kind commands.SubKind, names [][]
 }
 
 func subReply(w resp.Writer, kind string, name []byte, count int) {
-	w.WriteArray(3)
+	w.WritePush(3)
 	w.WriteBulkString(kind)
 	if name == nil {
 		w.WriteNull()

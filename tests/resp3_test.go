@@ -60,8 +60,30 @@ func TestRESP3Replies(t *testing.T) {
 		{"EVAL", "return {double=3.5}", "0"}, {"EVAL", "return {err='ERR oops'}", "0"}, {"EVAL", "return {ok='fine'}", "0"},
 		{"EVAL", "return redis.pcall('hgetall', 'a')", "0"},
 		{"EVAL", "return {map={k='v'}}", "0"}, {"EVAL", "return {set={k=true}}", "0"},
-		// RESET returns to RESP2
-		{"RESET"}, {"HGETALL", "h"}, {"GET", "nokey"},
+		{"EVAL", "return {big_number='123456789012345678901234567890'}", "0"},
+		{"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
+		{"EVAL", "return {verbatim_string={format='markdown', string='*x*'}}", "0"},
+		{"EVAL", "return {verbatim_string={format='', string='x'}}", "0"},
+		{"EVAL", "return {verbatim_string={format='txt'}}", "0"},
+		// redis.setresp(3): redis.call's replies come in RESP3's types
+		{"SADD", "s2", "only"},
+		{"EVAL", "redis.setresp(3); return redis.call('hgetall', 'h1')", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('hgetall', 'h1')['map']['only']", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('smembers', 's2')", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('zscore', 'z1', 'm')", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('zrange', 'z1', 0, -1, 'withscores')", "0"},
+		{"EVAL", "redis.setresp(3); return type(redis.call('get', 'nokey'))", "0"},
+		{"EVAL", "redis.setresp(3); return {redis.call('get', 'nokey')}", "0"},
+		{"EVAL", "redis.setresp(3); return {false, true}", "0"},
+		{"EVAL", "redis.setresp(3); redis.setresp(2); return redis.call('hgetall', 'h1')", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('config', 'get', 'maxclients')['map']['maxclients']", "0"},
+		// RESET returns to RESP2, where the same results take RESP2's forms
+		{"RESET"}, {"HGETALL", "h"}, {"GET", "nokey"}, {"ZSCORE", "zi", "x"},
+		{"EVAL", "return {map={k='v'}}", "0"}, {"EVAL", "return {set={k=true}}", "0"}, {"EVAL", "return {double=3.5}", "0"},
+		{"EVAL", "return {big_number='12345678901234567890'}", "0"},
+		{"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
+		{"EVAL", "redis.setresp(3); return {false, true, redis.call('hgetall', 'h1'), redis.call('zscore', 'z1', 'm')}", "0"},
+		{"EVAL", "redis.setresp(3); return redis.call('get', 'nokey')", "0"},
 	})
 }
 
@@ -70,7 +92,7 @@ func TestRESP3Replies(t *testing.T) {
 func TestRESP3Verbatim(t *testing.T) {
 	t.Parallel()
 	p := resp3Pair(t)
-	for _, c := range [][]string{{"INFO", "server"}, {"CLIENT", "INFO"}, {"MEMORY", "DOCTOR"}} {
+	for _, c := range [][]string{{"INFO", "server"}, {"CLIENT", "INFO"}, {"CLIENT", "LIST"}, {"MEMORY", "DOCTOR"}, {"LATENCY", "DOCTOR"}} {
 		for name, raw := range map[string]*Raw{"qlessd": p.Q, "redis": p.R} {
 			if got := raw.Do(t, c...); !strings.HasPrefix(got, "=") || !strings.Contains(got, "\r\ntxt:") {
 				t.Errorf("%s %v: %q", name, c, got)
@@ -115,4 +137,59 @@ func TestGoRedisRESP3(t *testing.T) {
 	if err != nil || len(zs) != 1 || zs[0].Score != 1.5 || zs[0].Member != "m" {
 		t.Fatalf("zrange withscores: %v %v", zs, err)
 	}
+}
+
+// TestRESP3PubSub compares pub/sub after HELLO 3 with Redis 7.0: the
+// confirmations and messages are push frames, and a subscribed RESP3
+// connection may run any command.
+func TestRESP3PubSub(t *testing.T) {
+	t.Parallel()
+	p := resp3Pair(t)
+	pubQ, pubR := DialRaw(t, p.QP.Addr), DialRaw(t, p.RP.Addr)
+	publish := func(args ...string) {
+		t.Helper()
+		if q, r := pubQ.Do(t, args...), pubR.Do(t, args...); q != r {
+			t.Errorf("%s\n  qlessd: %q\n  redis:  %q", quoteArgs(args), q, r)
+		}
+	}
+	// next compares the next frame each subscriber receives.
+	next := func(what string) {
+		t.Helper()
+		if q, r := p.Q.Read(t), p.R.Read(t); q != r {
+			t.Errorf("%s\n  qlessd: %q\n  redis:  %q", what, q, r)
+		}
+	}
+	sameAll(t, p, [][]string{{"SUBSCRIBE", "ch", "ch2"}})
+	next("second subscribe confirmation")
+	sameAll(t, p, [][]string{{"PSUBSCRIBE", "c*"}, {"SSUBSCRIBE", "sh"}})
+	publish("PUBLISH", "ch", "hello")
+	next("message")
+	next("pmessage")
+	publish("SPUBLISH", "sh", "shard hello")
+	next("smessage")
+	// Any command runs while subscribed; PING is a plain PONG in RESP3.
+	sameAll(t, p, [][]string{
+		{"PING"}, {"PING", "x"}, {"SET", "k", "v"}, {"GET", "k"}, {"GET", "nokey"}, {"HSET", "h", "a", "1"}, {"HGETALL", "h"},
+		{"EVAL", "return {map={k='v'}}", "0"},
+	})
+	publish("PUBLISH", "ch2", "again")
+	next("message after other commands")
+	next("pmessage after other commands")
+	sameAll(t, p, [][]string{{"UNSUBSCRIBE", "ch"}, {"PUNSUBSCRIBE"}, {"SUNSUBSCRIBE"}})
+	sameAll(t, p, [][]string{{"UNSUBSCRIBE"}})
+	sameAll(t, p, [][]string{{"UNSUBSCRIBE"}, {"PUNSUBSCRIBE"}, {"GET", "k"}})
+}
+
+// TestRESP3HelloAuth logs in as an ACL user with HELLO 3 AUTH, and
+// compares ACL GETUSER's map (its flags a set) with Redis 7.0.
+func TestRESP3HelloAuth(t *testing.T) {
+	t.Parallel()
+	p := StartPair(t)
+	sameAll(t, p, [][]string{{"ACL", "SETUSER", "alice", "on", ">pw", "~k*", "+get"}})
+	sameHello(t, p, "HELLO", "3", "AUTH", "alice", "wrong")
+	p.Same(t, "GET", "nokey") // still RESP2: the refused HELLO changed nothing
+	sameHello(t, p, "HELLO", "3", "AUTH", "alice", "pw", "SETNAME", "a3")
+	sameAll(t, p, [][]string{{"CLIENT", "GETNAME"}, {"GET", "k1"}, {"SET", "k1", "v"}, {"GET", "other"}})
+	sameHello(t, p, "HELLO", "3", "AUTH", "default", "")
+	sameAll(t, p, [][]string{{"ACL", "GETUSER", "alice"}, {"ACL", "GETUSER", "nobody"}, {"CLIENT", "GETNAME"}})
 }
