@@ -20,7 +20,8 @@ import (
 )
 
 var (
-	qlessdBin string
+	qlessdBin string // built by the run, removed at its end
+	prebuilt  string // QLESSD_BIN, kept
 	buildErr  error
 	buildOnce sync.Once
 )
@@ -46,9 +47,17 @@ func soakOr(short, long int) int {
 // suite runs once as built by default and once with --event-loop no.
 func modeArgs() []string { return strings.Fields(os.Getenv("QLESSD_ARGS")) }
 
-// binary builds cmd/qlessd once per test run.
+// binary builds cmd/qlessd once per test run, or takes QLESSD_BIN, one
+// built already: make test builds it once for its three end-to-end steps.
 func binary(t testing.TB) string {
 	buildOnce.Do(func() {
+		if bin := os.Getenv("QLESSD_BIN"); bin != "" {
+			if _, err := os.Stat(bin); err != nil {
+				buildErr = fmt.Errorf("QLESSD_BIN: %v", err)
+			}
+			prebuilt = bin
+			return
+		}
 		dir, err := os.MkdirTemp("", "qlessd-bin")
 		if err != nil {
 			buildErr = err
@@ -66,6 +75,9 @@ func binary(t testing.TB) string {
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
+	}
+	if prebuilt != "" {
+		return prebuilt
 	}
 	return qlessdBin
 }
