@@ -16,7 +16,7 @@ import (
 // majority of 2 of 3, 3 of 4 with the fourth node, 2 again without it.
 func TestClusterMembersThroughAFollower(t *testing.T) {
 	c := startCluster(t, 3)
-	l := c.leader(20 * time.Second)
+	l := c.leader(waitTimeout)
 	var f *clusterNode
 	for _, n := range c.nodes {
 		if n != l {

@@ -37,7 +37,7 @@ func clusterPauses() int {
 func TestClusterPausesKeepStoresEqual(t *testing.T) {
 	t.Setenv("QLESSD_TEST_DIGEST_EVERY_MS", "500")
 	c := startCluster(t, 3, "--appendfsync", "always")
-	c.leader(20 * time.Second)
+	c.leader(waitTimeout)
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("QLESSD_CLUSTER_SEED"), 10, 64); err == nil {
 		seed = s
@@ -53,7 +53,7 @@ func TestClusterPausesKeepStoresEqual(t *testing.T) {
 		for i := 0; i < 5 && done < pauses; i, done = i+1, done+1 {
 			n := c.nodes[rng.IntN(len(c.nodes))]
 			if rng.IntN(2) == 0 {
-				n = c.leader(30 * time.Second)
+				n = c.leader(waitTimeout)
 			}
 			d := time.Duration(50+rng.IntN(2500)) * time.Millisecond
 			n.proc.cmd.Process.Signal(syscall.SIGSTOP)
@@ -66,7 +66,7 @@ func TestClusterPausesKeepStoresEqual(t *testing.T) {
 		c.sameStoresKeyByKey()
 		t.Logf("after %d pauses: %d puts and %d completions acknowledged", done, len(put), len(completed))
 	}
-	cl := client(c.leader(30 * time.Second).addr())
+	cl := client(c.leader(waitTimeout).addr())
 	defer cl.Close()
 	checkJobs(t, cl, round, put, completed)
 	checkDoneOnce(t, cl, completed)
@@ -90,7 +90,7 @@ func (c *testCluster) sameStoresKeyByKey() {
 	if same {
 		return
 	}
-	l := c.leader(30 * time.Second)
+	l := c.leader(waitTimeout)
 	want := localDump(c.t, l)
 	for _, n := range c.nodes {
 		if n == l {

@@ -22,7 +22,7 @@ func startTLSCluster(t *testing.T, size int, p *pki, extra ...string) *testClust
 func TestTLSClusterReplicates(t *testing.T) {
 	p := newPKI(t)
 	c := startTLSCluster(t, 3, p)
-	l := c.leader(20 * time.Second)
+	l := c.leader(waitTimeout)
 	ctx := context.Background()
 	var follower *clusterNode
 	for _, n := range c.nodes {
@@ -59,7 +59,7 @@ func TestTLSClusterReplicates(t *testing.T) {
 func TestTLSClusterWrongCANotJoining(t *testing.T) {
 	p := newPKI(t)
 	c := startTLSCluster(t, 3, p)
-	l := c.leader(20 * time.Second)
+	l := c.leader(waitTimeout)
 	ctx := context.Background()
 	lc := client(l.addr())
 	defer lc.Close()
