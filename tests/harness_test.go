@@ -82,13 +82,34 @@ func binary(t testing.TB) string {
 	return qlessdBin
 }
 
+// handedPorts are the ports freePort has given out in this run.
+var handedPorts struct {
+	sync.Mutex
+	m map[int]bool
+}
+
+// freePort is a port nothing listened on a moment ago, and one it has not
+// given out before in this run: the kernel can hand a just-closed port out
+// again, and a cluster whose two nodes got one raft port does not start
+// (seen with cluster tests side by side).
 func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedPorts.Lock()
+	defer handedPorts.Unlock()
+	if handedPorts.m == nil {
+		handedPorts.m = map[int]bool{}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One given out before stays bound until a new one is found.
+		defer l.Close()
+		if port := l.Addr().(*net.TCPAddr).Port; !handedPorts.m[port] {
+			handedPorts.m[port] = true
+			return port
+		}
+	}
 }
 
 // Proc is a started server process.
