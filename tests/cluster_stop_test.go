@@ -56,6 +56,7 @@ func TestClusterStopsWhileTakingLeadership(t *testing.T) {
 // TestClusterStopsUnderLoad sends SIGTERM to every node at once while
 // clients write through all of them: each exits.
 func TestClusterStopsUnderLoad(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3)
 	c.leader(waitTimeout)
 	for _, n := range c.nodes {
