@@ -85,12 +85,31 @@ test-staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 test-unit:
 	$(GOTEST) $(SHORT) -timeout 10m $(UNIT_PKGS)
-test-e2e:
-	$(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests
-test-e2e-goroutines:
-	QLESSD_ARGS="--event-loop no" $(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests -run '$(MODE_TESTS)'
-test-e2e-two-loops:
-	QLESSD_ARGS="--event-loops 2 --io-uring no" $(GOTEST) $(SHORT) -timeout $(E2E_TIMEOUT) ./tests -run '$(MODE_TESTS)'
+# The three end-to-end steps run one build of ./tests (go test -c) and of
+# qlessd (QLESSD_BIN), remade when a file of the module changed: building
+# the tests, linking and vetting them once, not once a step. The binary runs
+# in ./tests as go test would; TESTFLAGS' -v or -run reach it as -test.v,
+# -test.run.
+E2E_DIR := bin/e2e
+E2E_SRCS := $(shell find . -type f -not -path './.git/*' -not -path './bin/*' -not -path './dist/*' \
+	-not -path './qlessd-data/*' -not -path ./qlessd -not -path ./tests/bench/bench -not -name '*.test' 2>/dev/null)
+E2E_MODE = $(QLESSD_ARGS)
+E2E_TESTFLAGS = $(patsubst -%,-test.%,$(patsubst -test.%,-%,$(SHORT) $(TESTFLAGS)))
+E2E_RUN = cd tests && QLESSD_ARGS="$(E2E_MODE)" QLESSD_BIN=$(CURDIR)/$(E2E_DIR)/qlessd ../$(E2E_DIR)/tests.test \
+	-test.count=1 -test.parallel $(TEST_PARALLEL) -test.timeout $(E2E_TIMEOUT) $(E2E_TESTFLAGS)
+$(E2E_DIR)/tests.test: $(E2E_SRCS)
+	$(GO) test -c -o $@ ./tests
+$(E2E_DIR)/qlessd: $(E2E_SRCS)
+	$(GO) build $(QLESSD_BUILD_FLAGS) -o $@ ./cmd/qlessd
+E2E_BINS := $(E2E_DIR)/tests.test $(E2E_DIR)/qlessd
+test-e2e: $(E2E_BINS)
+	$(E2E_RUN)
+test-e2e-goroutines: E2E_MODE := --event-loop no
+test-e2e-goroutines: $(E2E_BINS)
+	$(E2E_RUN) -test.run '$(MODE_TESTS)'
+test-e2e-two-loops: E2E_MODE := --event-loops 2 --io-uring no
+test-e2e-two-loops: $(E2E_BINS)
+	$(E2E_RUN) -test.run '$(MODE_TESTS)'
 test-fuzz: fuzz
 
 # The long runs: all of ./tests in each connection mode, the cluster's

@@ -545,6 +545,7 @@ func TestListModelRandomWalk(t *testing.T) {
 // A random walk of sorted-set operations against a map, checking every
 // query the handle offers against the sorted model.
 func TestZSetModelRandomWalk(t *testing.T) {
+	t.Parallel()
 	// Pools of 15 and 40 short members always fit inline; about two thirds
 	// of 100 or 300 are present at a time, past the limit.
 	for _, pool := range []int{15, 40, 100, 300} {

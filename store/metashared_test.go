@@ -11,6 +11,7 @@ import (
 // lookups answer (through the shared cache) is what the metadata items
 // say, and that sorted sets' in-memory orders match their items.
 func TestSharedMetasMatchItems(t *testing.T) {
+	t.Parallel()
 	db := memDB(t)
 	r := rand.New(rand.NewPCG(7, 11))
 	keys := []string{"a", "b", "c", "z", "big"}

@@ -45,6 +45,7 @@ func dumpAll(tx *Tx) string {
 // checks after each round that reading the data file back gives the same
 // keyspace: what buntdb logged is what the transactions did.
 func TestRandomWritesSurviveReopen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := openTemp(t, dir)
 	defer func() { db.Close() }()

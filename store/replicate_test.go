@@ -53,6 +53,7 @@ func dump(t *testing.T, db *DB) string {
 // restoring its snapshot and then applying the frames after it, and each
 // of them reopened from its data file, hold the leader's keyspace.
 func TestReplicatedFramesRebuildTheStore(t *testing.T) {
+	t.Parallel()
 	leader := openSync(t, t.TempDir(), SyncEverySec)
 	defer leader.Close()
 	fdir, sdir := t.TempDir(), t.TempDir()

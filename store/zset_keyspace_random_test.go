@@ -23,6 +23,7 @@ import (
 // can part ways; the model is the only thing that knows the right answer
 // independently of the layout.
 func TestRandomZSetKeyspaceOps(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { zkRandomRun(t, seed) })
 	}

@@ -128,6 +128,7 @@ func TestZSetLexAndDelete(t *testing.T) {
 // TestZSetBoundedQueryDoesNotScan checks with the visit counter that a
 // LIMIT 0 1 style score query on a 1,000,000-member set touches O(1) items.
 func TestZSetBoundedQueryDoesNotScan(t *testing.T) {
+	t.Parallel()
 	db := memDB(t)
 	const n = 1000000
 	db.Update(func(tx *Tx) error {

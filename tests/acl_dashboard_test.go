@@ -18,6 +18,7 @@ import (
 // the dashboard shows jobs without their action buttons and refuses the
 // actions' POSTs; an action the user is then allowed appears alone.
 func TestACLDashboardReadUser(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "users.acl")
 	writeACLFile(t, file, "user default on nopass ~* &* +@all\nuser reader on +@qless-read\n")

@@ -17,6 +17,7 @@ import (
 // Redis 7.0 does, with its errors; qlessd and redis-server share one
 // aclfile, taking turns.
 func TestACLFileDifferential(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "users.acl")
 	writeACLFile(t, file, "user default on nopass ~* &* +@all\n")
 	q, r := StartQlessd(t, "", "--aclfile", file), StartRedis(t, "--aclfile", file)
@@ -61,6 +62,7 @@ func TestACLFileDifferential(t *testing.T) {
 // TestACLFileKeepsUsersAcrossRestart: users outlive a restart through the
 // aclfile only, as in Redis; a missing aclfile stops the start.
 func TestACLFileKeepsUsersAcrossRestart(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "users.acl")
 	writeACLFile(t, file, "user default on nopass ~* &* +@all\n")

@@ -15,6 +15,7 @@ import (
 // peek, tag get and top, track) and is refused every QLESS function that
 // writes, and cannot write through EVAL or through EVALSHA of qless.lua.
 func TestACLQlessReadUser(t *testing.T) {
+	t.Parallel()
 	p := StartQlessd(t, "")
 	ctx := context.Background()
 	admin := redis.NewClient(&redis.Options{Addr: p.Addr})

@@ -249,6 +249,7 @@ var aclSubcommandCases = [][]string{
 }
 
 func TestACLDifferentialSubcommands(t *testing.T) {
+	t.Parallel()
 	a := startACLPair(t)
 	sameAll(t, a.Pair, aclSubcommandCases)
 	for _, u := range []string{"alice", "bob", "carol", "dave", "erin", "frank", "gina", "default"} {
@@ -272,6 +273,7 @@ func TestACLDifferentialSubcommands(t *testing.T) {
 }
 
 func TestACLDifferentialAuth(t *testing.T) {
+	t.Parallel()
 	a := startACLPair(t)
 	sameAll(t, a.Pair, [][]string{
 		{"AUTH", "x"}, // the default user has no password
@@ -389,6 +391,7 @@ var aclNumKeysCases = [][]string{
 }
 
 func TestACLDifferentialNoPerm(t *testing.T) {
+	t.Parallel()
 	a := startACLPair(t)
 	sameAll(t, a.Pair, [][]string{
 		{"ACL", "SETUSER", "alice", "on", ">pw", "~foo*", "%R~r*", "%W~w*", "+get", "+@hash", "-hset", "+config|get", "+multi", "+exec", "+set"},
@@ -452,6 +455,7 @@ func TestACLDifferentialNoPerm(t *testing.T) {
 // has Redis's ACL categories in COMMAND INFO, and ACL CAT lists Redis's
 // categories in Redis's order before qlessd's two.
 func TestACLCategoriesLikeRedis(t *testing.T) {
+	t.Parallel()
 	a := startACLPair(t)
 	names, ok := doAny(a.q, "COMMAND", "LIST").([]any)
 	if !ok {

@@ -14,6 +14,7 @@ import (
 // follower reads on, it answers from its own store, which must hold what
 // the leader holds.
 func TestClusterFollowerCatchesUp(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3, "--cluster-follower-reads", "yes")
 	l := c.leader(waitTimeout)
 	var f *clusterNode
@@ -71,6 +72,7 @@ func TestClusterFollowerCatchesUp(t *testing.T) {
 // log was compacted past 100,000 jobs: it installs the leader's snapshot
 // and then follows the log.
 func TestClusterJoinInstallsSnapshot(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3, "--cluster-follower-reads", "yes", "--cluster-trailing-logs", "64", "--cluster-snapshot-threshold", "1000000")
 	l := c.leader(waitTimeout)
 	ctx := context.Background()

@@ -21,7 +21,7 @@ func TestClusterNodesCheckTheirStores(t *testing.T) {
 	t.Setenv("QLESSD_TEST_DIGEST_EVERY_MS", "300")
 	t.Setenv("QLESSD_TEST_DIVERGE_AT", "200")
 	c := startCluster(t, 3)
-	l := c.leader(20 * time.Second)
+	l := c.leader(waitTimeout)
 	var followers []*clusterNode
 	for _, n := range c.nodes {
 		if n != l {

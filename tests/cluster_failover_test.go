@@ -15,13 +15,14 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// clusterRounds is how many failovers TestClusterFailover runs: a few in
-// the suite, more by hand (QLESSD_CLUSTER_ROUNDS=30).
+// clusterRounds is how many failovers TestClusterFailover runs: two in
+// make test (a killed leader rejoins and its successor is killed), four
+// without -short, 30 in make soak (QLESSD_CLUSTER_ROUNDS=30).
 func clusterRounds() int {
 	if n, err := strconv.Atoi(os.Getenv("QLESSD_CLUSTER_ROUNDS")); err == nil && n > 0 {
 		return n
 	}
-	return 4
+	return soakOr(2, 4)
 }
 
 // strictTiming is whether the 3 s failover promise is checked: in the soak
@@ -36,6 +37,7 @@ func strictTiming() bool { return os.Getenv("QLESSD_CLUSTER_ROUNDS") != "" }
 // (within 3 s, in the soak) and that every acknowledged put and completion is there;
 // the killed node then rejoins, and the next round kills the new leader.
 func TestClusterFailover(t *testing.T) {
+	t.Parallel()
 	clusterFailover(t, startCluster(t, 3, failoverArgs()...))
 }
 
@@ -223,6 +225,7 @@ func (w *clusterLoad) worker(i int) {
 // resumed, takes back what it had not replicated and follows, holding
 // the same store as the others.
 func TestClusterLeaderPaused(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3, "--appendfsync", "always")
 	old := c.leader(waitTimeout)
 	w := newClusterLoad(c, 0)

@@ -27,7 +27,7 @@ func TestClusterFollowerReinstallsAfterDigestDiffers(t *testing.T) {
 	gate := filepath.Join(t.TempDir(), "send-the-snapshot")
 	t.Setenv("QLESSD_TEST_RESEND_GATE", gate)
 	c := startCluster(t, 3, "--cluster-follower-reads", "yes")
-	l := c.leader(20 * time.Second)
+	l := c.leader(waitTimeout)
 	var f, other *clusterNode
 	for _, n := range c.nodes {
 		switch {

@@ -24,7 +24,7 @@ import (
 func TestClusterDeposedLeaderServesNoStaleRead(t *testing.T) {
 	t.Setenv("QLESSD_TEST_STEPDOWN_DELAY_MS", "5000")
 	c := startCluster(t, 3)
-	old := c.leader(20 * time.Second)
+	old := c.leader(waitTimeout)
 	ctx := context.Background()
 	lc := client(old.addr())
 	if err := lc.Set(ctx, "k", "before", 0).Err(); err != nil {
@@ -35,7 +35,7 @@ func TestClusterDeposedLeaderServesNoStaleRead(t *testing.T) {
 	}
 	lc.Close()
 	for _, n := range c.nodes {
-		c.caughtUp(n, 30*time.Second)
+		c.caughtUp(n, waitTimeout)
 	}
 
 	old.proc.cmd.Process.Signal(syscall.SIGSTOP)

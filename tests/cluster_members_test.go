@@ -15,8 +15,9 @@ import (
 // The leader's read lease counts the voters of each configuration: a
 // majority of 2 of 3, 3 of 4 with the fourth node, 2 again without it.
 func TestClusterMembersThroughAFollower(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3)
-	l := c.leader(20 * time.Second)
+	l := c.leader(waitTimeout)
 	var f *clusterNode
 	for _, n := range c.nodes {
 		if n != l {

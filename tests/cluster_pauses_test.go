@@ -45,7 +45,7 @@ func clusterHeartbeat() time.Duration {
 func TestClusterPausesKeepStoresEqual(t *testing.T) {
 	t.Setenv("QLESSD_TEST_DIGEST_EVERY_MS", "500")
 	c := startCluster(t, 3, "--appendfsync", "always")
-	c.leader(20 * time.Second)
+	c.leader(waitTimeout)
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("QLESSD_CLUSTER_SEED"), 10, 64); err == nil {
 		seed = s
@@ -60,7 +60,7 @@ func TestClusterPausesKeepStoresEqual(t *testing.T) {
 		w := newClusterLoad(c, round)
 		w.until(100)
 		for i := 0; i < 5 && done < pauses; i, done = i+1, done+1 {
-			before := c.leader(30 * time.Second)
+			before := c.leader(waitTimeout)
 			n := c.nodes[rng.IntN(len(c.nodes))]
 			if rng.IntN(2) == 0 {
 				n = before
@@ -87,7 +87,7 @@ func TestClusterPausesKeepStoresEqual(t *testing.T) {
 	// Tens of thousands of jobs are read back in one pipeline: more than
 	// client's 5 s per read on a loaded machine (the 200-pause run timed
 	// out there).
-	cl := redis.NewClient(&redis.Options{Addr: c.leader(30 * time.Second).addr(), Protocol: 2, PoolSize: 1, MaxRetries: -1,
+	cl := redis.NewClient(&redis.Options{Addr: c.leader(waitTimeout).addr(), Protocol: 2, PoolSize: 1, MaxRetries: -1,
 		ReadTimeout: waitTimeout})
 	defer cl.Close()
 	checkJobs(t, cl, round, put, completed)
@@ -133,7 +133,7 @@ func (c *testCluster) sameStoresKeyByKey() {
 	if same {
 		return
 	}
-	l := c.leader(30 * time.Second)
+	l := c.leader(waitTimeout)
 	want := localDump(c.t, l)
 	for _, n := range c.nodes {
 		if n == l {

@@ -15,6 +15,7 @@ import (
 // each node of a cluster (followers relay the subscription to the leader)
 // and checks that a put through one node reaches them all.
 func TestClusterEventsReachEveryNode(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3)
 	c.leader(waitTimeout)
 	ctx := context.Background()
@@ -51,6 +52,7 @@ func TestClusterEventsReachEveryNode(t *testing.T) {
 // TestClusterFollowerReadsSubscribers checks that with follower reads, a
 // follower's own subscribers get what is published on the leader.
 func TestClusterFollowerReadsSubscribers(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3, "--cluster-follower-reads", "yes")
 	l := c.leader(waitTimeout)
 	ctx := context.Background()

@@ -16,6 +16,7 @@ import (
 // show the topology as a Redis master and replicas do, each node answering
 // for itself, and that SHUTDOWN sent to a follower stops that follower.
 func TestClusterRoleAndNodeCommands(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3)
 	l := c.leader(waitTimeout)
 	// Followers tell the leader their client address once they know it.

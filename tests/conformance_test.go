@@ -28,6 +28,7 @@ func TestQlessConformance(t *testing.T) {
 	files := conformanceFiles(t)
 	for _, target := range conformanceTargets() {
 		t.Run(target, func(t *testing.T) {
+			t.Parallel() // each target is a server of its own
 			sender := startConformanceTarget(t, target)
 			for _, f := range files {
 				name := strings.TrimSuffix(filepath.Base(f), ".json")

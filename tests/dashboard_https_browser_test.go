@@ -41,6 +41,7 @@ func spkiPin(t *testing.T, certFile string) string {
 // the overview shows the queues, goes live, and a retry through the page
 // passes the Origin check over https.
 func TestDashboardOverHTTPSInBrowser(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	// qlessd first: the browser's deadline then covers only the browser's work.
 	q, base := StartQlessdHTTP(t, "", "127.0.0.1", p.serverArgs(freePort(t))...)

@@ -37,6 +37,7 @@ func runQlessd(t *testing.T, args ...string) (int, string) {
 // pid that holds it, and the first goes on serving; qlessd check refuses
 // the directory too.
 func TestSecondServerOnOneDirectoryExits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	ctx := context.Background()
@@ -70,6 +71,7 @@ func TestSecondServerOnOneDirectoryExits(t *testing.T) {
 
 // qlessd check on a directory without a data file says so and fails.
 func TestCheckWithoutDataFileFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, out := runQlessd(t, "check", "--dir", dir)
 	if code == 0 || !strings.Contains(out, "there is no data file in "+dir) || strings.Contains(out, "state: ok") {

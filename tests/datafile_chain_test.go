@@ -34,6 +34,7 @@ func chainedFrames(t *testing.T, data []byte) []int {
 // stops start-up with its offset; qlessd check says so, and --repair
 // keeps the writes before it.
 func TestFrameAlignedDamageStopsStartup(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"deleted", "zeroed", "swapped"} {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()

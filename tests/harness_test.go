@@ -20,7 +20,8 @@ import (
 )
 
 var (
-	qlessdBin string
+	qlessdBin string // built by the run, removed at its end
+	prebuilt  string // QLESSD_BIN, kept
 	buildErr  error
 	buildOnce sync.Once
 )
@@ -46,9 +47,17 @@ func soakOr(short, long int) int {
 // suite runs once as built by default and once with --event-loop no.
 func modeArgs() []string { return strings.Fields(os.Getenv("QLESSD_ARGS")) }
 
-// binary builds cmd/qlessd once per test run.
+// binary builds cmd/qlessd once per test run, or takes QLESSD_BIN, one
+// built already: make test builds it once for its three end-to-end steps.
 func binary(t testing.TB) string {
 	buildOnce.Do(func() {
+		if bin := os.Getenv("QLESSD_BIN"); bin != "" {
+			if _, err := os.Stat(bin); err != nil {
+				buildErr = fmt.Errorf("QLESSD_BIN: %v", err)
+			}
+			prebuilt = bin
+			return
+		}
 		dir, err := os.MkdirTemp("", "qlessd-bin")
 		if err != nil {
 			buildErr = err
@@ -67,16 +76,40 @@ func binary(t testing.TB) string {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
+	if prebuilt != "" {
+		return prebuilt
+	}
 	return qlessdBin
 }
 
+// handedPorts are the ports freePort has given out in this run.
+var handedPorts struct {
+	sync.Mutex
+	m map[int]bool
+}
+
+// freePort is a port nothing listened on a moment ago, and one it has not
+// given out before in this run: the kernel can hand a just-closed port out
+// again, and a cluster whose two nodes got one raft port does not start
+// (seen with cluster tests side by side).
 func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedPorts.Lock()
+	defer handedPorts.Unlock()
+	if handedPorts.m == nil {
+		handedPorts.m = map[int]bool{}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One given out before stays bound until a new one is found.
+		defer l.Close()
+		if port := l.Addr().(*net.TCPAddr).Port; !handedPorts.m[port] {
+			handedPorts.m[port] = true
+			return port
+		}
+	}
 }
 
 // Proc is a started server process.

@@ -76,6 +76,7 @@ func want421(t *testing.T, r hostReq, code int, body string) {
 // gets 421 on every path, and its POST with the attacker's Host, Origin and
 // a valid token cancels nothing. http-allowed-hosts adds names at run time.
 func TestHTTPHostAllowList(t *testing.T) {
+	t.Parallel()
 	q, base := StartQlessdHTTP(t, "", "127.0.0.1", "--http-admin", "yes")
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
 	raw := DialRaw(t, q.Addr)
@@ -147,6 +148,7 @@ func TestHTTPHostAllowList(t *testing.T) {
 // Bound to every interface, the listener also answers to the machine's
 // host name and own addresses, and to no other address.
 func TestHTTPHostAllowListAnyInterface(t *testing.T) {
+	t.Parallel()
 	outside := outsideAddr(t)
 	_, base := StartQlessdHTTP(t, "", "0.0.0.0", "--requirepass", "s3cret")
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))

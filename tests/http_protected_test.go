@@ -17,6 +17,7 @@ import (
 // --bind beyond loopback does; protected-mode no or a password lets it
 // start.
 func TestHTTPProtectedModeRefusesStart(t *testing.T) {
+	t.Parallel()
 	httpAddr := "0.0.0.0:" + strconv.Itoa(freePort(t))
 	cmd := exec.Command(binary(t), "--port", strconv.Itoa(freePort(t)), "--dir", t.TempDir(), "--http-addr", httpAddr)
 	out, err := cmd.CombinedOutput()
@@ -54,6 +55,7 @@ func outsideClient(addr string) *http.Client {
 // TestHTTPProtectedModeFromAnotherHost (Linux, root) sends it over a veth
 // pair from another network namespace.
 func TestHTTPProtectedModeAtRunTime(t *testing.T) {
+	t.Parallel()
 	outside := outsideAddr(t)
 	port := strconv.Itoa(freePort(t))
 	q := StartQlessd(t, "", "--bind", "0.0.0.0", "--requirepass", "x", "--http-addr", "0.0.0.0:"+port, "--http-admin", "yes")

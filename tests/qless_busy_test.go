@@ -21,16 +21,22 @@ func TestQlessLongCallBusy(t *testing.T) {
 		if early {
 			name = "unkillable"
 		}
+		// Each server calibrates its own call, so the cases and the ways
+		// of calling run side by side.
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := StartRedis(t)
 			want := longQueuesCall(t, r.Addr, true, early)
 			t.Logf("redis:\n  %s", strings.Join(want, "\n  "))
 			for _, viaScript := range []bool{true, false} {
-				q := StartQlessd(t, "")
-				got := longQueuesCall(t, q.Addr, viaScript, early)
-				if strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Errorf("script %v: qlessd:\n  %s\nredis:\n  %s", viaScript, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-				}
+				t.Run(map[bool]string{true: "evalsha", false: "qless"}[viaScript], func(t *testing.T) {
+					t.Parallel()
+					q := StartQlessd(t, "")
+					got := longQueuesCall(t, q.Addr, viaScript, early)
+					if strings.Join(got, "\n") != strings.Join(want, "\n") {
+						t.Errorf("qlessd:\n  %s\nredis:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+					}
+				})
 			}
 		})
 	}
@@ -54,8 +60,29 @@ func longQueuesCall(t *testing.T, addr string, viaScript, early bool) []string {
 	}
 	// Four times as many queues as take a second: the call must not end
 	// before the others have been answered (all of them, or SCRIPT KILL).
+	// A machine that got faster since (its load went) can still end it
+	// first: then again, from scratch, with twice as many.
 	n, took := growUntilLong(t, c, call("queues", "5000"))
-	addQueues(t, c, n, 3*n)
+	have := n
+	for scale := 4; ; scale *= 2 {
+		out, ended := longQueuesCallOnce(t, c, addr, call, have, scale*n, early, took)
+		if !ended {
+			return out
+		}
+		if scale >= 64 {
+			t.Fatalf("the call over %d queues still ended before the others saw it busy: %q", scale*n, out)
+		}
+		t.Logf("the call over %d queues ended before the others saw it busy (%q): again with twice as many", scale*n, out)
+		c.Do(t, "FLUSHALL")
+		have = 0
+	}
+}
+
+// longQueuesCallOnce runs the call of longQueuesCall over queues queues
+// (have of them there already), and says whether it ended before the
+// others saw it busy: no comparison then, only a longer call.
+func longQueuesCallOnce(t *testing.T, c *Raw, addr string, call func(...string) []string, have, queues int, early bool, took time.Duration) ([]string, bool) {
+	addQueues(t, c, have, queues-have)
 	// The job's queue comes first (score 1000) or last (3000) in
 	// ql:queues, whose other queues have 2000.
 	at, queue := "3000", "z-last"
@@ -75,7 +102,11 @@ func longQueuesCall(t *testing.T, addr string, viaScript, early bool) []string {
 		others[i] = DialRaw(t, addr)
 	}
 	other := others[0]
-	out := []string{"PING -> " + untilBusy(t, other, "PING")}
+	busy, running := busyWhileRunning(t, other, runner, "PING")
+	if !running {
+		return []string{"PING -> " + busy, "caller -> " + replyGist(runner.Read(t))}, true
+	}
+	out := []string{"PING -> " + busy}
 	if !early {
 		for i, o := range others[1:] {
 			if got := o.Do(t, "GET", "x"); !strings.HasPrefix(got, "-BUSY") {
@@ -83,14 +114,36 @@ func longQueuesCall(t *testing.T, addr string, viaScript, early bool) []string {
 			}
 		}
 	}
-	out = append(out, "SCRIPT KILL -> "+other.Do(t, "SCRIPT", "KILL"))
+	kill := other.Do(t, "SCRIPT", "KILL")
+	if strings.HasPrefix(kill, "-NOTBUSY") {
+		return append(out, "SCRIPT KILL -> "+kill, "caller -> "+replyGist(runner.Read(t))), true
+	}
+	out = append(out, "SCRIPT KILL -> "+kill)
 	out = append(out, "caller -> "+replyGist(runner.Read(t)))
 	out = append(out, "PING -> "+other.Do(t, "PING"))
 	out = append(out, "job -> "+other.Do(t, "HGET", "ql:j:the-job", "state"))
 	if got := other.Do(t, "DBSIZE"); got != size {
 		out = append(out, "DBSIZE "+size+" before, "+got+" after")
 	}
-	return out
+	return out, false
+}
+
+// busyWhileRunning sends cmd on c every 20 ms until it is answered BUSY
+// (it returns that reply and true) or until runner has its reply, the
+// long call having ended first (the last reply and false), for up to
+// waitTimeout.
+func busyWhileRunning(t testing.TB, c, runner *Raw, cmd ...string) (string, bool) {
+	t.Helper()
+	var got string
+	for deadline := time.Now().Add(waitTimeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if got = c.Do(t, cmd...); strings.HasPrefix(got, "-BUSY") {
+			return got, true
+		}
+		if runner.replied() {
+			return got, false
+		}
+	}
+	return got, true
 }
 
 // growUntilLong adds queues to ql:queues (score 2000) until call takes a
@@ -220,23 +273,47 @@ func running(t *testing.T, c *Raw, jid string, n int) {
 // call wrote is not.
 func TestQlessLongCallShutdownNosave(t *testing.T) {
 	t.Parallel()
+	// The call must outlast the shutdown, which gives running commands a
+	// second to end: four times as many queues as take a second, and twice
+	// as many again each time a machine that got faster since ended the
+	// call first.
+	for scale := 4; !longCallShutdown(t, scale); scale *= 2 {
+		if scale >= 64 {
+			t.Fatalf("a call over %d times the queues that took a second still ended before the shutdown", scale)
+		}
+		t.Logf("the call over %d times the queues that took a second ended before the shutdown: again with twice as many", scale)
+	}
+}
+
+// longCallShutdown runs TestQlessLongCallShutdownNosave with a call over
+// scale times the queues that take a second; false when the call ended
+// before the shutdown stopped it (nothing to check then).
+func longCallShutdown(t *testing.T, scale int) bool {
 	dir := t.TempDir()
 	q := StartQlessd(t, dir)
 	c := DialRaw(t, q.Addr)
-	// The call must outlast the shutdown, which gives running commands a
-	// second to end: four times as many queues as take a second.
 	n, took := growUntilLong(t, c, []string{"QLESS", "queues", "5000"})
-	addQueues(t, c, n, 3*n)
+	addQueues(t, c, n, (scale-1)*n)
 	if got := c.Do(t, "QLESS", "put", "1000", "w", "a-first", "the-job", "K", "{}", "10"); got != "$7\r\nthe-job\r\n" {
 		t.Fatalf("put: %q", got)
 	}
 	c.Do(t, "CONFIG", "SET", "lua-time-limit", limitAfterFirstWrite(true, took))
 	runner, other := DialRaw(t, q.Addr), DialRaw(t, q.Addr)
 	runner.Send(t, "QLESS", "queues", "5000") // moves the job to its queue's work first
-	if got := untilBusy(t, other, "PING"); !strings.HasPrefix(got, "-BUSY") {
+	got, running := busyWhileRunning(t, other, runner, "PING")
+	if !running {
+		q.Stop()
+		return false
+	}
+	if !strings.HasPrefix(got, "-BUSY") {
 		t.Fatalf("PING during the call: %q", got)
 	}
-	if got := other.Do(t, "SCRIPT", "KILL"); !strings.HasPrefix(got, "-UNKILLABLE") {
+	got = other.Do(t, "SCRIPT", "KILL")
+	if strings.HasPrefix(got, "-NOTBUSY") {
+		q.Stop()
+		return false
+	}
+	if !strings.HasPrefix(got, "-UNKILLABLE") {
 		t.Fatalf("SCRIPT KILL: %q", got)
 	}
 	other.Send(t, "SHUTDOWN", "NOSAVE")
@@ -245,8 +322,13 @@ func TestQlessLongCallShutdownNosave(t *testing.T) {
 			t.Fatal("SHUTDOWN NOSAVE did not stop the server")
 		}
 	}
+	if runner.replied() {
+		return false // the call ended, and was committed, before the server did
+	}
 	q2 := StartQlessd(t, dir)
 	if got := DialRaw(t, q2.Addr).Do(t, "HGET", "ql:j:the-job", "state"); got != "$9\r\nscheduled\r\n" {
 		t.Errorf("the job after restart: %q", got)
 	}
+	q2.Stop()
+	return true
 }

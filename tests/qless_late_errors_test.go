@@ -12,6 +12,7 @@ import (
 // answers with the build's own line, once, in Lua 5.1's words, as the
 // same build does on redis-server 7.0; the keyspace left is the same.
 func TestStockLateErrorsNameTheBuildsLine(t *testing.T) {
+	t.Parallel()
 	scenarios := map[string][][]string{
 		"recur tags not an array": {
 			{"recur", "100", "q", "r1", "K", "{}", "interval", "60", "0", "tags", `"x"`},

@@ -1,8 +1,8 @@
 package tests
 
 import (
+	"fmt"
 	"testing"
-	"time"
 
 	"github.com/qlessd/qlessd/qless"
 )
@@ -17,12 +17,21 @@ import (
 func TestPrintedScriptMatchesRedisByteForByte(t *testing.T) {
 	t.Parallel()
 	script, sha := qless.Script(), qless.SHA()
-	p := &buildPair{
-		q: startBuildSide(t, StartQlessd(t, "").Addr, script, sha),
-		r: startBuildSide(t, StartRedis(t).Addr, script, sha),
+	// The transcripts and the random calls side by side, each on a pair
+	// of servers of its own.
+	pair := func(t *testing.T) *buildPair {
+		return &buildPair{
+			q: startBuildSide(t, StartQlessd(t, "").Addr, script, sha),
+			r: startBuildSide(t, StartRedis(t).Addr, script, sha),
+		}
 	}
-	start := time.Now()
-	t.Run("transcripts", func(t *testing.T) { p.transcripts(t, conformanceFiles(t)) })
-	t.Run("random", func(t *testing.T) { p.random(t, 20261127, soakOr(1000, 6000)) })
-	t.Logf("%v", time.Since(start).Round(time.Millisecond))
+	t.Run("transcripts", func(t *testing.T) {
+		t.Parallel()
+		// Half the transcripts each, the longest part of the test.
+		files := conformanceFiles(t)
+		for i, part := range [][]string{files[:len(files)/2], files[len(files)/2:]} {
+			t.Run(fmt.Sprintf("part%d", i+1), func(t *testing.T) { t.Parallel(); pair(t).transcripts(t, part) })
+		}
+	})
+	t.Run("random", func(t *testing.T) { t.Parallel(); pair(t).random(t, 20261127, soakOr(1000, 6000)) })
 }

@@ -13,6 +13,7 @@ import (
 // nobody pops is removed all the same (qlessd looks every second), with
 // its expired event, and that its queue no longer counts it.
 func TestQlessTTLExpiresUnpopped(t *testing.T) {
+	t.Parallel()
 	q := StartQlessd(t, "")
 	rdb := redis.NewClient(&redis.Options{Addr: q.Addr, Protocol: 2})
 	defer rdb.Close()

@@ -54,6 +54,14 @@ func (r *Raw) Read(t testing.TB) string {
 	return b.String()
 }
 
+// replied reports whether a reply has come, without reading it.
+func (r *Raw) replied() bool {
+	r.c.SetReadDeadline(time.Now().Add(time.Millisecond))
+	defer r.c.SetReadDeadline(time.Time{})
+	_, err := r.rd.Peek(1)
+	return err == nil
+}
+
 // Do sends a command and returns the raw reply.
 func (r *Raw) Do(t testing.TB, args ...string) string {
 	t.Helper()

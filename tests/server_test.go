@@ -310,6 +310,7 @@ func TestServerSaveAndShutdown(t *testing.T) {
 // TestServerRedisCli drives qlessd with the real redis-cli as a new user
 // would.
 func TestServerRedisCli(t *testing.T) {
+	t.Parallel()
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
 		t.Fatal("redis-cli not found (it comes with redis-server)")
@@ -370,6 +371,7 @@ func TestServerRedisCli(t *testing.T) {
 // HELP for Redis commands: qlessd refuses COMMAND DOCS without names so
 // redis-cli uses its built-in help.
 func TestServerRedisCliHints(t *testing.T) {
+	t.Parallel()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Fatal("tmux not found: apt-get install -y tmux")

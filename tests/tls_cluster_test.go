@@ -20,9 +20,10 @@ func startTLSCluster(t *testing.T, size int, p *pki, extra ...string) *testClust
 // A cluster whose nodes talk over mutual TLS forms, elects, replicates, and
 // relays a follower's clients (plain or TLS) to the leader's TLS port.
 func TestTLSClusterReplicates(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	c := startTLSCluster(t, 3, p)
-	l := c.leader(20 * time.Second)
+	l := c.leader(waitTimeout)
 	ctx := context.Background()
 	var follower *clusterNode
 	for _, n := range c.nodes {
@@ -57,9 +58,10 @@ func TestTLSClusterReplicates(t *testing.T) {
 // refuses its transport and it refuses the leader's, so it never applies
 // an entry, while the cluster carries on.
 func TestTLSClusterWrongCANotJoining(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	c := startTLSCluster(t, 3, p)
-	l := c.leader(20 * time.Second)
+	l := c.leader(waitTimeout)
 	ctx := context.Background()
 	lc := client(l.addr())
 	defer lc.Close()
@@ -92,5 +94,6 @@ func TestTLSClusterWrongCANotJoining(t *testing.T) {
 
 // The failover test of cluster_failover_test.go, over tls-replication.
 func TestTLSClusterFailover(t *testing.T) {
+	t.Parallel()
 	clusterFailover(t, startTLSCluster(t, 3, newPKI(t), failoverArgs()...))
 }

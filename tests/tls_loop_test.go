@@ -69,6 +69,7 @@ func readEOF(c net.Conn) error {
 // redis-server 7.0 with TLS does, and a close_notify, a CLIENT KILL and a
 // cross-protocol request end the connection as there.
 func TestTLSLoopServesLikeRedis(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	pair := startTLSPair(t, p)
 	conf := clientConfig(p.ca, p.client)
@@ -160,6 +161,7 @@ func TestTLSLoopServesLikeRedis(t *testing.T) {
 // and the server answers K with a key update of its own, as redis-server
 // 7.0 does.
 func TestTLSLoopKeyUpdate(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	pair := startTLSPair(t, p)
 	for _, srv := range []struct{ who, addr string }{{"redis-server", pair.rTLS}, {"qlessd", pair.qTLS}} {

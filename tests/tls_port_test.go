@@ -15,6 +15,7 @@ import (
 // port already taken is refused with Redis's error and changes nothing,
 // and 0 closes the listener.
 func TestTLSConfigSetPort(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	files := []string{"--tls-cert-file", p.file("server.crt"), "--tls-key-file", p.file("server.key"),
 		"--tls-ca-cert-file", p.caFile}
@@ -83,6 +84,7 @@ func TestTLSConfigSetPort(t *testing.T) {
 // tls-* files are set, then serves TLS there, on qlessd as on
 // redis-server.
 func TestTLSConfigSetPortWithoutTLS(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	q, r := StartQlessd(t, ""), StartRedis(t)
 	for _, srv := range []struct{ who, plain string }{{"redis-server", r.Addr}, {"qlessd", q.Addr}} {
@@ -113,6 +115,7 @@ func TestTLSConfigSetPortWithoutTLS(t *testing.T) {
 // tls-port is refused there (Redis 7.0 accepts it, and with 0 is left
 // listening nowhere).
 func TestTLSConfigSetPortTLSOnlyRefused(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	tp := freePort(t)
 	q := StartQlessd(t, "", append(p.serverArgs(tp), "--port", "0")...)

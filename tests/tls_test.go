@@ -23,6 +23,7 @@ import (
 // --tls get the same replies from it as from redis-server 7.0 with the
 // same certificates, qless included.
 func TestTLSServesCommands(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	pair := startTLSPair(t, p)
 	ctx := context.Background()
@@ -66,6 +67,7 @@ func portOf(addr string) string {
 // signed, and with one a foreign CA signed. A client that does not trust
 // the server's CA is refused by both, whatever the mode.
 func TestTLSAuthClients(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	for _, mode := range []string{"yes", "optional", "no"} {
 		t.Run(mode, func(t *testing.T) {
@@ -101,6 +103,7 @@ func TestTLSAuthClients(t *testing.T) {
 // that does not load is refused with Redis's error, and the certificate
 // and the parameters stay as they were.
 func TestTLSConfigSetReloadsCertificate(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	pair := startTLSPair(t, p)
 	conf := clientConfig(p.ca, p.client)
@@ -145,6 +148,7 @@ func TestTLSConfigSetReloadsCertificate(t *testing.T) {
 
 // With port 0 and tls-port set, qlessd serves TLS only, as Redis does.
 func TestTLSOnly(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	tp := freePort(t)
 	q := StartQlessd(t, "", append(p.serverArgs(tp), "--port", "0")...)
@@ -166,6 +170,7 @@ func TestTLSOnly(t *testing.T) {
 // Without a CA, or with a certificate file missing, TLS cannot be set up:
 // qlessd refuses to start, as redis-server does.
 func TestTLSStartRefused(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	for name, args := range map[string][]string{
 		"no CA": {"--tls-port", "0", "--tls-cert-file", p.file("server.crt"), "--tls-key-file", p.file("server.key")},
@@ -202,6 +207,7 @@ func TestTLSStartRefused(t *testing.T) {
 // as http-tls-auth-clients says (default no, whatever tls-auth-clients
 // says); http-tls no keeps it plain.
 func TestTLSMetricsOverHTTPS(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	get := func(base string, conf *tls.Config) (int, string, error) {
 		url := strings.Replace(base, "http://", "https://", 1) + "/metrics"
@@ -257,6 +263,7 @@ func TestTLSMetricsOverHTTPS(t *testing.T) {
 
 // Serving TLS only, the dashboard reaches its server over TLS.
 func TestTLSOnlyDashboard(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	tp := freePort(t)
 	_, base := StartQlessdHTTP(t, "", "127.0.0.1", append(p.serverArgs(tp), "--port", "0")...)
@@ -276,6 +283,7 @@ func TestTLSOnlyDashboard(t *testing.T) {
 // then FIN) stops being a blocked client at once, as on Redis, and an
 // element pushed later stays in the list.
 func TestTLSBlockedClientLeaves(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	pair := startTLSPair(t, p)
 	for _, srv := range []struct{ who, plain, tlsAddr string }{{"redis-server", pair.r.Addr, pair.rTLS}, {"qlessd", pair.q.Addr, pair.qTLS}} {
@@ -299,6 +307,7 @@ func TestTLSBlockedClientLeaves(t *testing.T) {
 
 // The tls-* parameters read back as Redis's do, defaults included.
 func TestTLSConfigGetDefaults(t *testing.T) {
+	t.Parallel()
 	q, r := StartQlessd(t, ""), StartRedis(t)
 	names := []string{"tls-port", "tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-ca-cert-file",
 		"tls-ca-cert-dir", "tls-auth-clients", "tls-protocols", "tls-ciphersuites", "tls-ciphers",
@@ -324,6 +333,7 @@ func TestTLSConfigGetDefaults(t *testing.T) {
 // A key encrypted in traditional PEM encryption loads with
 // tls-key-file-pass, on qlessd as on redis-server.
 func TestTLSKeyFilePass(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	b, err := os.ReadFile(p.file("server.key"))
 	if err != nil {
@@ -363,6 +373,7 @@ func TestTLSKeyFilePass(t *testing.T) {
 // tls-protocols and tls-ciphers select the same versions and TLS 1.2
 // suites on qlessd as on redis-server.
 func TestTLSProtocolsAndCiphers(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	pair := startTLSPair(t, p, "--tls-protocols", "TLSv1.2", "--tls-ciphers", "ECDHE-ECDSA-AES256-GCM-SHA384")
 	for _, srv := range []struct{ who, addr string }{{"redis-server", pair.rTLS}, {"qlessd", pair.qTLS}} {
