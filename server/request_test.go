@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -229,11 +230,19 @@ func TestGrowthFollowsTheInput(t *testing.T) {
 	if _, _, err := long.next(b, defaultLimits, nil); err != errIncomplete {
 		t.Fatal(err)
 	}
-	if long.need() != 0 || len(long.bigs) != 1 || cap(long.bigs[0]) != 536870912+2 || long.bigFill != 2 {
-		t.Fatalf("need %d, %d own buffers, filled %d", long.need(), len(long.bigs), long.bigFill)
+	if long.need() != 0 || len(long.bigs) != 1 || cap(long.bigs[0]) != bigAlloc || long.bigFill != 2 {
+		t.Fatalf("need %d, %d own buffers of %d, filled %d", long.need(), len(long.bigs), cap(long.bigs[0]), long.bigFill)
 	}
-	if room := long.bigRoom(); len(room) != 536870912 {
-		t.Fatalf("room for %d bytes", len(room))
+	// Past bigAlloc the buffer doubles as the bytes come, the last step
+	// to the announced length and no further.
+	var caps []int
+	for room := long.bigRoom(); len(room) > 0; room = long.bigRoom() {
+		long.bigRead(len(room))
+		caps = append(caps, cap(long.bigs[0]))
+	}
+	want := []int{bigAlloc, 2 * bigAlloc, 4 * bigAlloc, 8 * bigAlloc, 536870912 + 2}
+	if !slices.Equal(caps, want) {
+		t.Fatalf("buffer sizes %v, want %v", caps, want)
 	}
 	g := grow(make([]byte, len(b), 32<<10), 1<<30)
 	if cap(g) != 64<<10 {
@@ -251,7 +260,7 @@ func TestGrowthFollowsTheInput(t *testing.T) {
 
 // With proto-max-bulk-len at its largest, an argument announced that long
 // waits for its bytes like any other: its buffer is made for no more than
-// the default limit (bigRoom grows it with what comes past that).
+// bigAlloc (bigRoom grows it with what comes past that).
 func TestLongestAnnouncedArgument(t *testing.T) {
 	var p reqParser
 	b := []byte("*1\r\n$9223372036854775807\r\nxx")
@@ -261,7 +270,7 @@ func TestLongestAnnouncedArgument(t *testing.T) {
 	if need := p.need(); need != 0 {
 		t.Fatalf("need %d", need)
 	}
-	if room := p.bigRoom(); len(room) != bigAlloc-2 {
+	if room := p.bigRoom(); len(room) != bigAlloc-2 { // "xx" is in it
 		t.Fatalf("room for %d", len(room))
 	}
 }
