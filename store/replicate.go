@@ -1,10 +1,10 @@
 package store
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -131,18 +131,23 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	if j == nil {
 		return errNoDataFile
 	}
-	recs, err := frameRecords(frame)
-	if err != nil {
-		return err
-	}
 	if err := db.settleAsReplica(); err != nil {
 		return err
 	}
 	defer j.wmu.Unlock()
+	// Decoded under wmu: the records go in the journal's scratch slice.
+	recs, err := frameRecords(frame, j.applyRecs[:0])
+	if err != nil {
+		return err
+	}
 	db.txMu.Lock()
 	touched, err := db.applyRecords(recs)
 	db.shared.drop()
 	db.txMu.Unlock()
+	clear(recs) // they point into frame
+	if cap(recs) <= maxKeptRecords {
+		j.applyRecs = recs[:0]
+	}
 	if err != nil {
 		return err
 	}
@@ -155,6 +160,9 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	}
 	return nil
 }
+
+// maxKeptRecords bounds the records slice a follower keeps for reuse.
+const maxKeptRecords = 4096
 
 // FileError is a frame applied to the store that did not reach the data
 // file.
@@ -182,22 +190,55 @@ func (db *DB) settleAsReplica() error {
 	return nil
 }
 
-// frameRecords decodes a sealed frame, checksums checked; its link is
-// the leader's file's, not this one's.
-func frameRecords(frame []byte) ([]record, error) {
-	var recs []record
-	s := &journalScan{ra: bytes.NewReader(frame), anyLink: true, emit: func(r record) error {
-		recs = append(recs, r)
-		return nil
-	}}
-	rep, err := s.scan(int64(len(frame)))
-	if err != nil {
-		return nil, err
+// frameRecords appends to recs the records of a sealed frame, checksums
+// checked; its link is the leader's file's, not this one's. The records'
+// strings point into frame, which is not copied: applyRecords copies what
+// the store keeps of them.
+func frameRecords(frame []byte, recs []record) ([]record, error) {
+	hl, n, sum, ok := sealedFrameHeader(frame)
+	if !ok || n != int64(len(frame)-hl) || crcOf(frame[hl:]) != sum {
+		return nil, fmt.Errorf("a replicated frame is damaged (a header or checksum of %d bytes does not match)", len(frame))
 	}
-	if rep.Damage != nil || rep.Torn > 0 || rep.Frames != 1 {
-		return nil, fmt.Errorf("a replicated frame is damaged (%d of %d bytes good)", rep.Good, len(frame))
+	rr := recordReader{r: &sliceSource{b: frame[hl:]}, end: n, borrow: true}
+	inTx := false
+	for {
+		r, err := rr.next()
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			err = framingError(r.op, inTx)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("a replicated frame is damaged (%d of %d bytes good): %v", rr.good+int64(hl), len(frame), err)
+		}
+		switch r.op {
+		case opMulti:
+			inTx = true
+		case opExec:
+			inTx = false
+		default:
+			recs = append(recs, r)
+		}
+	}
+	if inTx {
+		return nil, errors.New("a replicated frame is damaged: a transaction does not end in it")
 	}
 	return recs, nil
+}
+
+// sealedFrameHeader returns the header length, body length and body
+// checksum of the frame at the start of b, with or without a link.
+func sealedFrameHeader(b []byte) (hl int, n int64, sum uint32, ok bool) {
+	switch {
+	case len(b) >= frameHeaderLen && b[0] == frameMark:
+		n, sum, ok = parseFrameHeader((*[frameHeaderLen]byte)(b[:frameHeaderLen]))
+		return frameHeaderLen, n, sum, ok
+	case len(b) >= oldFrameHeaderLen && b[0] == oldFrameMark:
+		n, sum, ok = parseOldFrameHeader((*[oldFrameHeaderLen]byte)(b[:oldFrameHeaderLen]))
+		return oldFrameHeaderLen, n, sum, ok
+	}
+	return 0, 0, 0, false
 }
 
 // applyRecords applies records to the store; txMu held. Members of sorted
@@ -221,19 +262,32 @@ func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
 				applyMember(ix, member, r)
 				continue
 			}
+			if r.op == opSet {
+				r.k, r.v = ownItem(r.k, r.v)
+			}
 			if err := db.applyRecord(btx, r); err != nil {
 				return err
 			}
 			if len(r.k) >= 2 && r.k[0] == tagMeta {
+				if r.op != opSet {
+					r.k = strings.Clone(r.k)
+				}
 				k := dbKey{int(r.k[1]), r.k[2:]}
 				touched = append(touched, KeyRef{DB: k.db, Key: k.key})
-				reindexZSet(db, btx, k)
+				reindexZSet(db, btx, k, r)
 			}
 		}
 		return nil
 	})
 	db.recountItemsIf(err)
 	return touched, err
+}
+
+// ownItem copies an item the store is to keep out of the frame it was
+// read from, key and value in one allocation.
+func ownItem(k, v string) (string, string) {
+	kv := k + v
+	return kv[:len(k)], kv[len(k):]
 }
 
 // applyRecord applies a set, del or flush record to the store's items.
@@ -289,12 +343,11 @@ func applyMember(ix *zindex, member string, r record) {
 }
 
 // reindexZSet keeps k's index in step with its metadata item, just
-// applied: a sorted set kept as items gets an index holding its member
-// items, which leave buntdb; any other value loses the index.
-func reindexZSet(db *DB, btx *buntdb.Tx, k dbKey) {
-	v, err := btx.Get(metaKey(k.db, k.key))
-	m, ok := decodeMeta(v)
-	kept := err == nil && ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen
+// applied by r: a sorted set kept as items gets an index holding its
+// member items, which leave buntdb; any other value loses the index.
+func reindexZSet(db *DB, btx *buntdb.Tx, k dbKey, r record) {
+	m, ok := decodeMeta(r.v)
+	kept := r.op == opSet && ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen
 	has := db.zindexOf(k.db, k.key) != nil
 	switch {
 	case kept && !has:
