@@ -3,8 +3,6 @@ package store
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
 	"math"
 	"strings"
 
@@ -107,8 +105,9 @@ func (j *journal) appendFrame(frame []byte) error {
 		n, err = j.f.Write(frame)
 		_, next = frameLink(frame)
 	} else {
-		n, err = writev(j.f, h[:], frame[hl:])
-		_, next = frameLink(h[:])
+		j.relinked = h // not escaping to the heap for writev, as h would
+		n, err = writev(j.f, j.relinked[:], frame[hl:])
+		_, next = frameLink(j.relinked[:])
 	}
 	if err != nil && n > 0 {
 		j.cut = true
@@ -135,8 +134,8 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 		return err
 	}
 	defer j.wmu.Unlock()
-	// Decoded under wmu: the records go in the journal's scratch slice.
-	recs, err := frameRecords(frame, j.applyRecs[:0])
+	// Decoded under wmu, which guards the decoder's buffers.
+	recs, err := j.dec.records(frame)
 	if err != nil {
 		return err
 	}
@@ -144,10 +143,7 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	touched, err := db.applyRecords(recs)
 	db.shared.drop()
 	db.txMu.Unlock()
-	clear(recs) // they point into frame
-	if cap(recs) <= maxKeptRecords {
-		j.applyRecs = recs[:0]
-	}
+	j.dec.release()
 	if err != nil {
 		return err
 	}
@@ -160,9 +156,6 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	}
 	return nil
 }
-
-// maxKeptRecords bounds the records slice a follower keeps for reuse.
-const maxKeptRecords = 4096
 
 // FileError is a frame applied to the store that did not reach the data
 // file.
@@ -188,57 +181,6 @@ func (db *DB) settleAsReplica() error {
 		return errJournalClosed
 	}
 	return nil
-}
-
-// frameRecords appends to recs the records of a sealed frame, checksums
-// checked; its link is the leader's file's, not this one's. The records'
-// strings point into frame, which is not copied: applyRecords copies what
-// the store keeps of them.
-func frameRecords(frame []byte, recs []record) ([]record, error) {
-	hl, n, sum, ok := sealedFrameHeader(frame)
-	if !ok || n != int64(len(frame)-hl) || crcOf(frame[hl:]) != sum {
-		return nil, fmt.Errorf("a replicated frame is damaged (a header or checksum of %d bytes does not match)", len(frame))
-	}
-	rr := recordReader{r: &sliceSource{b: frame[hl:]}, end: n, borrow: true}
-	inTx := false
-	for {
-		r, err := rr.next()
-		if err == io.EOF {
-			break
-		}
-		if err == nil {
-			err = framingError(r.op, inTx)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("a replicated frame is damaged (%d of %d bytes good): %v", rr.good+int64(hl), len(frame), err)
-		}
-		switch r.op {
-		case opMulti:
-			inTx = true
-		case opExec:
-			inTx = false
-		default:
-			recs = append(recs, r)
-		}
-	}
-	if inTx {
-		return nil, errors.New("a replicated frame is damaged: a transaction does not end in it")
-	}
-	return recs, nil
-}
-
-// sealedFrameHeader returns the header length, body length and body
-// checksum of the frame at the start of b, with or without a link.
-func sealedFrameHeader(b []byte) (hl int, n int64, sum uint32, ok bool) {
-	switch {
-	case len(b) >= frameHeaderLen && b[0] == frameMark:
-		n, sum, ok = parseFrameHeader((*[frameHeaderLen]byte)(b[:frameHeaderLen]))
-		return frameHeaderLen, n, sum, ok
-	case len(b) >= oldFrameHeaderLen && b[0] == oldFrameMark:
-		n, sum, ok = parseOldFrameHeader((*[oldFrameHeaderLen]byte)(b[:oldFrameHeaderLen]))
-		return oldFrameHeaderLen, n, sum, ok
-	}
-	return 0, 0, 0, false
 }
 
 // applyRecords applies records to the store; txMu held. Members of sorted
