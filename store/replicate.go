@@ -140,7 +140,7 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 		return err
 	}
 	db.txMu.Lock()
-	touched, err := db.applyRecords(recs)
+	touched, err := db.applyRecords(recs, j.dec.touched[:0])
 	db.shared.drop()
 	db.txMu.Unlock()
 	j.dec.release()
@@ -151,6 +151,7 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	if db.onCommit != nil && len(touched) > 0 {
 		db.onCommit(touched)
 	}
+	j.dec.keepTouched(touched)
 	if ferr != nil {
 		return &FileError{Err: ferr}
 	}
@@ -183,12 +184,12 @@ func (db *DB) settleAsReplica() error {
 	return nil
 }
 
-// applyRecords applies records to the store; txMu held. Members of sorted
+// applyRecords applies records to the store, appending to touched the
+// keys whose metadata they changed; txMu held. Members of sorted
 // sets kept in an index go to the index (zset_index.go); a metadata record
 // that makes a key such a set moves its member items into a new index,
 // and one that makes it anything else drops the index.
-func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
-	var touched []KeyRef
+func (db *DB) applyRecords(recs []record, touched []KeyRef) ([]KeyRef, error) {
 	err := db.bdb.Update(func(btx *buntdb.Tx) error {
 		for _, r := range recs {
 			if r.op == opFlush {

@@ -11,9 +11,10 @@ import (
 // where it lies, and its records' strings point into it, so applyRecords
 // copies what the store keeps of them.
 type frameDecoder struct {
-	src  sliceSource
-	args []string
-	recs []record
+	src     sliceSource
+	args    []string
+	recs    []record
+	touched []KeyRef // the keys a frame touched, for DB.onCommit
 }
 
 // maxKeptRecords bounds the records a decoder keeps room for.
@@ -81,4 +82,13 @@ func sealedFrameHeader(b []byte) (hl int, n int64, sum uint32, ok bool) {
 		return oldFrameHeaderLen, n, sum, ok
 	}
 	return 0, 0, 0, false
+}
+
+// keepTouched keeps touched's room for the next frame, its keys dropped.
+func (d *frameDecoder) keepTouched(touched []KeyRef) {
+	clear(touched)
+	if cap(touched) > maxKeptRecords {
+		touched = nil
+	}
+	d.touched = touched[:0]
 }
