@@ -213,7 +213,8 @@ func (db *DB) SyncPolicy() Sync {
 
 // OnCommit registers a function called after every write transaction that
 // changed keys, outside the store lock, with the keys it touched. The server
-// uses it to wake blocked clients and to invalidate WATCHes.
+// uses it to wake blocked clients and to invalidate WATCHes. fn must not
+// keep touched past its return: a follower reuses it for the next frame.
 func (db *DB) OnCommit(fn func(touched []KeyRef)) { db.onCommit = fn }
 
 // Update runs fn in a write transaction. The transaction always commits what

@@ -74,8 +74,10 @@ type journal struct {
 	spare      []byte   // the buffer written last, reused for pending
 	spareUndo  []undoOp // likewise for undo
 	closed     bool
-	probeSize  int    // bytes a probe writes (refuses)
-	probeZeros []byte // what it writes, kept for the next probe
+	probeSize  int                  // bytes a probe writes (refuses)
+	probeZeros []byte               // what it writes, kept for the next probe
+	dec        frameDecoder         // a follower's, for the frames it applies
+	relinked   [frameHeaderLen]byte // the header appendFrame gives a frame
 
 	// takeBack takes back the changes of inflight (in a failed write of
 	// size bytes) and of every transaction committed since (DB.takeBack).

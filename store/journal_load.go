@@ -116,10 +116,9 @@ type journalScan struct {
 	body    []byte // the frame being read, reused
 	rep     JournalReport
 	// chained is set once a chained frame was read; the next one links
-	// to rep.link. anyLink takes the first one's link as it is (a frame
-	// of another file: frameRecords).
-	chained, anyLink bool
-	zeros            int64 // where zero bytes after a chained frame began; -1: none
+	// to rep.link.
+	chained bool
+	zeros   int64 // where zero bytes after a chained frame began; -1: none
 	// borrow: emitted records point into the frame being read, valid
 	// until emit returns (recordReader.borrow).
 	borrow bool
@@ -254,7 +253,7 @@ func (s *journalScan) linkError(h []byte) error {
 	}
 	link, _ := frameLink(h)
 	switch {
-	case link == s.rep.link, s.anyLink && !s.chained:
+	case link == s.rep.link:
 		return nil
 	case !s.chained:
 		return errors.New("the first chained frame of the file links to a frame before it: frames before it are missing")

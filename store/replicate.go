@@ -1,10 +1,8 @@
 package store
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 
@@ -107,8 +105,9 @@ func (j *journal) appendFrame(frame []byte) error {
 		n, err = j.f.Write(frame)
 		_, next = frameLink(frame)
 	} else {
-		n, err = writev(j.f, h[:], frame[hl:])
-		_, next = frameLink(h[:])
+		j.relinked = h // not escaping to the heap for writev, as h would
+		n, err = writev(j.f, j.relinked[:], frame[hl:])
+		_, next = frameLink(j.relinked[:])
 	}
 	if err != nil && n > 0 {
 		j.cut = true
@@ -131,18 +130,20 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	if j == nil {
 		return errNoDataFile
 	}
-	recs, err := frameRecords(frame)
-	if err != nil {
-		return err
-	}
 	if err := db.settleAsReplica(); err != nil {
 		return err
 	}
 	defer j.wmu.Unlock()
+	// Decoded under wmu, which guards the decoder's buffers.
+	recs, err := j.dec.records(frame)
+	if err != nil {
+		return err
+	}
 	db.txMu.Lock()
-	touched, err := db.applyRecords(recs)
+	touched, err := db.applyRecords(recs, j.dec.touched[:0])
 	db.shared.drop()
 	db.txMu.Unlock()
+	j.dec.release()
 	if err != nil {
 		return err
 	}
@@ -150,6 +151,7 @@ func (db *DB) ApplyReplicated(frame []byte) error {
 	if db.onCommit != nil && len(touched) > 0 {
 		db.onCommit(touched)
 	}
+	j.dec.keepTouched(touched)
 	if ferr != nil {
 		return &FileError{Err: ferr}
 	}
@@ -182,30 +184,12 @@ func (db *DB) settleAsReplica() error {
 	return nil
 }
 
-// frameRecords decodes a sealed frame, checksums checked; its link is
-// the leader's file's, not this one's.
-func frameRecords(frame []byte) ([]record, error) {
-	var recs []record
-	s := &journalScan{ra: bytes.NewReader(frame), anyLink: true, emit: func(r record) error {
-		recs = append(recs, r)
-		return nil
-	}}
-	rep, err := s.scan(int64(len(frame)))
-	if err != nil {
-		return nil, err
-	}
-	if rep.Damage != nil || rep.Torn > 0 || rep.Frames != 1 {
-		return nil, fmt.Errorf("a replicated frame is damaged (%d of %d bytes good)", rep.Good, len(frame))
-	}
-	return recs, nil
-}
-
-// applyRecords applies records to the store; txMu held. Members of sorted
+// applyRecords applies records to the store, appending to touched the
+// keys whose metadata they changed; txMu held. Members of sorted
 // sets kept in an index go to the index (zset_index.go); a metadata record
 // that makes a key such a set moves its member items into a new index,
 // and one that makes it anything else drops the index.
-func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
-	var touched []KeyRef
+func (db *DB) applyRecords(recs []record, touched []KeyRef) ([]KeyRef, error) {
 	err := db.bdb.Update(func(btx *buntdb.Tx) error {
 		for _, r := range recs {
 			if r.op == opFlush {
@@ -221,19 +205,32 @@ func (db *DB) applyRecords(recs []record) ([]KeyRef, error) {
 				applyMember(ix, member, r)
 				continue
 			}
+			if r.op == opSet {
+				r.k, r.v = ownItem(r.k, r.v)
+			}
 			if err := db.applyRecord(btx, r); err != nil {
 				return err
 			}
 			if len(r.k) >= 2 && r.k[0] == tagMeta {
+				if r.op != opSet {
+					r.k = strings.Clone(r.k)
+				}
 				k := dbKey{int(r.k[1]), r.k[2:]}
 				touched = append(touched, KeyRef{DB: k.db, Key: k.key})
-				reindexZSet(db, btx, k)
+				reindexZSet(db, btx, k, r)
 			}
 		}
 		return nil
 	})
 	db.recountItemsIf(err)
 	return touched, err
+}
+
+// ownItem copies an item the store is to keep out of the frame it was
+// read from, key and value in one allocation.
+func ownItem(k, v string) (string, string) {
+	kv := k + v
+	return kv[:len(k)], kv[len(k):]
 }
 
 // applyRecord applies a set, del or flush record to the store's items.
@@ -289,12 +286,11 @@ func applyMember(ix *zindex, member string, r record) {
 }
 
 // reindexZSet keeps k's index in step with its metadata item, just
-// applied: a sorted set kept as items gets an index holding its member
-// items, which leave buntdb; any other value loses the index.
-func reindexZSet(db *DB, btx *buntdb.Tx, k dbKey) {
-	v, err := btx.Get(metaKey(k.db, k.key))
-	m, ok := decodeMeta(v)
-	kept := err == nil && ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen
+// applied by r: a sorted set kept as items gets an index holding its
+// member items, which leave buntdb; any other value loses the index.
+func reindexZSet(db *DB, btx *buntdb.Tx, k dbKey, r record) {
+	m, ok := decodeMeta(r.v)
+	kept := r.op == opSet && ok && m.Type == TypeZSet && len(m.Payload) == zItemsPayloadLen
 	has := db.zindexOf(k.db, k.key) != nil
 	switch {
 	case kept && !has:

@@ -40,7 +40,7 @@ func (db *DB) Settled() bool {
 func (db *DB) DivergeKeyForTest(key, value string) {
 	db.txMu.Lock()
 	defer db.txMu.Unlock()
-	db.applyRecords([]record{{op: opSet, k: metaKey(0, key), v: Meta{Type: TypeString, Payload: value}.encode()}})
+	db.applyRecords([]record{{op: opSet, k: metaKey(0, key), v: Meta{Type: TypeString, Payload: value}.encode()}}, nil)
 	db.shared.drop()
 }
 
@@ -50,5 +50,5 @@ func (db *DB) DivergeKeyForTest(key, value string) {
 func (db *DB) DivergeForTest(item, value string) {
 	db.txMu.Lock()
 	defer db.txMu.Unlock()
-	db.applyRecords([]record{{op: opSet, k: item, v: value}})
+	db.applyRecords([]record{{op: opSet, k: item, v: value}}, nil)
 }
