@@ -114,6 +114,11 @@ type Cmd struct {
 	// ACLSub, when set, names the subcommand a call runs for the ACL when
 	// its first argument alone does not (QLESS tag get).
 	ACLSub func(args [][]byte) string
+	// ServeKey, when set, narrows a multi-key blocking call to the key the
+	// server serves it from: Redis 7.0 serves a waiting client from the key
+	// that became ready, even when another of its keys got data in the
+	// same transaction.
+	ServeKey func(args [][]byte, key string) [][]byte
 	// AdminSubs are the subcommands Redis flags admin, which MONITOR does
 	// not show, as it does not show an Admin command (CLIENT LIST).
 	AdminSubs []string

@@ -51,6 +51,9 @@ func TraitProblems(cmds []*Cmd) []string {
 				out = append(out, fmt.Sprintf("%s: %s with %s (%s)", cmd.Name, flagList(r.if_), flagList(bad), r.why))
 			}
 		}
+		if cmd.ServeKey != nil && cmd.Flags&Blocking == 0 {
+			out = append(out, cmd.Name+": ServeKey without Blocking (only a waiting call is served from a key)")
+		}
 		if len(cmd.AdminSubs) > 0 {
 			out = append(out, adminSubProblems(cmd)...)
 		}

@@ -30,6 +30,7 @@ func TestTraitProblemsCatchBrokenRows(t *testing.T) {
 		{&Cmd{Name: "x", Flags: SubscribedOK | NoTx | Write}, "x: SubscribedOK with Write"},
 		{&Cmd{Name: "x", Flags: ClosesConn | NoAuth}, "x: ClosesConn without SubscribedOK|RunsInMulti|StandInAnswers"},
 		{&Cmd{Name: "client", Flags: NoTx, AdminSubs: []string{"id"}}, "client|id: in AdminSubs"},
+		{&Cmd{Name: "x", Flags: Write, ServeKey: serveKeyCounted}, "x: ServeKey without Blocking"},
 		{&Cmd{Name: "client", Flags: NoTx, AdminSubs: []string{"list"}}, "client: Redis's admin subcommand kill is not in AdminSubs"},
 	} {
 		got := strings.Join(TraitProblems([]*Cmd{c.cmd}), "\n")
