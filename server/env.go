@@ -121,8 +121,8 @@ func (s *Server) ConfigValues() map[string]string {
 func (s *Server) atomicParams() map[string]*atomic.Int64 {
 	return map[string]*atomic.Int64{
 		"proto-max-bulk-len": &s.maxBulk, "client-query-buffer-limit": &s.maxQuery,
-		"slowlog-log-slower-than": &s.slowlogSlower, "slowlog-max-len": &s.slowlogMax,
-		"latency-monitor-threshold": &s.latencyThreshold,
+		"slowlog-log-slower-than": &s.obs.slowlogSlower, "slowlog-max-len": &s.obs.slowlogMax,
+		"latency-monitor-threshold": &s.obs.latencyThreshold,
 	}
 }
 

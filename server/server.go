@@ -89,16 +89,7 @@ type Server struct {
 	// (Unix seconds): crossprotocol.go.
 	crossProtocolLogged atomic.Int64
 
-	// MONITOR, SLOWLOG, LATENCY (observe.go, slowlog.go, latency.go).
-	monitorMu        sync.RWMutex
-	monitors         []*session
-	monitorCount     atomic.Int32
-	slowlog          slowLog
-	slowlogSlower    atomic.Int64 // µs; -1: none
-	slowlogMax       atomic.Int64
-	latency          latencyMonitor
-	latencyThreshold atomic.Int64 // ms; 0: off
-	fsyncHist        commands.Histogram
+	obs observation // MONITOR, SLOWLOG, LATENCY: observation.go
 }
 
 // New opens the store and builds the server; Start begins serving.
@@ -140,8 +131,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	}
 	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
 	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
-	s.slowlogSlower.Store(10000) // Redis's defaults, when no setting says otherwise
-	s.slowlogMax.Store(128)
+	s.obs.init()
 	for name, v := range s.atomicParams() {
 		if n, err := strconv.ParseInt(s.cfg.Settings[name], 10, 64); err == nil {
 			v.Store(n)
