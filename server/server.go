@@ -66,9 +66,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[int64]*session
 
-	watchMu  sync.Mutex
-	watchers map[store.KeyRef]map[*session]struct{}
-	watching atomic.Int64
+	watches *watchRegistry // WATCH: watch.go
 
 	hookMu       sync.Mutex
 	onDisconnect []func(sessionID int64)
@@ -119,7 +117,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 		pubsub:   newPubSub(),
 		shutdown: make(chan struct{}),
 		sessions: map[int64]*session{},
-		watchers: map[store.KeyRef]map[*session]struct{}{},
+		watches:  newWatchRegistry(),
 		started:  time.Now(),
 	}
 	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
@@ -176,7 +174,7 @@ func (s *Server) Table() *commands.Table { return s.table }
 
 // committed runs after each write transaction, outside the store lock.
 func (s *Server) committed(touched []store.KeyRef) {
-	s.touchWatched(touched)
+	s.watches.touch(touched)
 }
 
 // Start listens and serves in the background. It returns once the port is
