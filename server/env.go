@@ -167,14 +167,14 @@ func (s *Server) SetConfig(name, value string) error {
 		n, _ := strconv.ParseInt(value, 10, 64)
 		limit := time.Duration(n) * time.Millisecond
 		s.luaLimit.Store(int64(limit))
-		if s.setTimeLimit != nil {
-			s.setTimeLimit(limit)
+		if s.scripts != nil {
+			s.scripts.SetTimeLimit(limit)
 		}
 	case "lua-max-memory":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.luaMaxMemory.Store(n)
-		if s.setMaxMemory != nil {
-			s.setMaxMemory(n)
+		if s.scripts != nil {
+			s.scripts.SetMaxMemory(n)
 		}
 	case "loglevel":
 		s.cfg.LogLevel = value
@@ -223,10 +223,10 @@ func (s *Server) Shutdown(save bool) error {
 			return err
 		}
 	}
-	if s.busyCheck != nil {
+	if s.scripts != nil {
 		// SHUTDOWN NOSAVE past a script's time limit: Redis exits
 		// without the script, so no waiting for it here either.
-		if done, busyAt := s.busyCheck(); done != nil && !time.Now().Before(busyAt) {
+		if done, busyAt := s.scripts.Busy(); done != nil && !time.Now().Before(busyAt) {
 			s.abandon.Store(true)
 		}
 	}

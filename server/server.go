@@ -38,14 +38,8 @@ type Server struct {
 	readGate func() error        // see readgate.go
 	nextLoop atomic.Uint32       // the loop the next connection goes to
 
-	busyCheck BusyFunc            // see busy.go
-	announce  func([]byte) func() // see busy.go
-	isLibrary func([]byte) bool   // see busy.go
-	// setTimeLimit changes the engine's lua-time-limit (busy.go)
-	setTimeLimit func(time.Duration)
+	scripts      ScriptEngine // nil: no scripts (busy.go)
 	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
-	// setMaxMemory changes the engine's lua-max-memory (busy.go)
-	setMaxMemory func(int64)
 	luaMaxMemory atomic.Int64 // lua-max-memory: cfg's, then CONFIG SET's
 
 	// What every command read checks, kept apart from cfg (which CONFIG
@@ -90,8 +84,10 @@ type Server struct {
 	obs observation // MONITOR, SLOWLOG, LATENCY: observation.go
 }
 
-// New opens the store and builds the server; Start begins serving.
-func New(cfg Config, table *commands.Table) (*Server, error) {
+// New opens the store and builds the server, which serves table's
+// commands and asks scripts (nil when there are none) about the scripts
+// they run; Start begins serving.
+func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, error) {
 	if cfg.Databases <= 0 {
 		cfg.Databases = 16
 	}
@@ -113,6 +109,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 		cfg:      cfg,
 		db:       db,
 		table:    table,
+		scripts:  scripts,
 		waiters:  newWaiters(),
 		pubsub:   newPubSub(),
 		shutdown: make(chan struct{}),
