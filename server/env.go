@@ -31,9 +31,7 @@ func (s *Server) ServerStats() commands.ServerStats {
 	clients := len(s.sessions)
 	maxClients := s.cfg.MaxClients
 	s.mu.Unlock()
-	s.waiters.mu.Lock()
-	blocked := s.waiters.count
-	s.waiters.mu.Unlock()
+	blocked := s.waiters.blocked()
 	port := s.cfg.Port
 	if s.ln != nil {
 		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {
@@ -49,18 +47,29 @@ func (s *Server) ServerStats() commands.ServerStats {
 		ConnectedClients: clients,
 		BlockedClients:   blocked,
 		MaxClients:       maxClients,
-		TotalConnections: s.statConns.Load(),
-		RejectedConns:    s.statRejected.Load(),
-		TotalCommands:    s.statCommands.Load(),
+		TotalConnections: s.counts.conns.Load(),
+		RejectedConns:    s.counts.rejected.Load(),
+		TotalCommands:    s.counts.commands.Load(),
 	}
 }
 
 // ResetStats implements commands.ServerEnv.
 func (s *Server) ResetStats() {
-	s.statConns.Store(0)
-	s.statRejected.Store(0)
-	s.statCommands.Store(0)
+	s.counts.reset()
 	s.table.Stats().Reset()
+}
+
+// serverCounts are INFO stats' totals since start or CONFIG RESETSTAT.
+type serverCounts struct {
+	conns    atomic.Int64 // total_connections_received
+	rejected atomic.Int64 // rejected_connections: refused for maxclients or file descriptors
+	commands atomic.Int64 // total_commands_processed
+}
+
+func (c *serverCounts) reset() {
+	c.conns.Store(0)
+	c.rejected.Store(0)
+	c.commands.Store(0)
 }
 
 // ConfigValues implements commands.ServerEnv.

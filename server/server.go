@@ -72,10 +72,8 @@ type Server struct {
 		logged  time.Time
 	}
 
-	statConns    atomic.Int64
-	statRejected atomic.Int64 // clients refused for maxclients (INFO rejected_connections)
-	statCommands atomic.Int64
-	started      time.Time
+	counts  serverCounts // INFO stats' totals: env.go
+	started time.Time
 
 	// crossProtocolLogged is when a cross-protocol request was last logged
 	// (Unix seconds): crossprotocol.go.
@@ -335,14 +333,14 @@ func (s *Server) admit(sess *session, nc net.Conn) bool {
 	if refuse != "" {
 		s.mu.Unlock()
 		if refuse == commands.ErrMaxClients {
-			s.statRejected.Add(1)
+			s.counts.rejected.Add(1)
 		}
 		nc.Write([]byte("-" + refuse + "\r\n"))
 		return false
 	}
 	s.sessions[sess.id] = sess
 	s.mu.Unlock()
-	s.statConns.Add(1)
+	s.counts.conns.Add(1)
 	return true
 }
 
@@ -361,7 +359,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		}
 	}()
 	sess.lastCmd.Store(time.Now().UnixMilli())
-	s.statCommands.Add(1)
+	s.counts.commands.Add(1)
 	if sess.replyOff || sess.replySkip {
 		sess.replySkip = false
 		if !isClientReply(args) {
