@@ -47,7 +47,7 @@ func newHarness(t testing.TB) *harness {
 	table := commands.Default()
 	commands.RegisterScripting(table, scripts.NewEngine(scripts.Options{}))
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := server.New(server.Config{Dir: ":memory:", Logger: quiet, Version: "test"}, table)
+	srv, err := server.New(server.Config{Dir: ":memory:", Logger: quiet, Version: "test"}, table, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

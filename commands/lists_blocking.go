@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"strconv"
+
 	"github.com/qlessd/qlessd/store"
 )
 
@@ -12,12 +14,32 @@ import (
 // array for the pops, a null bulk for the moves.
 func registerBlockingLists(t *Table) {
 	t.Add(
-		&Cmd{Name: "blpop", Arity: -3, Flags: Write | NoScript | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBPop(true)},
-		&Cmd{Name: "brpop", Arity: -3, Flags: Write | NoScript | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBPop(false)},
+		&Cmd{Name: "blpop", Arity: -3, Flags: Write | NoScript | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBPop(true), ServeKey: serveKeyBeforeTimeout},
+		&Cmd{Name: "brpop", Arity: -3, Flags: Write | NoScript | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBPop(false), ServeKey: serveKeyBeforeTimeout},
 		&Cmd{Name: "brpoplpush", Arity: 4, Flags: Write | DenyOOM | NoScript | Blocking, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdBRPopLPush},
 		&Cmd{Name: "blmove", Arity: 6, Flags: Write | DenyOOM | NoScript | Blocking, FirstKey: 1, LastKey: 2, Step: 1, Run: cmdBLMove},
-		&Cmd{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Run: cmdBLMPop},
+		&Cmd{Name: "blmpop", Arity: -5, Flags: Write | Blocking, Run: cmdBLMPop, ServeKey: serveKeyCounted},
 	)
+}
+
+// serveKeyBeforeTimeout narrows "name key... timeout" (BLPOP, BZPOPMIN)
+// to the key served (Cmd.ServeKey).
+func serveKeyBeforeTimeout(a [][]byte, key string) [][]byte {
+	if len(a) > 3 {
+		return [][]byte{a[0], []byte(key), a[len(a)-1]}
+	}
+	return a
+}
+
+// serveKeyCounted narrows "name timeout numkeys key... rest" (BLMPOP,
+// BZMPOP) to the key served (Cmd.ServeKey).
+func serveKeyCounted(a [][]byte, key string) [][]byte {
+	n, err := strconv.Atoi(string(a[2]))
+	if err != nil || n <= 1 || 3+n > len(a) {
+		return a
+	}
+	out := [][]byte{a[0], a[1], []byte("1"), []byte(key)}
+	return append(out, a[3+n:]...)
 }
 
 func cmdBPop(left bool) func(*Ctx, [][]byte) {

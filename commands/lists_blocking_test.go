@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +101,33 @@ func TestParseBlockTimeout(t *testing.T) {
 		d, msg := ParseBlockTimeout([]byte(tc.in))
 		if d != tc.want || msg != tc.err {
 			t.Errorf("%q: %v %q, want %v %q", tc.in, d, msg, tc.want, tc.err)
+		}
+	}
+}
+
+// A multi-key blocking call is served from the one key that got data.
+func TestServeKeyNarrowsToTheKeyServed(t *testing.T) {
+	split := func(s string) [][]byte {
+		var out [][]byte
+		for _, f := range strings.Fields(s) {
+			out = append(out, []byte(f))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name, call, key, want string
+	}{
+		{"blpop", "blpop a b c 5", "b", "blpop b 5"},
+		{"blpop", "blpop a 5", "a", "blpop a 5"},
+		{"bzpopmax", "bzpopmax a b 0", "a", "bzpopmax a 0"},
+		{"blmpop", "blmpop 0 3 a b c left count 2", "c", "blmpop 0 1 c left count 2"},
+		{"bzmpop", "bzmpop 1 1 a min", "a", "bzmpop 1 1 a min"},
+		{"blmpop", "blmpop 0 x a b left", "a", "blmpop 0 x a b left"},
+	} {
+		cmd := Default().Lookup([]byte(c.name))
+		got := bytes.Join(cmd.ServeKey(split(c.call), c.key), []byte(" "))
+		if string(got) != c.want {
+			t.Errorf("%s from %s: %q, want %q", c.call, c.key, got, c.want)
 		}
 	}
 }

@@ -28,13 +28,13 @@ func RegisterScripting(t *Table, e *scripts.Engine) {
 			}
 		}
 	}
-	const evalFlags = NoScript | SkipMonitor | MayReplicate | Stale | MonitorFirst
+	const evalFlags = NoScript | SkipMonitor | MayReplicate | Stale | MonitorFirst | RunsClientScript
 	t.Add(
 		&Cmd{Name: "eval", Arity: -3, Flags: Write | MayWrite | evalFlags, Run: eval(false, false)},
-		&Cmd{Name: "evalsha", Arity: -3, Flags: Write | MayWrite | evalFlags, Run: eval(false, true)},
+		&Cmd{Name: "evalsha", Arity: -3, Flags: Write | MayWrite | evalFlags | NamesScriptBySHA, Run: eval(false, true)},
 		&Cmd{Name: "eval_ro", Arity: -3, Flags: ReadOnly | evalFlags, Run: eval(true, false)},
-		&Cmd{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | evalFlags, Run: eval(true, true)},
-		&Cmd{Name: "script", Arity: -2, Flags: NoTx | NoScript | AllowBusy | StandInAnswers, Run: func(c *Ctx, args [][]byte) { cmdScript(c, args, e) }},
+		&Cmd{Name: "evalsha_ro", Arity: -3, Flags: ReadOnly | evalFlags | NamesScriptBySHA, Run: eval(true, true)},
+		&Cmd{Name: "script", Arity: -2, Flags: NoTx | NoScript | AllowBusy | StandInAnswers, BusyOnlyWith: "kill", Run: func(c *Ctx, args [][]byte) { cmdScript(c, args, e) }},
 	)
 }
 
@@ -149,30 +149,23 @@ func cmdScript(c *Ctx, args [][]byte, e *scripts.Engine) {
 	}
 }
 
-var scriptCmds = map[string]bool{"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true}
-
-// RunsScript reports whether cmd runs a client's script, which the server
-// announces to the engine before it takes the store lock. QLESS is not
-// one: it runs our own library, which always ends.
-func RunsScript(cmd *Cmd) bool { return scriptCmds[cmd.Name] }
+// RunsScript reports whether cmd runs a client's script (RunsClientScript).
+func RunsScript(cmd *Cmd) bool { return cmd.Flags&RunsClientScript != 0 }
 
 // ScriptSHA is the script an EVALSHA or EVALSHA_RO names (nil for EVAL).
 func ScriptSHA(cmd *Cmd, args [][]byte) []byte {
-	if (cmd.Name == "evalsha" || cmd.Name == "evalsha_ro") && len(args) > 1 {
+	if cmd.Flags&NamesScriptBySHA != 0 && len(args) > 1 {
 		return args[1]
 	}
 	return nil
 }
 
 // AllowedWhileBusy reports whether a command may run while a script is
-// past its time limit: SCRIPT KILL, SHUTDOWN NOSAVE and commands flagged
-// AllowBusy, as in Redis.
+// past its time limit: those flagged AllowBusy, with their BusyOnlyWith
+// argument when they have one (SCRIPT KILL, SHUTDOWN NOSAVE), as in Redis.
 func AllowedWhileBusy(cmd *Cmd, args [][]byte) bool {
-	switch cmd.Name {
-	case "script":
-		return len(args) >= 2 && EqualFold(args[1], "kill")
-	case "shutdown":
-		return len(args) >= 2 && EqualFold(args[1], "nosave")
+	if cmd.BusyOnlyWith != "" {
+		return len(args) >= 2 && EqualFold(args[1], cmd.BusyOnlyWith)
 	}
 	return cmd.Flags&AllowBusy != 0
 }

@@ -72,6 +72,13 @@ const (
 	// ListedWithSub: CLIENT LIST's cmd field names its subcommand too
 	// (client|list).
 	ListedWithSub
+	// RunsClientScript: it runs a client's script (EVAL...), which the
+	// server announces to the engine before it takes the store lock, and
+	// which may run past lua-time-limit. QLESS is not one: it runs our own
+	// library, which always ends.
+	RunsClientScript
+	// NamesScriptBySHA: its first argument is the script's SHA1 (EVALSHA).
+	NamesScriptBySHA
 )
 
 var flagNames = []struct {
@@ -114,6 +121,14 @@ type Cmd struct {
 	// ACLSub, when set, names the subcommand a call runs for the ACL when
 	// its first argument alone does not (QLESS tag get).
 	ACLSub func(args [][]byte) string
+	// ServeKey, when set, narrows a multi-key blocking call to the key the
+	// server serves it from: Redis 7.0 serves a waiting client from the key
+	// that became ready, even when another of its keys got data in the
+	// same transaction.
+	ServeKey func(args [][]byte, key string) [][]byte
+	// BusyOnlyWith, when set, narrows AllowBusy to the calls whose first
+	// argument it is (SCRIPT KILL, SHUTDOWN NOSAVE), as Redis does.
+	BusyOnlyWith string
 	// AdminSubs are the subcommands Redis flags admin, which MONITOR does
 	// not show, as it does not show an Admin command (CLIENT LIST).
 	AdminSubs []string

@@ -29,6 +29,9 @@ var traitRules = []traitRule{
 	{if_: SkipMonitor, then: MonitorFirst, why: "Redis skips after it only what it showed before"},
 	{if_: MonitorFirst, not: NoTx | Admin, why: "it runs a script in a store transaction, and monitors see it"},
 	{if_: MisconfRefused, not: Write, why: "a write is refused anyway"},
+	{if_: NamesScriptBySHA, then: RunsClientScript, why: "only a script call names a script"},
+	{if_: RunsClientScript, then: NoScript | MonitorFirst, not: NoTx,
+		why: "a script runs in a store transaction, not from a script, and monitors see it before its calls"},
 	{if_: ClosesConn, then: NoAuth | SubscribedOK | RunsInMulti | StandInAnswers,
 		why: "closing is served in every state of a connection"},
 }
@@ -50,6 +53,12 @@ func TraitProblems(cmds []*Cmd) []string {
 			if bad := r.not & cmd.Flags; bad != 0 {
 				out = append(out, fmt.Sprintf("%s: %s with %s (%s)", cmd.Name, flagList(r.if_), flagList(bad), r.why))
 			}
+		}
+		if cmd.BusyOnlyWith != "" && cmd.Flags&AllowBusy == 0 {
+			out = append(out, cmd.Name+": BusyOnlyWith without AllowBusy (it narrows AllowBusy)")
+		}
+		if cmd.ServeKey != nil && cmd.Flags&Blocking == 0 {
+			out = append(out, cmd.Name+": ServeKey without Blocking (only a waiting call is served from a key)")
 		}
 		if len(cmd.AdminSubs) > 0 {
 			out = append(out, adminSubProblems(cmd)...)
@@ -104,5 +113,6 @@ var goFlagNames = []string{
 	"Write", "ReadOnly", "NoScript", "Blocking", "Admin", "PubSubOK", "Fast", "NoTx", "Loading",
 	"Stale", "NoAuth", "NoMulti", "DenyOOM", "MayReplicate", "SkipMonitor", "AllowBusy", "MayWrite",
 	"SubscribedOK", "RunsInMulti", "RunsQueued", "Graduates", "ReadsOutsideTx", "StandInAnswers",
-	"MonitorFirst", "MisconfRefused", "SubscribedPong", "ClosesConn", "ListedWithSub",
+	"MonitorFirst", "MisconfRefused", "SubscribedPong", "ClosesConn", "ListedWithSub", "RunsClientScript",
+	"NamesScriptBySHA",
 }

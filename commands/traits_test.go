@@ -30,6 +30,9 @@ func TestTraitProblemsCatchBrokenRows(t *testing.T) {
 		{&Cmd{Name: "x", Flags: SubscribedOK | NoTx | Write}, "x: SubscribedOK with Write"},
 		{&Cmd{Name: "x", Flags: ClosesConn | NoAuth}, "x: ClosesConn without SubscribedOK|RunsInMulti|StandInAnswers"},
 		{&Cmd{Name: "client", Flags: NoTx, AdminSubs: []string{"id"}}, "client|id: in AdminSubs"},
+		{&Cmd{Name: "x", Flags: Write, ServeKey: serveKeyCounted}, "x: ServeKey without Blocking"},
+		{&Cmd{Name: "x", Flags: NoTx, BusyOnlyWith: "kill"}, "x: BusyOnlyWith without AllowBusy"},
+		{&Cmd{Name: "x", Flags: Write | NoScript | MonitorFirst | NamesScriptBySHA}, "x: NamesScriptBySHA without RunsClientScript"},
 		{&Cmd{Name: "client", Flags: NoTx, AdminSubs: []string{"list"}}, "client: Redis's admin subcommand kill is not in AdminSubs"},
 	} {
 		got := strings.Join(TraitProblems([]*Cmd{c.cmd}), "\n")
@@ -51,7 +54,7 @@ func TestFlagListNames(t *testing.T) {
 			t.Errorf("flagList(%d) = %q, want %q", f, got, want)
 		}
 	}
-	if 1<<(len(goFlagNames)-1) != ListedWithSub {
-		t.Errorf("goFlagNames has %d names; ListedWithSub is not the last", len(goFlagNames))
+	if 1<<(len(goFlagNames)-1) != NamesScriptBySHA {
+		t.Errorf("goFlagNames has %d names; NamesScriptBySHA is not the last", len(goFlagNames))
 	}
 }

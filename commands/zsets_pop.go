@@ -10,10 +10,10 @@ func registerZSetPops(t *Table) {
 	t.Add(
 		&Cmd{Name: "zpopmin", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZPop},
 		&Cmd{Name: "zpopmax", Arity: -2, Flags: Write | Fast, FirstKey: 1, LastKey: 1, Step: 1, Run: cmdZPop},
-		&Cmd{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Fast | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBZPop},
-		&Cmd{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Fast | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBZPop},
+		&Cmd{Name: "bzpopmin", Arity: -3, Flags: Write | NoScript | Fast | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBZPop, ServeKey: serveKeyBeforeTimeout},
+		&Cmd{Name: "bzpopmax", Arity: -3, Flags: Write | NoScript | Fast | Blocking, FirstKey: 1, LastKey: -2, Step: 1, Run: cmdBZPop, ServeKey: serveKeyBeforeTimeout},
 		&Cmd{Name: "zmpop", Arity: -4, Flags: Write, Run: cmdZMPop},
-		&Cmd{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Run: cmdBZMPop},
+		&Cmd{Name: "bzmpop", Arity: -5, Flags: Write | Blocking, Run: cmdBZMPop, ServeKey: serveKeyCounted},
 	)
 }
 

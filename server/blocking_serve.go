@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
@@ -70,36 +69,17 @@ func (s *Server) runWaiter(tx *store.Tx, w *waiter, k store.KeyRef) (reply []byt
 		}
 	}()
 	tx.Select(w.db)
-	s.table.Dispatch(ctx, w.cmd, servingArgs(w, k.Key))
+	args := w.args
+	if w.cmd.ServeKey != nil {
+		args = w.cmd.ServeKey(args, k.Key)
+	}
+	s.table.Dispatch(ctx, w.cmd, args)
 	if ctx.Block != nil {
 		w.setRecheck(ctx.Block.Recheck)
 		return nil, nil, false
 	}
 	w.undelivered = ctx.Undelivered
 	return buf.b, ctx.TakePublished(), true
-}
-
-// servingArgs narrows a multi-key pop to the key being served: Redis 7.0
-// serves a client from the key that became ready, even when another of its
-// keys got data in the same transaction.
-func servingArgs(w *waiter, key string) [][]byte {
-	a := w.args
-	switch w.cmd.Name {
-	case "blpop", "brpop", "bzpopmin", "bzpopmax":
-		// name key... timeout
-		if len(a) > 3 {
-			return [][]byte{a[0], []byte(key), a[len(a)-1]}
-		}
-	case "blmpop", "bzmpop":
-		// name timeout numkeys key... rest
-		n, err := strconv.Atoi(string(a[2]))
-		if err != nil || n <= 1 || 3+n > len(a) {
-			return a
-		}
-		out := [][]byte{a[0], a[1], []byte("1"), []byte(key)}
-		return append(out, a[3+n:]...)
-	}
-	return a
 }
 
 // flushReplies sends the replies to the commands pipelined before a

@@ -7,47 +7,42 @@ import (
 	"github.com/qlessd/qlessd/resp"
 )
 
-// BusyFunc reports the oldest running script: done is closed when it ends
-// (nil when none runs), busyAt is when it passes lua-time-limit.
-type BusyFunc func() (done <-chan struct{}, busyAt time.Time)
-
-// SetBusyCheck installs the script engine's BusyFunc and its Announce,
-// which registers a script command before it takes the store lock and
-// returns what to call once it is over, or nil when it registered nothing
-// (a library's call, watched while it runs instead: scripts/longcall.go).
-// Call it before Start.
-func (s *Server) SetBusyCheck(f BusyFunc, announce func(sha []byte) (release func())) {
-	s.busyCheck, s.announce = f, announce
+// ScriptEngine is what the server asks of the script engine
+// (scripts.Engine), given to New; nil when no command runs scripts.
+type ScriptEngine interface {
+	// Busy reports the oldest running script: done is closed when it ends
+	// (nil when none runs), busyAt is when it passes lua-time-limit.
+	Busy() (done <-chan struct{}, busyAt time.Time)
+	// Announce registers a script command before it takes the store lock
+	// and returns what to call once it is over, or nil when it registered
+	// nothing (a library's call, watched while it runs instead:
+	// scripts/longcall.go).
+	Announce(sha []byte) (release func())
+	// IsLibraryCall tells which EVALSHA digests call a library. Such calls
+	// are not announced, nor stepped away for in advance: they run as
+	// QLESS does, and once one is past lua-time-limit it says so
+	// (StepAside), so that others get BUSY.
+	IsLibraryCall(sha []byte) bool
+	// SetTimeLimit and SetMaxMemory apply CONFIG SET lua-time-limit and
+	// lua-max-memory.
+	SetTimeLimit(time.Duration)
+	SetMaxMemory(int64)
 }
-
-// SetScriptTimeLimit gives what CONFIG SET lua-time-limit calls to change
-// the engine's limit. Call it before Start.
-func (s *Server) SetScriptTimeLimit(set func(time.Duration)) { s.setTimeLimit = set }
-
-// SetScriptMemoryLimit gives what CONFIG SET lua-max-memory calls to change
-// the engine's ceiling. Call it before Start.
-func (s *Server) SetScriptMemoryLimit(set func(int64)) { s.setMaxMemory = set }
-
-// SetLibraryCalls tells which EVALSHA digests call a library. Such calls
-// are not announced, nor stepped away for in advance: they run as QLESS
-// does, and once one is past lua-time-limit it says so (StepAside), so that
-// others get BUSY. Call it before Start.
-func (s *Server) SetLibraryCalls(isLibrary func(sha []byte) bool) { s.isLibrary = isLibrary }
 
 // runsLong reports whether a command runs a script that is announced and
 // stepped away for in advance: any but a library's call.
 func (s *Server) runsLong(cmd *commands.Cmd, args [][]byte) bool {
-	return commands.RunsScript(cmd) && !(s.isLibrary != nil && s.isLibrary(commands.ScriptSHA(cmd, args)))
+	return commands.RunsScript(cmd) && !(s.scripts != nil && s.scripts.IsLibraryCall(commands.ScriptSHA(cmd, args)))
 }
 
 // announceScript tells the engine a script command is about to run, waits
 // for the commands that passed their busy check before it (scriptgate.go),
 // and returns what to call once it is over (a no-op for other commands).
 func (s *Server) announceScript(sess *session, cmd *commands.Cmd, args [][]byte, pass *gatePass) (release func()) {
-	if s.announce == nil || !s.runsScript(sess, cmd) {
+	if s.scripts == nil || !s.runsScript(sess, cmd) {
 		return func() {}
 	}
-	release = s.announce(commands.ScriptSHA(cmd, args))
+	release = s.scripts.Announce(commands.ScriptSHA(cmd, args))
 	if release == nil {
 		return func() {}
 	}
@@ -78,10 +73,10 @@ func (s *Server) runsScript(sess *session, cmd *commands.Cmd) bool {
 // gate could not be drained (what it waits for may wait on the lock). It
 // returns what to call once the batch has run.
 func (s *Server) announceBatch() (release func()) {
-	if s.announce == nil {
+	if s.scripts == nil {
 		return func() {}
 	}
-	release = s.announce(nil)
+	release = s.scripts.Announce(nil)
 	if release == nil {
 		return func() {}
 	}
@@ -99,18 +94,18 @@ func (s *Server) announceBatch() (release func()) {
 // of it while it waits, so that a script never waits for a command that
 // waits for that script.
 func (s *Server) refuseBusy(cmd *commands.Cmd, args [][]byte, w resp.Writer, pass *gatePass) bool {
-	if s.busyCheck == nil || commands.AllowedWhileBusy(cmd, args) {
+	if s.scripts == nil || commands.AllowedWhileBusy(cmd, args) {
 		return false
 	}
 	for {
 		*pass = s.gate.enter()
-		done, busyAt := s.busyCheck()
+		done, busyAt := s.scripts.Busy()
 		if done == nil {
 			return false
 		}
 		pass.leave()
 		if !endsBy(done, busyAt) {
-			if _, at := s.busyCheck(); !at.IsZero() && time.Now().Before(at) {
+			if _, at := s.scripts.Busy(); !at.IsZero() && time.Now().Before(at) {
 				continue // the clock restarted: the next script of a batch or EXEC
 			}
 			w.WriteError(commands.ErrBusy)

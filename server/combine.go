@@ -133,7 +133,7 @@ func (s *Server) runWrite(tx *store.Tx, r *writeReq) {
 	msgs := r.fn(tx)
 	msgs = append(msgs, s.serveBlocked(tx, start, &r.hs)...)
 	r.wrote = len(tx.Touched()) > start
-	s.touchWatched(tx.Touched()[start:])
+	s.watches.touch(tx.Touched()[start:])
 	if len(msgs) > 0 {
 		r.place = s.pubsub.order.reserve(msgs)
 	}

@@ -31,9 +31,7 @@ func (s *Server) ServerStats() commands.ServerStats {
 	clients := len(s.sessions)
 	maxClients := s.cfg.MaxClients
 	s.mu.Unlock()
-	s.waiters.mu.Lock()
-	blocked := s.waiters.count
-	s.waiters.mu.Unlock()
+	blocked := s.waiters.blocked()
 	port := s.cfg.Port
 	if s.ln != nil {
 		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {
@@ -49,18 +47,29 @@ func (s *Server) ServerStats() commands.ServerStats {
 		ConnectedClients: clients,
 		BlockedClients:   blocked,
 		MaxClients:       maxClients,
-		TotalConnections: s.statConns.Load(),
-		RejectedConns:    s.statRejected.Load(),
-		TotalCommands:    s.statCommands.Load(),
+		TotalConnections: s.counts.conns.Load(),
+		RejectedConns:    s.counts.rejected.Load(),
+		TotalCommands:    s.counts.commands.Load(),
 	}
 }
 
 // ResetStats implements commands.ServerEnv.
 func (s *Server) ResetStats() {
-	s.statConns.Store(0)
-	s.statRejected.Store(0)
-	s.statCommands.Store(0)
+	s.counts.reset()
 	s.table.Stats().Reset()
+}
+
+// serverCounts are INFO stats' totals since start or CONFIG RESETSTAT.
+type serverCounts struct {
+	conns    atomic.Int64 // total_connections_received
+	rejected atomic.Int64 // rejected_connections: refused for maxclients or file descriptors
+	commands atomic.Int64 // total_commands_processed
+}
+
+func (c *serverCounts) reset() {
+	c.conns.Store(0)
+	c.rejected.Store(0)
+	c.commands.Store(0)
 }
 
 // ConfigValues implements commands.ServerEnv.
@@ -121,8 +130,8 @@ func (s *Server) ConfigValues() map[string]string {
 func (s *Server) atomicParams() map[string]*atomic.Int64 {
 	return map[string]*atomic.Int64{
 		"proto-max-bulk-len": &s.maxBulk, "client-query-buffer-limit": &s.maxQuery,
-		"slowlog-log-slower-than": &s.slowlogSlower, "slowlog-max-len": &s.slowlogMax,
-		"latency-monitor-threshold": &s.latencyThreshold,
+		"slowlog-log-slower-than": &s.obs.slowlogSlower, "slowlog-max-len": &s.obs.slowlogMax,
+		"latency-monitor-threshold": &s.obs.latencyThreshold,
 	}
 }
 
@@ -167,14 +176,14 @@ func (s *Server) SetConfig(name, value string) error {
 		n, _ := strconv.ParseInt(value, 10, 64)
 		limit := time.Duration(n) * time.Millisecond
 		s.luaLimit.Store(int64(limit))
-		if s.setTimeLimit != nil {
-			s.setTimeLimit(limit)
+		if s.scripts != nil {
+			s.scripts.SetTimeLimit(limit)
 		}
 	case "lua-max-memory":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		s.luaMaxMemory.Store(n)
-		if s.setMaxMemory != nil {
-			s.setMaxMemory(n)
+		if s.scripts != nil {
+			s.scripts.SetMaxMemory(n)
 		}
 	case "loglevel":
 		s.cfg.LogLevel = value
@@ -223,10 +232,10 @@ func (s *Server) Shutdown(save bool) error {
 			return err
 		}
 	}
-	if s.busyCheck != nil {
+	if s.scripts != nil {
 		// SHUTDOWN NOSAVE past a script's time limit: Redis exits
 		// without the script, so no waiting for it here either.
-		if done, busyAt := s.busyCheck(); done != nil && !time.Now().Before(busyAt) {
+		if done, busyAt := s.scripts.Busy(); done != nil && !time.Now().Before(busyAt) {
 			s.abandon.Store(true)
 		}
 	}

@@ -160,7 +160,7 @@ func (s *Server) refuseFull(c net.Conn) {
 	c.SetWriteDeadline(time.Now().Add(time.Second))
 	c.Write([]byte("-" + commands.ErrMaxClients + "\r\n"))
 	c.Close()
-	s.statRejected.Add(1)
+	s.counts.rejected.Add(1)
 	s.noteFull(syscall.EMFILE, true)
 }
 

@@ -58,25 +58,23 @@ func (m *latencyMonitor) add(event string, start time.Time, d time.Duration) {
 func (s *Server) storeLatency(event string, d time.Duration) {
 	start := time.Now().Add(-d)
 	if event == "fsync" {
-		s.fsyncHist.Record(d)
+		s.obs.fsyncHist.Record(d)
 		if s.db.SyncPolicy().String() != "always" {
 			return
 		}
 		event = "aof-fsync-always"
 	}
-	if t := s.latencyThreshold.Load(); t > 0 && d >= time.Duration(t)*time.Millisecond {
-		s.latency.add(event, start, d)
-	}
+	s.obs.noteLatency(event, start, d)
 }
 
 // FsyncStats returns the durations of the data file's fsyncs since start,
 // as a Prometheus histogram (commands.DurationBounds).
-func (s *Server) FsyncStats() commands.HistogramSnapshot { return s.fsyncHist.Snapshot() }
+func (s *Server) FsyncStats() commands.HistogramSnapshot { return s.obs.fsyncHist.Snapshot() }
 
 // latencyCmd implements LATENCY LATEST, HISTORY, RESET, GRAPH, DOCTOR and
 // HELP.
 func (s *Server) latencyCmd(c *commands.Ctx, args [][]byte) {
-	m := &s.latency
+	m := &s.obs.latency
 	sub := string(lowerASCII(args[1]))
 	arity := map[string]int{"latest": 2, "history": 3, "graph": 3, "doctor": 2, "help": 2, "reset": -2, "histogram": -2}
 	n, ok := arity[sub]
@@ -129,7 +127,7 @@ func (s *Server) latencyCmd(c *commands.Ctx, args [][]byte) {
 	case "reset":
 		c.W.WriteInt(m.reset(args[2:]))
 	case "doctor":
-		c.W.WriteVerbatim(m.doctor(s.latencyThreshold.Load()))
+		c.W.WriteVerbatim(m.doctor(s.obs.latencyThreshold.Load()))
 	default:
 		writeHelp(c.W, latencyHelp)
 	}

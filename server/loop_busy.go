@@ -26,8 +26,8 @@ import (
 func (lp *eventLoop) stepAway(on *loopConn) {
 	s := lp.s
 	busyAt := time.Time{}
-	if s.busyCheck != nil {
-		_, busyAt = s.busyCheck()
+	if s.scripts != nil {
+		_, busyAt = s.scripts.Busy()
 	}
 	if busyAt.IsZero() {
 		// Nothing announced yet: what will run gets the whole limit.
@@ -207,13 +207,13 @@ func (lp *eventLoop) unwatch(lc *loopConn) {
 // answerBusy runs lc's commands while a script is past its time limit:
 // BUSY for most, as on Redis.
 func (lp *eventLoop) answerBusy(lc *loopConn) {
-	if lp.s.busyCheck == nil {
+	if lp.s.scripts == nil {
 		return
 	}
 	for lc.runnable() {
 		rc := lc.cmds[0]
 		if rc.fail == nil {
-			done, busyAt := lp.s.busyCheck()
+			done, busyAt := lp.s.scripts.Busy()
 			if done == nil || time.Now().Before(busyAt) {
 				return
 			}

@@ -283,9 +283,9 @@ func (s *Server) runBatched(b *loopBatch, sess *session, ctx *commands.Ctx, cmd 
 
 // scriptRunning reports whether a script command runs or waits to run.
 func (s *Server) scriptRunning() bool {
-	if s.busyCheck == nil {
+	if s.scripts == nil {
 		return false
 	}
-	done, _ := s.busyCheck()
+	done, _ := s.scripts.Busy()
 	return done != nil
 }

@@ -36,7 +36,7 @@ func startTLSServer(t *testing.T, ioUring bool) (*Server, *tls.Config) {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	srv, err := New(Config{Bind: "127.0.0.1", Port: 0, TLSPort: port, TLS: tlsconf.NewHolder(m), Dir: ":memory:",
-		EventLoop: true, IOUring: ioUring, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, commands.Default())
+		EventLoop: true, IOUring: ioUring, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, commands.Default(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

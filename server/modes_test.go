@@ -25,7 +25,7 @@ func bothModes(t *testing.T, f func(t *testing.T, loop bool)) {
 func startServer(t *testing.T, table *commands.Table, loop bool) *Server {
 	t.Helper()
 	srv, err := New(Config{Bind: "127.0.0.1", Port: 0, Dir: ":memory:", EventLoop: loop,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, table)
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, table, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,26 +62,19 @@ func (s *session) Watch(c *commands.Ctx, keys [][]byte) {
 		c.Error(commands.Errorf(commands.ErrNotAllowedMulti, "WATCH"))
 		return
 	}
-	srv := s.srv
-	srv.watchMu.Lock()
-	defer srv.watchMu.Unlock()
 	if s.watched == nil {
 		s.watched = map[store.KeyRef]bool{}
 	}
+	var added []store.KeyRef
 	for _, k := range keys {
 		ref := store.KeyRef{DB: c.Tx.Selected(), Key: string(k)}
 		if _, ok := s.watched[ref]; ok {
 			continue
 		}
 		s.watched[ref] = c.Tx.Exists(ref.Key)
-		set := srv.watchers[ref]
-		if set == nil {
-			set = map[*session]struct{}{}
-			srv.watchers[ref] = set
-		}
-		set[s] = struct{}{}
-		srv.watching.Add(1)
+		added = append(added, ref)
 	}
+	s.srv.watches.add(s, added)
 	c.OK()
 }
 
@@ -92,34 +85,8 @@ func (s *session) Unwatch(c *commands.Ctx) {
 
 // unwatchAll forgets every watched key and any change seen to them.
 func (s *session) unwatchAll() {
-	srv := s.srv
-	srv.watchMu.Lock()
-	for ref := range s.watched {
-		if set := srv.watchers[ref]; set != nil {
-			delete(set, s)
-			if len(set) == 0 {
-				delete(srv.watchers, ref)
-			}
-		}
-		srv.watching.Add(-1)
-	}
+	s.srv.watches.removeAll(s, s.watched)
 	s.watched = nil
-	s.watchDirty.Store(false)
-	srv.watchMu.Unlock()
-}
-
-// touchWatched breaks the WATCH of every client watching a touched key.
-func (s *Server) touchWatched(touched []store.KeyRef) {
-	if s.watching.Load() == 0 || len(touched) == 0 {
-		return
-	}
-	s.watchMu.Lock()
-	for _, k := range touched {
-		for sess := range s.watchers[k] {
-			sess.watchDirty.Store(true)
-		}
-	}
-	s.watchMu.Unlock()
 }
 
 // watchBroken reports, inside EXEC's transaction, whether a watched key

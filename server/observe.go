@@ -13,7 +13,7 @@ import (
 type observer struct{ s *Server }
 
 func (o observer) Before(c *commands.Ctx, cmd *commands.Cmd, args [][]byte) {
-	if o.s.monitorCount.Load() == 0 || cmd.Flags&commands.MonitorFirst == 0 {
+	if !o.s.obs.monitored() || cmd.Flags&commands.MonitorFirst == 0 {
 		return
 	}
 	o.s.feedMonitors(c, args)
@@ -21,22 +21,20 @@ func (o observer) Before(c *commands.Ctx, cmd *commands.Cmd, args [][]byte) {
 
 func (o observer) Ran(c *commands.Ctx, cmd *commands.Cmd, args [][]byte, start time.Time, d time.Duration) {
 	s := o.s
-	if s.monitorCount.Load() != 0 && cmd.Flags&commands.MonitorFirst == 0 && !hiddenFromMonitors(cmd, args) {
+	if s.obs.monitored() && cmd.Flags&commands.MonitorFirst == 0 && !hiddenFromMonitors(cmd, args) {
 		s.feedMonitors(c, args)
 	}
 	if c.InScript {
 		return // Redis logs and samples the script, not its calls
 	}
-	if t := s.slowlogSlower.Load(); t >= 0 && d >= time.Duration(t)*time.Microsecond && cmd.Flags&commands.RunsQueued == 0 {
-		s.slowlog.add(c, args, start, d)
+	if s.obs.slow(d) && cmd.Flags&commands.RunsQueued == 0 {
+		s.obs.slowlog.add(c, args, start, d)
 	}
-	if t := s.latencyThreshold.Load(); t > 0 && d >= time.Duration(t)*time.Millisecond {
-		event := "command"
-		if cmd.Flags&commands.Fast != 0 {
-			event = "fast-command"
-		}
-		s.latency.add(event, start, d)
+	event := "command"
+	if cmd.Flags&commands.Fast != 0 {
+		event = "fast-command"
 	}
+	s.obs.noteLatency(event, start, d)
 }
 
 // hiddenFromMonitors reports whether MONITOR leaves a call out: Redis 7.0
@@ -100,11 +98,7 @@ func (s *Server) feedMonitors(c *commands.Ctx, args [][]byte) {
 		line = appendRepr(line, a)
 	}
 	line = append(line, "\r\n"...)
-	s.monitorMu.RLock()
-	for _, m := range s.monitors {
-		m.out.message(line)
-	}
-	s.monitorMu.RUnlock()
+	s.obs.feed(line)
 }
 
 var redactedArg = []byte("(redacted)")
@@ -180,10 +174,7 @@ func (s *Server) monitorCmd(c *commands.Ctx, args [][]byte) {
 	}
 	c.OK()
 	sess.monitoring.Store(true)
-	s.monitorMu.Lock()
-	s.monitors = append(s.monitors, sess)
-	s.monitorCount.Store(int32(len(s.monitors)))
-	s.monitorMu.Unlock()
+	s.obs.addMonitor(sess)
 }
 
 // stopMonitoring removes sess from the monitors (RESET, disconnect).
@@ -191,21 +182,12 @@ func (s *Server) stopMonitoring(sess *session) {
 	if !sess.monitoring.Swap(false) {
 		return
 	}
-	s.monitorMu.Lock()
-	defer s.monitorMu.Unlock()
-	for i, m := range s.monitors {
-		if m == sess {
-			s.monitors = append(s.monitors[:i:i], s.monitors[i+1:]...)
-			break
-		}
-	}
-	s.monitorCount.Store(int32(len(s.monitors)))
+	s.obs.removeMonitor(sess)
 }
 
 // addObservers installs MONITOR, SLOWLOG and LATENCY and the observer
 // behind them.
 func (s *Server) addObservers() {
-	s.slowlog.max = s.slowlogMax.Load
 	s.table.Observe = observer{s}
 	s.db.OnLatency(s.storeLatency)
 	const flags = commands.Admin | commands.NoScript | commands.Loading | commands.Stale | commands.NoTx

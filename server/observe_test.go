@@ -18,7 +18,7 @@ import (
 func TestCommandAndFsyncStats(t *testing.T) {
 	bothModes(t, func(t *testing.T, loop bool) {
 		srv, err := New(Config{Bind: "127.0.0.1", Dir: t.TempDir(), AppendFsync: store.SyncAlways, EventLoop: loop,
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, commands.Default())
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, commands.Default(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,14 +38,8 @@ type Server struct {
 	readGate func() error        // see readgate.go
 	nextLoop atomic.Uint32       // the loop the next connection goes to
 
-	busyCheck BusyFunc            // see busy.go
-	announce  func([]byte) func() // see busy.go
-	isLibrary func([]byte) bool   // see busy.go
-	// setTimeLimit changes the engine's lua-time-limit (busy.go)
-	setTimeLimit func(time.Duration)
+	scripts      ScriptEngine // nil: no scripts (busy.go)
 	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
-	// setMaxMemory changes the engine's lua-max-memory (busy.go)
-	setMaxMemory func(int64)
 	luaMaxMemory atomic.Int64 // lua-max-memory: cfg's, then CONFIG SET's
 
 	// What every command read checks, kept apart from cfg (which CONFIG
@@ -66,9 +60,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[int64]*session
 
-	watchMu  sync.Mutex
-	watchers map[store.KeyRef]map[*session]struct{}
-	watching atomic.Int64
+	watches *watchRegistry // WATCH: watch.go
 
 	hookMu       sync.Mutex
 	onDisconnect []func(sessionID int64)
@@ -80,29 +72,20 @@ type Server struct {
 		logged  time.Time
 	}
 
-	statConns    atomic.Int64
-	statRejected atomic.Int64 // clients refused for maxclients (INFO rejected_connections)
-	statCommands atomic.Int64
-	started      time.Time
+	counts  serverCounts // INFO stats' totals: env.go
+	started time.Time
 
 	// crossProtocolLogged is when a cross-protocol request was last logged
 	// (Unix seconds): crossprotocol.go.
 	crossProtocolLogged atomic.Int64
 
-	// MONITOR, SLOWLOG, LATENCY (observe.go, slowlog.go, latency.go).
-	monitorMu        sync.RWMutex
-	monitors         []*session
-	monitorCount     atomic.Int32
-	slowlog          slowLog
-	slowlogSlower    atomic.Int64 // µs; -1: none
-	slowlogMax       atomic.Int64
-	latency          latencyMonitor
-	latencyThreshold atomic.Int64 // ms; 0: off
-	fsyncHist        commands.Histogram
+	obs observation // MONITOR, SLOWLOG, LATENCY: observation.go
 }
 
-// New opens the store and builds the server; Start begins serving.
-func New(cfg Config, table *commands.Table) (*Server, error) {
+// New opens the store and builds the server, which serves table's
+// commands and asks scripts (nil when there are none) about the scripts
+// they run; Start begins serving.
+func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, error) {
 	if cfg.Databases <= 0 {
 		cfg.Databases = 16
 	}
@@ -124,11 +107,12 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 		cfg:      cfg,
 		db:       db,
 		table:    table,
+		scripts:  scripts,
 		waiters:  newWaiters(),
 		pubsub:   newPubSub(),
 		shutdown: make(chan struct{}),
 		sessions: map[int64]*session{},
-		watchers: map[store.KeyRef]map[*session]struct{}{},
+		watches:  newWatchRegistry(),
 		started:  time.Now(),
 	}
 	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
@@ -140,8 +124,7 @@ func New(cfg Config, table *commands.Table) (*Server, error) {
 	}
 	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
 	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
-	s.slowlogSlower.Store(10000) // Redis's defaults, when no setting says otherwise
-	s.slowlogMax.Store(128)
+	s.obs.init()
 	for name, v := range s.atomicParams() {
 		if n, err := strconv.ParseInt(s.cfg.Settings[name], 10, 64); err == nil {
 			v.Store(n)
@@ -186,7 +169,7 @@ func (s *Server) Table() *commands.Table { return s.table }
 
 // committed runs after each write transaction, outside the store lock.
 func (s *Server) committed(touched []store.KeyRef) {
-	s.touchWatched(touched)
+	s.watches.touch(touched)
 }
 
 // Start listens and serves in the background. It returns once the port is
@@ -350,14 +333,14 @@ func (s *Server) admit(sess *session, nc net.Conn) bool {
 	if refuse != "" {
 		s.mu.Unlock()
 		if refuse == commands.ErrMaxClients {
-			s.statRejected.Add(1)
+			s.counts.rejected.Add(1)
 		}
 		nc.Write([]byte("-" + refuse + "\r\n"))
 		return false
 	}
 	s.sessions[sess.id] = sess
 	s.mu.Unlock()
-	s.statConns.Add(1)
+	s.counts.conns.Add(1)
 	return true
 }
 
@@ -376,7 +359,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		}
 	}()
 	sess.lastCmd.Store(time.Now().UnixMilli())
-	s.statCommands.Add(1)
+	s.counts.commands.Add(1)
 	w.SetResp3(sess.resp3.Load())
 	if sess.replyOff || sess.replySkip {
 		sess.replySkip = false

@@ -66,7 +66,7 @@ func (l *slowLog) add(c *commands.Ctx, args [][]byte, start time.Time, d time.Du
 
 // slowlogCmd implements SLOWLOG GET [count], LEN, RESET and HELP.
 func (s *Server) slowlogCmd(c *commands.Ctx, args [][]byte) {
-	l := &s.slowlog
+	l := &s.obs.slowlog
 	sub := string(lowerASCII(args[1]))
 	switch {
 	case sub == "get" && len(args) <= 3:
@@ -113,7 +113,7 @@ func (s *Server) slowlogCmd(c *commands.Ctx, args [][]byte) {
 }
 
 func (s *Server) slowlogSimple(c *commands.Ctx, sub string) {
-	l := &s.slowlog
+	l := &s.obs.slowlog
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch sub {

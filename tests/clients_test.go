@@ -218,7 +218,7 @@ func startInProcess(t *testing.T, cfg server.Config) *server.Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	srv, err := server.New(cfg, commands.Default())
+	srv, err := server.New(cfg, commands.Default(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

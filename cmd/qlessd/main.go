@@ -97,16 +97,12 @@ func serve(s settings, file string, logger *slog.Logger, levels *slog.LevelVar) 
 	}
 	logStarting(logger, s, file)
 	loadStart := time.Now()
-	srv, err := server.New(cfg, table)
+	srv, err := server.New(cfg, table, engine)
 	if err != nil {
 		logger.Error("cannot start", "err", err)
 		return exitFailed
 	}
 	logLoaded(logger, srv, time.Since(loadStart))
-	srv.SetBusyCheck(engine.Busy, engine.Announce)
-	srv.SetLibraryCalls(engine.IsLibraryCall)
-	srv.SetScriptTimeLimit(engine.SetTimeLimit)
-	srv.SetScriptMemoryLimit(engine.SetMaxMemory)
 	if err := qless.Start(srv); err != nil {
 		logger.Error("cannot read the bound workers", "err", err)
 		srv.Close()

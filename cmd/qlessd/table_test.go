@@ -11,11 +11,12 @@ import (
 // Every row qlessd serves keeps the trait rules (commands/traits.go):
 // Redis's commands, scripting, QLESS and the server's own rows.
 func TestCommandTableTraits(t *testing.T) {
-	table, err := commandTable(scripts.NewEngine(scripts.Options{}), true)
+	engine := scripts.NewEngine(scripts.Options{})
+	table, err := commandTable(engine, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Dir: t.TempDir()}, table)
+	srv, err := server.New(server.Config{Dir: t.TempDir()}, table, engine)
 	if err != nil {
 		t.Fatal(err)
 	}
