@@ -15,7 +15,9 @@ var aclSubArity = map[string]int{
 }
 
 func registerACL(t *Table) {
-	t.Add(&Cmd{Name: "acl", Arity: -2, Flags: NoScript | Loading | Stale | NoTx, Run: cmdACL})
+	t.Add(&Cmd{Name: "acl", Arity: -2, Flags: NoScript | Loading | Stale | NoTx, Run: cmdACL,
+		// MONITOR shows none of these, as on Redis: SETUSER carries passwords.
+		AdminSubs: []string{"deluser", "dryrun", "getuser", "list", "load", "log", "save", "setuser", "users"}})
 }
 
 // cmdACL is ACL and its subcommands.

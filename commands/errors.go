@@ -49,6 +49,7 @@ const (
 	ErrMultiNested     = "ERR MULTI calls can not be nested"
 	ErrExecNoMulti     = "ERR EXEC without MULTI"
 	ErrDiscardNoMulti  = "ERR DISCARD without MULTI"
+	ErrNotInMulti      = "ERR Command not allowed inside a transaction"
 	ErrExecAbort       = "EXECABORT Transaction discarded because of previous errors."
 	ErrExecAbortOf     = "EXECABORT Transaction discarded because of: %s"
 	ErrNoAuth          = "NOAUTH Authentication required."

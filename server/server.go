@@ -395,6 +395,10 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 		s.reject(sess, cmd, args, w, commands.Errorf(commands.ErrPubSubContext, cmd.Name))
 		return false
 	}
+	if sess.multi != nil && cmd.Flags&commands.NoMulti != 0 {
+		s.reject(sess, cmd, args, w, commands.ErrNotInMulti)
+		return false
+	}
 	var pass gatePass // see scriptgate.go
 	defer pass.leave()
 	// A command in the event loop's batch holds the store lock already:

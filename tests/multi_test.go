@@ -32,6 +32,9 @@ func TestMultiDifferential(t *testing.T) {
 		{"MULTI"}, {"SET", "d", "1"}, {"DISCARD"}, {"GET", "d"}, {"EXEC"},
 		{"MULTI"}, {"EXEC"},
 		{"MULTI"}, {"UNWATCH"}, {"EXEC"},
+		// SAVE and SHUTDOWN are refused inside MULTI, which they abort
+		{"MULTI"}, {"SET", "s", "1"}, {"SAVE"}, {"EXEC"}, {"GET", "s"},
+		{"MULTI"}, {"SHUTDOWN"}, {"SHUTDOWN", "NOSAVE"}, {"DISCARD"}, {"PING"},
 	} {
 		p.Same(t, c...)
 	}

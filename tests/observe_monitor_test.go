@@ -52,7 +52,8 @@ func TestObserveMonitor(t *testing.T) {
 		{"SET", "k", "a b\"\n\x01"}, {"CONFIG", "GET", "maxclients"}, {"AUTH", "secret"},
 		{"HELLO", "2", "AUTH", "default", "secret"}, {"SELECT", "3"},
 		{"EVAL", "redis.call('set', KEYS[1], '1'); return redis.call('get', KEYS[1])", "1", "x"},
-		{"CLIENT", "LIST"}, {"QLESS", "put", "now", "w", "q", "jid-1", "K", "{}", "0"},
+		{"CLIENT", "LIST"}, {"ACL", "SETUSER", "bob", "on", ">pw"}, {"ACL", "LIST"}, {"ACL", "WHOAMI"},
+		{"QLESS", "put", "now", "w", "q", "jid-1", "K", "{}", "0"},
 		{"QLESS", "config.get", "now"}, {"PING", "done"},
 	} {
 		c.Do(t, cmd...)
@@ -66,6 +67,7 @@ func TestObserveMonitor(t *testing.T) {
 		`[3 127.0.0.1:PORT] "EVAL" "redis.call('set', KEYS[1], '1'); return redis.call('get', KEYS[1])" "1" "x"`,
 		`[3 lua] "set" "x" "1"`,
 		`[3 lua] "get" "x"`,
+		`[3 127.0.0.1:PORT] "ACL" "WHOAMI"`,                                   // Redis hides ACL's admin subcommands, SETUSER's password with them
 		`[3 127.0.0.1:PORT] "QLESS" "put" "now" "w" "q" "jid-1" "K" "{}" "0"`, // served in Go
 		`[3 127.0.0.1:PORT] "QLESS" "config.get" "now"`,                       // served by qlessd's qless Lua
 		`[3 lua] "hgetall" "ql:config"`,
