@@ -228,7 +228,7 @@ func (p *reqParser) bigRoom() []byte {
 			size = want
 		}
 		grown := make([]byte, p.bigFill, size)
-		copy(grown, *big)
+		copy(grown, (*big)[:p.bigFill])
 		*big = grown[:0]
 	}
 	return (*big)[p.bigFill:min(cap(*big), want)]

@@ -235,10 +235,24 @@ func TestGrowthFollowsTheInput(t *testing.T) {
 	}
 	// Past bigAlloc the buffer doubles as the bytes come, the last step
 	// to the announced length and no further.
-	var caps []int
+	// The bytes read so far move with each step: each read's first and
+	// last byte are marked, and found again in the last buffer.
+	var caps, marks []int
 	for room := long.bigRoom(); len(room) > 0; room = long.bigRoom() {
+		at := long.bigFill
+		room[0], room[len(room)-1] = 'a', 'z'
+		marks = append(marks, at, at+len(room)-1)
 		long.bigRead(len(room))
 		caps = append(caps, cap(long.bigs[0]))
+	}
+	whole := long.bigs[0][:long.bigFill]
+	if whole[0] != 'x' || whole[1] != 'x' {
+		t.Fatalf("the first bytes read are %q", whole[:2])
+	}
+	for i, at := range marks {
+		if want := "az"[i%2]; whole[at] != want {
+			t.Fatalf("byte %d is %q, want %q", at, whole[at], want)
+		}
 	}
 	want := []int{bigAlloc, 2 * bigAlloc, 4 * bigAlloc, 8 * bigAlloc, 536870912 + 2}
 	if !slices.Equal(caps, want) {
