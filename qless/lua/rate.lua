@@ -100,11 +100,11 @@ function rate.queue_rate(qname)
   return nil
 end
 
--- The option rates of put and recur: the text to store, nil for none.
-function rate.rates_option(v, fn)
-  if v == nil then
-    return nil
-  end
+-- A put or recur option that names things (rates, throttles): the JSON
+-- array of non-empty strings v decoded, or fn's error naming arg and what
+-- it lists. Here in rate's table, as base.lua says why; throttle.lua's
+-- throttles_option uses it too.
+function rate.name_list(v, fn, arg, what)
   local ok, list = pcall(decode, v)
   local good = ok and type(list) == 'table'
   if good then
@@ -118,8 +118,17 @@ function rate.rates_option(v, fn)
     good = good and n == #list
   end
   if not good then
-    error(fn .. '(): Arg "rates" not a JSON array of rate names: ' .. tostring(v), 0)
+    error(fn .. '(): Arg "' .. arg .. '" not a JSON array of ' .. what .. ': ' .. tostring(v), 0)
   end
+  return list
+end
+
+-- The option rates of put and recur: the text to store, nil for none.
+function rate.rates_option(v, fn)
+  if v == nil then
+    return nil
+  end
+  local list = rate.name_list(v, fn, 'rates', 'rate names')
   -- A name given twice counts once: one start per job and rate.
   local out, seen = {}, {}
   for _, name in ipairs(list) do

@@ -183,21 +183,7 @@ local function throttles_option(v, fn)
   if v == nil then
     return nil
   end
-  local ok, list = pcall(decode, v)
-  local good = ok and type(list) == 'table'
-  if good then
-    local n = 0
-    for k, tid in pairs(list) do
-      n = n + 1
-      if type(k) ~= 'number' or type(tid) ~= 'string' or tid == '' then
-        good = false
-      end
-    end
-    good = good and n == #list
-  end
-  if not good then
-    error(fn .. '(): Arg "throttles" not a JSON array of throttle ids: ' .. tostring(v), 0)
-  end
+  local list = rate.name_list(v, fn, 'throttles', 'throttle ids')
   if #list == 0 then
     return nil
   end
