@@ -27,24 +27,7 @@ func TestACLFileDifferential(t *testing.T) {
 		{"ACL", "SETUSER", "bob", "on", ">p", "~b*", "&c", "+get", "+set"},
 		{"ACL", "SETUSER", "carol", "off", "nopass", "+@all", "-@dangerous", "%R~x"},
 	})
-	saved := map[string]string{}
-	for name, raw := range map[string]*Raw{"qlessd": p.Q, "redis": p.R} {
-		if got := raw.Do(t, "ACL", "SAVE"); got != "+OK\r\n" {
-			t.Fatalf("%s ACL SAVE: %q", name, got)
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var lines []string
-		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			lines = append(lines, normRules(l))
-		}
-		saved[name] = strings.Join(lines, "\n")
-	}
-	if saved["qlessd"] != saved["redis"] {
-		t.Errorf("ACL SAVE wrote\n qlessd: %s\n redis:  %s", saved["qlessd"], saved["redis"])
-	}
+	sameACLSave(t, p, file, normRules)
 	for _, text := range []string{
 		"user default on nopass ~* &* +@all\nuser a on >x +nosuch\nfoo bar\nuser default on\n",
 		"user default on nopass ~* &* +@all\n\n# comment\n   user   c  on\n",
@@ -115,5 +98,30 @@ func writeACLFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sameACLSave has each server of p write its users to file (the aclfile
+// both were started with) by ACL SAVE, and compares what they wrote, line
+// by line through norm.
+func sameACLSave(t *testing.T, p *Pair, file string, norm func(string) string) {
+	t.Helper()
+	saved := map[string]string{}
+	for name, raw := range map[string]*Raw{"qlessd": p.Q, "redis": p.R} {
+		if got := raw.Do(t, "ACL", "SAVE"); got != "+OK\r\n" {
+			t.Fatalf("%s ACL SAVE: %q", name, got)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			lines = append(lines, norm(l))
+		}
+		saved[name] = strings.Join(lines, "\n")
+	}
+	if saved["qlessd"] != saved["redis"] {
+		t.Errorf("ACL SAVE wrote\n qlessd: %s\n redis:  %s", saved["qlessd"], saved["redis"])
 	}
 }

@@ -6,7 +6,6 @@ package tests
 // lists single commands in, as in acl_test.go).
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,24 +217,7 @@ func TestACLSelectorsFile(t *testing.T) {
 		{"ACL", "SETUSER", "s", "on", ">p", "~root", "+del", "(~a* +get)", "(%R~r* %W~w* &c +@string -append)", "(allkeys allchannels +@all -@dangerous)"},
 		{"ACL", "SETUSER", "t", "off", "(+ping)"},
 	})
-	saved := map[string]string{}
-	for name, raw := range map[string]*Raw{"qlessd": p.Q, "redis": p.R} {
-		if got := raw.Do(t, "ACL", "SAVE"); got != "+OK\r\n" {
-			t.Fatalf("%s ACL SAVE: %q", name, got)
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var lines []string
-		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			lines = append(lines, normSelRules(l))
-		}
-		saved[name] = strings.Join(lines, "\n")
-	}
-	if saved["qlessd"] != saved["redis"] {
-		t.Errorf("ACL SAVE wrote\n qlessd: %s\n redis:  %s", saved["qlessd"], saved["redis"])
-	}
+	sameACLSave(t, p, file, normSelRules)
 	// The file Redis saved, loaded by both: the same users come back.
 	sameAll(t, p, [][]string{{"ACL", "DELUSER", "s", "t"}, {"ACL", "LOAD"}, {"ACL", "USERS"},
 		{"ACL", "DRYRUN", "s", "get", "a1"}, {"ACL", "DRYRUN", "s", "get", "w1"}, {"ACL", "DRYRUN", "s", "set", "w1", "v"}})
