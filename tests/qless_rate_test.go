@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -103,22 +102,6 @@ func (m *rateModel) pop(waiting []string, queueRate string, now float64, count i
 	return took, left
 }
 
-func jidsOf(t *testing.T, reply string) []string {
-	t.Helper()
-	if reply == "{}" || reply == "[]" {
-		return nil
-	}
-	var jobs []struct{ Jid string }
-	if err := json.Unmarshal([]byte(reply), &jobs); err != nil {
-		t.Fatalf("pop reply %q: %v", reply, err)
-	}
-	var jids []string
-	for _, j := range jobs {
-		jids = append(jids, j.Jid)
-	}
-	return jids
-}
-
 // TestQlessRateWindowsMatchRedis: a queue rate of 3 starts per 2 s, and a
 // job rate of 1 per 3 s on some of its jobs, over 20 pops of two at now
 // advancing by half a second: qlessd's QLESS and the printed script on
@@ -162,7 +145,7 @@ func TestQlessRateWindowsMatchRedis(t *testing.T) {
 		at := float64(i) * 0.5
 		var want []string
 		want, waiting = m.pop(waiting, "ql:q:q", p.base+at, 2)
-		got := jidsOf(t, p.do(t, at, "pop", "q", "w", "2"))
+		got := poppedJids(t, p.do(t, at, "pop", "q", "w", "2"))
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Fatalf("pop %d at +%.1fs took %v, want %v", i, at, got, want)
 		}
@@ -174,8 +157,8 @@ func TestQlessRateWindowsMatchRedis(t *testing.T) {
 			p.do(t, at, "rate.get", "slow")
 			p.do(t, at, "jobs", "rated", "q")
 			p.do(t, at, "jobs", "rated", "q", "1", "2")
-			if got := p.do(t, at, "peek", "q", "50"); strings.Join(jidsOf(t, got), ",") != strings.Join(waiting, ",") {
-				t.Fatalf("waiting after pop %d: %v, want %v", i, jidsOf(t, got), waiting)
+			if got := p.do(t, at, "peek", "q", "50"); strings.Join(poppedJids(t, got), ",") != strings.Join(waiting, ",") {
+				t.Fatalf("waiting after pop %d: %v, want %v", i, poppedJids(t, got), waiting)
 			}
 		}
 	}
