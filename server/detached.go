@@ -30,17 +30,16 @@ func (s *Server) serveDetached(sess *session) {
 			sess.netConn.Close()
 			return
 		}
-		if s.closing.Load() {
+		if !s.life.enter() {
 			sess.out.finish(false)
 			sess.netConn.Close()
 			return
 		}
-		s.inflight.Add(1)
 		sess.out.hold()
 		var buf bufWriter
 		quit := s.process(sess, args, &buf)
 		sess.out.release(buf.b)
-		s.inflight.Done()
+		s.life.leave()
 		if quit || sess.closeAfterReply {
 			sess.out.finish(true)
 			return

@@ -236,7 +236,7 @@ func (s *Server) Shutdown(save bool) error {
 		// SHUTDOWN NOSAVE past a script's time limit: Redis exits
 		// without the script, so no waiting for it here either.
 		if done, busyAt := s.scripts.Busy(); done != nil && !time.Now().Before(busyAt) {
-			s.abandon.Store(true)
+			s.life.abandon.Store(true)
 		}
 	}
 	go s.Close()

@@ -30,7 +30,6 @@ type Server struct {
 	ln      *gatedListener // nil when only TLS is served
 	tlsLn   *gatedListener // tls-port's, or nil (tls.go); CONFIG SET swaps it under tlsLnMu
 	tlsLnMu sync.Mutex
-	drained chan struct{} // closed once a shutdown has drained: see gatedListener
 	waiters *waiters
 	pubsub  *pubsub
 
@@ -49,13 +48,7 @@ type Server struct {
 	// acl holds the users; whether a password is needed is its NeedAuth.
 	acl *commands.ACL
 
-	closing   atomic.Bool
-	abandon   atomic.Bool // stop without waiting for running commands
-	closeOnce sync.Once
-	closeErr  error
-	shutdown  chan struct{} // closed when the server starts to stop
-	inflight  sync.WaitGroup
-	served    chan error
+	life lifecycle // closing, in-flight commands, drained: lifecycle.go
 
 	mu       sync.Mutex
 	sessions map[int64]*session
@@ -110,7 +103,6 @@ func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, erro
 		scripts:  scripts,
 		waiters:  newWaiters(),
 		pubsub:   newPubSub(),
-		shutdown: make(chan struct{}),
 		sessions: map[int64]*session{},
 		watches:  newWatchRegistry(),
 		started:  time.Now(),
@@ -125,6 +117,7 @@ func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, erro
 	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
 	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
 	s.obs.init()
+	s.life.init()
 	for name, v := range s.atomicParams() {
 		if n, err := strconv.ParseInt(s.cfg.Settings[name], 10, 64); err == nil {
 			v.Store(n)
@@ -178,9 +171,7 @@ func (s *Server) Start() error {
 	if err := s.checkProtected(); err != nil {
 		return err
 	}
-	s.served = make(chan error, 1)
-	drained := make(chan struct{})
-	s.drained = drained
+	drained := s.life.starting()
 	if s.cfg.EventLoop {
 		if err := s.makeLoops(); err != nil {
 			s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
@@ -213,7 +204,7 @@ func (s *Server) Start() error {
 	}
 	go func() {
 		s.acceptLoop(s.ln, s.take)
-		s.served <- nil
+		s.life.accepted()
 	}()
 	return nil
 }
@@ -251,19 +242,17 @@ func (s *Server) Addr() net.Addr {
 }
 
 // Done is closed when the server begins shutting down (SHUTDOWN or Close).
-func (s *Server) Done() <-chan struct{} { return s.shutdown }
+func (s *Server) Done() <-chan struct{} { return s.life.shutdown }
 
 // Close stops accepting, lets in-flight commands finish, then syncs and
 // closes the store. Blocked clients are released. Every caller waits for the
 // same close to finish (SHUTDOWN starts one that main then waits on).
 func (s *Server) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.close() })
-	return s.closeErr
+	return s.life.closeOnce(s.close)
 }
 
 func (s *Server) close() error {
-	s.closing.Store(true)
-	close(s.shutdown)
+	s.life.begin()
 	gate := s.ln
 	if gate == nil {
 		gate = s.tlsLn
@@ -278,16 +267,10 @@ func (s *Server) close() error {
 		}
 	}
 	s.tlsLnMu.Unlock()
-	waited := make(chan struct{})
-	go func() { s.inflight.Wait(); close(waited) }()
-	abandon := s.abandon.Load()
-	if !abandon {
-		select {
-		case <-waited:
-		case <-time.After(10 * time.Second):
-			s.cfg.Logger.Warn("shutdown: commands still running after 10s; stopping without them")
-			abandon = true
-		}
+	abandon := s.life.abandon.Load()
+	if !s.life.settle(10*time.Second) && !abandon {
+		s.cfg.Logger.Warn("shutdown: commands still running after 10s; stopping without them")
+		abandon = true
 	}
 	close(gate.drained)
 	if abandon {
@@ -298,7 +281,7 @@ func (s *Server) close() error {
 			go lp.stop()
 		}
 		select {
-		case <-s.served:
+		case <-s.life.served:
 			s.closeDetached()
 		case <-time.After(time.Second):
 		}
@@ -307,7 +290,7 @@ func (s *Server) close() error {
 	for _, lp := range s.loops {
 		lp.stop()
 	}
-	<-s.served
+	<-s.life.served
 	s.closeDetached()
 	return s.db.Close()
 }
@@ -319,7 +302,7 @@ func (s *Server) close() error {
 // connection, as Redis does: CONFIG SET may have changed it, or the
 // password, since the server started.
 func (s *Server) admit(sess *session, nc net.Conn) bool {
-	if s.closing.Load() {
+	if s.life.stopping() {
 		return false
 	}
 	s.mu.Lock()
@@ -670,7 +653,7 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 		case <-recheckC:
 			res = waitRecheck
 		case <-timeout:
-		case <-s.shutdown:
+		case <-s.life.shutdown:
 		case <-tick.C:
 			if !connClosed(sess.netConn) {
 				continue

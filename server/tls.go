@@ -58,7 +58,7 @@ func (s *Server) serveTLS(ln *gatedListener, only bool) {
 	go func() {
 		s.acceptLoop(ln, func(c net.Conn) { s.take(newTLSConn(c, conf)) })
 		if only && len(s.loops) == 0 {
-			s.served <- nil // TLS only, without loops: this is the accepting goroutine close waits for
+			s.life.accepted() // TLS only, without loops: this is the accepting goroutine close waits for
 		}
 	}()
 }

@@ -29,7 +29,7 @@ func (s *Server) setTLSPort(value string) error {
 	switch {
 	case port == cur:
 		return nil
-	case s.closing.Load():
+	case s.life.stopping():
 		return errors.New("the server is shutting down")
 	case plain == 0:
 		return errors.New("tls-port can't change while port is 0: it is the only listener")
@@ -46,7 +46,7 @@ func (s *Server) setTLSPort(value string) error {
 			s.cfg.Logger.Warn("Could not create server TCP listening socket: "+err.Error(), "tls-port", port)
 			return errors.New("Unable to listen on this port. Check server logs.") //lint:ignore ST1005 Redis's text
 		}
-		next = &gatedListener{Listener: inner, drained: s.drained, retired: make(chan struct{})}
+		next = &gatedListener{Listener: inner, drained: s.life.drained, retired: make(chan struct{})}
 		s.serveTLS(next, false)
 	}
 	if old := s.tlsLn; old != nil {
