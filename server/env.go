@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,12 +31,7 @@ func (s *Server) ServerStats() commands.ServerStats {
 	maxClients := s.cfg.MaxClients
 	s.mu.Unlock()
 	blocked := s.waiters.blocked()
-	port := s.cfg.Port
-	if s.ln != nil {
-		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {
-			port = a.Port
-		}
-	}
+	port := s.lns.plainPort(s.cfg.Port)
 	return commands.ServerStats{
 		Version:          s.cfg.Version,
 		RunID:            runID,

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
@@ -26,10 +24,8 @@ type Server struct {
 	gate    scriptGate // see scriptgate.go
 	db      *store.DB
 	table   *commands.Table
-	loops   []*eventLoop   // when cfg.EventLoop: see loop.go
-	ln      *gatedListener // nil when only TLS is served
-	tlsLn   *gatedListener // tls-port's, or nil (tls.go); CONFIG SET swaps it under tlsLnMu
-	tlsLnMu sync.Mutex
+	loops   []*eventLoop // when cfg.EventLoop: see loop.go
+	lns     listeners    // the plain and TLS listening sockets: listeners.go
 	waiters *waiters
 	pubsub  *pubsub
 
@@ -190,20 +186,20 @@ func (s *Server) Start() error {
 	addr := net.JoinHostPort(s.cfg.Bind, strconv.Itoa(s.cfg.Port))
 	inner, err := net.Listen("tcp", addr)
 	if err != nil {
-		if s.tlsLn != nil {
-			s.tlsLn.Listener.Close()
+		if s.lns.tls != nil {
+			s.lns.tls.Listener.Close()
 			close(drained)
 		}
 		s.dropLoops()
 		return err
 	}
-	s.ln = &gatedListener{Listener: inner, drained: drained}
+	s.lns.plain = &gatedListener{Listener: inner, drained: drained}
 	if len(s.loops) > 0 {
 		s.runLoops(inner)
 		return nil
 	}
 	go func() {
-		s.acceptLoop(s.ln, s.take)
+		s.acceptLoop(s.lns.plain, s.take)
 		s.life.accepted()
 	}()
 	return nil
@@ -234,12 +230,7 @@ func fromLoopback(nc net.Conn) bool {
 
 // Addr returns the listening address: the plain one, or the TLS one
 // when only TLS is served.
-func (s *Server) Addr() net.Addr {
-	if s.ln == nil {
-		return s.tlsLn.Addr()
-	}
-	return s.ln.Addr()
-}
+func (s *Server) Addr() net.Addr { return s.lns.addr() }
 
 // Done is closed when the server begins shutting down (SHUTDOWN or Close).
 func (s *Server) Done() <-chan struct{} { return s.life.shutdown }
@@ -253,20 +244,11 @@ func (s *Server) Close() error {
 
 func (s *Server) close() error {
 	s.life.begin()
-	gate := s.ln
-	if gate == nil {
-		gate = s.tlsLn
-	}
+	gate := s.lns.gate()
 	if gate == nil {
 		return s.db.Close()
 	}
-	s.tlsLnMu.Lock() // a CONFIG SET tls-port seeing closing opens nothing more
-	for _, ln := range []*gatedListener{s.ln, s.tlsLn} {
-		if ln != nil {
-			ln.Listener.Close()
-		}
-	}
-	s.tlsLnMu.Unlock()
+	s.lns.closeAll()
 	abandon := s.life.abandon.Load()
 	if !s.life.settle(10*time.Second) && !abandon {
 		s.cfg.Logger.Warn("shutdown: commands still running after 10s; stopping without them")
@@ -666,40 +648,4 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 		// Served just before it could leave: the reply is its own.
 		return <-wt.done, waitServed
 	}
-}
-
-// gatedListener stops the kernel accepting on Close but holds the accepting
-// goroutine until drained is closed: once it returns, every connection
-// left is closed, and in-flight commands must finish first.
-type gatedListener struct {
-	net.Listener
-	drained chan struct{}
-	retired chan struct{} // TLS listeners: closed when CONFIG SET tls-port closes it
-}
-
-// SyscallConn gives the listening socket, for awaitClient.
-func (l *gatedListener) SyscallConn() (syscall.RawConn, error) {
-	if sc, ok := l.Listener.(syscall.Conn); ok {
-		return sc.SyscallConn()
-	}
-	return nil, errors.ErrUnsupported
-}
-
-// SetDeadline lets acceptWaiting take only a client already waiting.
-func (l *gatedListener) SetDeadline(t time.Time) error {
-	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
-		return d.SetDeadline(t)
-	}
-	return errors.ErrUnsupported
-}
-
-func (l *gatedListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil && errors.Is(err, net.ErrClosed) {
-		select {
-		case <-l.drained:
-		case <-l.retired:
-		}
-	}
-	return c, err
 }

@@ -21,8 +21,8 @@ import (
 // this one through it.
 func (s *Server) setTLSPort(value string) error {
 	port, _ := strconv.Atoi(value)
-	s.tlsLnMu.Lock()
-	defer s.tlsLnMu.Unlock()
+	s.lns.mu.Lock()
+	defer s.lns.mu.Unlock()
 	s.mu.Lock()
 	cur, plain, repl := s.cfg.TLSPort, s.cfg.Port, s.cfg.Settings["tls-replication"] == "yes"
 	s.mu.Unlock()
@@ -49,11 +49,7 @@ func (s *Server) setTLSPort(value string) error {
 		next = &gatedListener{Listener: inner, drained: s.life.drained, retired: make(chan struct{})}
 		s.serveTLS(next, false)
 	}
-	if old := s.tlsLn; old != nil {
-		close(old.retired)
-		old.Listener.Close()
-	}
-	s.tlsLn = next
+	s.lns.swapTLS(next)
 	s.mu.Lock()
 	s.cfg.TLSPort = port
 	s.cfg.Settings["tls-port"] = value
