@@ -67,12 +67,7 @@ func (s *Server) drop(sess *session) {
 		s.stopMonitoring(sess)
 		sess.unwatchAll()
 		sess.setMulti(nil)
-		s.hookMu.Lock()
-		hooks := append([]func(int64){}, s.onDisconnect...)
-		s.hookMu.Unlock()
-		for _, fn := range hooks {
-			fn(sess.id)
-		}
+		s.hooks.run(sess.id)
 	})
 }
 
@@ -81,9 +76,7 @@ func (s *Server) drop(sess *session) {
 // subscriptions and watches are gone, outside any server lock, one
 // disconnect at a time per client; a slow hook delays only that cleanup.
 func (s *Server) OnDisconnect(fn func(sessionID int64)) {
-	s.hookMu.Lock()
-	s.onDisconnect = append(s.onDisconnect, fn)
-	s.hookMu.Unlock()
+	s.hooks.add(fn)
 }
 
 // closeDetached closes every connection left once the event loops, or the

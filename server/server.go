@@ -51,8 +51,7 @@ type Server struct {
 
 	watches *watchRegistry // WATCH: watch.go
 
-	hookMu       sync.Mutex
-	onDisconnect []func(sessionID int64)
+	hooks disconnectHooks // OnDisconnect's: disconnect_hooks.go
 
 	// fdFull counts clients refused for want of file descriptors since
 	// it last logged them (fdlimit.go); the accepting goroutine's alone.
