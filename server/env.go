@@ -123,7 +123,7 @@ func (s *Server) ConfigValues() map[string]string {
 // CONFIG SET stores them here, and the configured values start here.
 func (s *Server) atomicParams() map[string]*atomic.Int64 {
 	return map[string]*atomic.Int64{
-		"proto-max-bulk-len": &s.maxBulk, "client-query-buffer-limit": &s.maxQuery,
+		"proto-max-bulk-len": &s.limits.maxBulk, "client-query-buffer-limit": &s.limits.maxQuery,
 		"slowlog-log-slower-than": &s.obs.slowlogSlower, "slowlog-max-len": &s.obs.slowlogMax,
 		"latency-monitor-threshold": &s.obs.latencyThreshold,
 	}

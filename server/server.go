@@ -37,10 +37,7 @@ type Server struct {
 	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
 	luaMaxMemory atomic.Int64 // lua-max-memory: cfg's, then CONFIG SET's
 
-	// What every command read checks, kept apart from cfg (which CONFIG
-	// SET changes under mu): proto-max-bulk-len, client-query-buffer-limit.
-	maxBulk  atomic.Int64
-	maxQuery atomic.Int64
+	limits requestLimits // what every command read checks: limits.go
 	// acl holds the users; whether a password is needed is its NeedAuth.
 	acl *commands.ACL
 
@@ -103,14 +100,7 @@ func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, erro
 		started:  time.Now(),
 	}
 	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
-	if s.cfg.ProtoMaxBulkLen <= 0 {
-		s.cfg.ProtoMaxBulkLen = defaultMaxBulk
-	}
-	if s.cfg.ClientQueryBufferLimit <= 0 {
-		s.cfg.ClientQueryBufferLimit = defaultMaxQuery
-	}
-	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
-	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
+	s.limits.init(&s.cfg)
 	s.obs.init()
 	s.life.init()
 	for name, v := range s.atomicParams() {
