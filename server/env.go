@@ -99,8 +99,8 @@ func (s *Server) ConfigValues() map[string]string {
 		"dir":                         dir,
 		"http-addr":                   s.cfg.HTTPAddr,
 		"http-allowed-hosts":          s.cfg.HTTPAllowedHosts,
-		"lua-time-limit":              strconv.FormatInt(time.Duration(s.luaLimit.Load()).Milliseconds(), 10),
-		"lua-max-memory":              strconv.FormatInt(s.luaMaxMemory.Load(), 10),
+		"lua-time-limit":              strconv.FormatInt(s.luaLimits.timeLimit().Milliseconds(), 10),
+		"lua-max-memory":              strconv.FormatInt(s.luaLimits.maxMemory(), 10),
 		"loglevel":                    loglevel,
 		"maxclients":                  strconv.Itoa(s.cfg.MaxClients),
 		"port":                        strconv.Itoa(s.cfg.Port),
@@ -169,16 +169,10 @@ func (s *Server) SetConfig(name, value string) error {
 	case "lua-time-limit":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		limit := time.Duration(n) * time.Millisecond
-		s.luaLimit.Store(int64(limit))
-		if s.scripts != nil {
-			s.scripts.SetTimeLimit(limit)
-		}
+		s.luaLimits.setTime(limit, s.scripts)
 	case "lua-max-memory":
 		n, _ := strconv.ParseInt(value, 10, 64)
-		s.luaMaxMemory.Store(n)
-		if s.scripts != nil {
-			s.scripts.SetMaxMemory(n)
-		}
+		s.luaLimits.setMemory(n, s.scripts)
 	case "loglevel":
 		s.cfg.LogLevel = value
 		if s.cfg.LogLevels != nil {

@@ -33,9 +33,8 @@ type Server struct {
 	readGate func() error        // see readgate.go
 	nextLoop atomic.Uint32       // the loop the next connection goes to
 
-	scripts      ScriptEngine // nil: no scripts (busy.go)
-	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
-	luaMaxMemory atomic.Int64 // lua-max-memory: cfg's, then CONFIG SET's
+	scripts   ScriptEngine // nil: no scripts (busy.go)
+	luaLimits scriptLimits // lua-time-limit, lua-max-memory: script_limits.go
 
 	limits requestLimits // what every command read checks: limits.go
 	// acl holds the users; whether a password is needed is its NeedAuth.
@@ -99,7 +98,7 @@ func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, erro
 		watches:  newWatchRegistry(),
 		started:  time.Now(),
 	}
-	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
+	s.luaLimits.init(cfg)
 	s.limits.init(&s.cfg)
 	s.obs.init()
 	s.life.init()
@@ -112,7 +111,6 @@ func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, erro
 		db.Close()
 		return nil, err
 	}
-	s.luaMaxMemory.Store(cfg.LuaMaxMemory)
 	db.OnCommit(s.committed)
 	s.addDebug()
 	s.addObservers()
