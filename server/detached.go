@@ -30,17 +30,16 @@ func (s *Server) serveDetached(sess *session) {
 			sess.netConn.Close()
 			return
 		}
-		if s.closing.Load() {
+		if !s.life.enter() {
 			sess.out.finish(false)
 			sess.netConn.Close()
 			return
 		}
-		s.inflight.Add(1)
 		sess.out.hold()
 		var buf bufWriter
 		quit := s.process(sess, args, &buf)
 		sess.out.release(buf.b)
-		s.inflight.Done()
+		s.life.leave()
 		if quit || sess.closeAfterReply {
 			sess.out.finish(true)
 			return
@@ -68,12 +67,7 @@ func (s *Server) drop(sess *session) {
 		s.stopMonitoring(sess)
 		sess.unwatchAll()
 		sess.setMulti(nil)
-		s.hookMu.Lock()
-		hooks := append([]func(int64){}, s.onDisconnect...)
-		s.hookMu.Unlock()
-		for _, fn := range hooks {
-			fn(sess.id)
-		}
+		s.hooks.run(sess.id)
 	})
 }
 
@@ -82,9 +76,7 @@ func (s *Server) drop(sess *session) {
 // subscriptions and watches are gone, outside any server lock, one
 // disconnect at a time per client; a slow hook delays only that cleanup.
 func (s *Server) OnDisconnect(fn func(sessionID int64)) {
-	s.hookMu.Lock()
-	s.onDisconnect = append(s.onDisconnect, fn)
-	s.hookMu.Unlock()
+	s.hooks.add(fn)
 }
 
 // closeDetached closes every connection left once the event loops, or the

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,12 +31,7 @@ func (s *Server) ServerStats() commands.ServerStats {
 	maxClients := s.cfg.MaxClients
 	s.mu.Unlock()
 	blocked := s.waiters.blocked()
-	port := s.cfg.Port
-	if s.ln != nil {
-		if a, ok := s.ln.Addr().(*net.TCPAddr); ok {
-			port = a.Port
-		}
-	}
+	port := s.lns.plainPort(s.cfg.Port)
 	return commands.ServerStats{
 		Version:          s.cfg.Version,
 		RunID:            runID,
@@ -105,8 +99,8 @@ func (s *Server) ConfigValues() map[string]string {
 		"dir":                         dir,
 		"http-addr":                   s.cfg.HTTPAddr,
 		"http-allowed-hosts":          s.cfg.HTTPAllowedHosts,
-		"lua-time-limit":              strconv.FormatInt(time.Duration(s.luaLimit.Load()).Milliseconds(), 10),
-		"lua-max-memory":              strconv.FormatInt(s.luaMaxMemory.Load(), 10),
+		"lua-time-limit":              strconv.FormatInt(s.luaLimits.timeLimit().Milliseconds(), 10),
+		"lua-max-memory":              strconv.FormatInt(s.luaLimits.maxMemory(), 10),
 		"loglevel":                    loglevel,
 		"maxclients":                  strconv.Itoa(s.cfg.MaxClients),
 		"port":                        strconv.Itoa(s.cfg.Port),
@@ -129,7 +123,7 @@ func (s *Server) ConfigValues() map[string]string {
 // CONFIG SET stores them here, and the configured values start here.
 func (s *Server) atomicParams() map[string]*atomic.Int64 {
 	return map[string]*atomic.Int64{
-		"proto-max-bulk-len": &s.maxBulk, "client-query-buffer-limit": &s.maxQuery,
+		"proto-max-bulk-len": &s.limits.maxBulk, "client-query-buffer-limit": &s.limits.maxQuery,
 		"slowlog-log-slower-than": &s.obs.slowlogSlower, "slowlog-max-len": &s.obs.slowlogMax,
 		"latency-monitor-threshold": &s.obs.latencyThreshold,
 	}
@@ -175,16 +169,10 @@ func (s *Server) SetConfig(name, value string) error {
 	case "lua-time-limit":
 		n, _ := strconv.ParseInt(value, 10, 64)
 		limit := time.Duration(n) * time.Millisecond
-		s.luaLimit.Store(int64(limit))
-		if s.scripts != nil {
-			s.scripts.SetTimeLimit(limit)
-		}
+		s.luaLimits.setTime(limit, s.scripts)
 	case "lua-max-memory":
 		n, _ := strconv.ParseInt(value, 10, 64)
-		s.luaMaxMemory.Store(n)
-		if s.scripts != nil {
-			s.scripts.SetMaxMemory(n)
-		}
+		s.luaLimits.setMemory(n, s.scripts)
 	case "loglevel":
 		s.cfg.LogLevel = value
 		if s.cfg.LogLevels != nil {
@@ -236,7 +224,7 @@ func (s *Server) Shutdown(save bool) error {
 		// SHUTDOWN NOSAVE past a script's time limit: Redis exits
 		// without the script, so no waiting for it here either.
 		if done, busyAt := s.scripts.Busy(); done != nil && !time.Now().Before(busyAt) {
-			s.abandon.Store(true)
+			s.life.abandon.Store(true)
 		}
 	}
 	go s.Close()

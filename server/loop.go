@@ -127,7 +127,7 @@ func (s *Server) runLoops(ln net.Listener) {
 		for _, lp := range s.loops {
 			<-lp.done
 		}
-		s.served <- nil
+		s.life.accepted()
 	}()
 }
 

@@ -31,7 +31,7 @@ func (lp *eventLoop) stepAway(on *loopConn) {
 	}
 	if busyAt.IsZero() {
 		// Nothing announced yet: what will run gets the whole limit.
-		limit := time.Duration(s.luaLimit.Load())
+		limit := s.luaLimits.timeLimit()
 		if limit <= 0 {
 			limit = noTimeLimit
 		}

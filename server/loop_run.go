@@ -248,13 +248,12 @@ func (lp *eventLoop) runOne(lc *loopConn) {
 		lc.cmds = nil
 		return
 	}
-	if s.closing.Load() {
+	if !s.life.enter() {
 		lc.dead = true
 		return
 	}
-	s.inflight.Add(1)
 	quit := s.process(lc.sess, rc.args, &lc.out)
-	s.inflight.Done()
+	s.life.leave()
 	if quit || lc.sess.closeAfterReply {
 		lc.closing = true
 		lc.cmds = nil

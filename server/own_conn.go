@@ -77,12 +77,11 @@ func (s *Server) serveOwn(sess *session, oc *ownConn) {
 			}
 			break
 		}
-		if s.closing.Load() {
+		if !s.life.enter() {
 			break
 		}
-		s.inflight.Add(1)
 		quit := s.process(sess, args, &oc.out)
-		s.inflight.Done()
+		s.life.leave()
 		memback.Gone(bigBytes(args))
 		if quit || sess.closeAfterReply {
 			oc.flush()

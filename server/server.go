@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/qlessd/qlessd/commands"
@@ -26,11 +24,8 @@ type Server struct {
 	gate    scriptGate // see scriptgate.go
 	db      *store.DB
 	table   *commands.Table
-	loops   []*eventLoop   // when cfg.EventLoop: see loop.go
-	ln      *gatedListener // nil when only TLS is served
-	tlsLn   *gatedListener // tls-port's, or nil (tls.go); CONFIG SET swaps it under tlsLnMu
-	tlsLnMu sync.Mutex
-	drained chan struct{} // closed once a shutdown has drained: see gatedListener
+	loops   []*eventLoop // when cfg.EventLoop: see loop.go
+	lns     listeners    // the plain and TLS listening sockets: listeners.go
 	waiters *waiters
 	pubsub  *pubsub
 
@@ -38,32 +33,21 @@ type Server struct {
 	readGate func() error        // see readgate.go
 	nextLoop atomic.Uint32       // the loop the next connection goes to
 
-	scripts      ScriptEngine // nil: no scripts (busy.go)
-	luaLimit     atomic.Int64 // lua-time-limit: cfg's, then CONFIG SET's
-	luaMaxMemory atomic.Int64 // lua-max-memory: cfg's, then CONFIG SET's
+	scripts   ScriptEngine // nil: no scripts (busy.go)
+	luaLimits scriptLimits // lua-time-limit, lua-max-memory: script_limits.go
 
-	// What every command read checks, kept apart from cfg (which CONFIG
-	// SET changes under mu): proto-max-bulk-len, client-query-buffer-limit.
-	maxBulk  atomic.Int64
-	maxQuery atomic.Int64
+	limits requestLimits // what every command read checks: limits.go
 	// acl holds the users; whether a password is needed is its NeedAuth.
 	acl *commands.ACL
 
-	closing   atomic.Bool
-	abandon   atomic.Bool // stop without waiting for running commands
-	closeOnce sync.Once
-	closeErr  error
-	shutdown  chan struct{} // closed when the server starts to stop
-	inflight  sync.WaitGroup
-	served    chan error
+	life lifecycle // closing, in-flight commands, drained: lifecycle.go
 
 	mu       sync.Mutex
 	sessions map[int64]*session
 
 	watches *watchRegistry // WATCH: watch.go
 
-	hookMu       sync.Mutex
-	onDisconnect []func(sessionID int64)
+	hooks disconnectHooks // OnDisconnect's: disconnect_hooks.go
 
 	// fdFull counts clients refused for want of file descriptors since
 	// it last logged them (fdlimit.go); the accepting goroutine's alone.
@@ -110,21 +94,14 @@ func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, erro
 		scripts:  scripts,
 		waiters:  newWaiters(),
 		pubsub:   newPubSub(),
-		shutdown: make(chan struct{}),
 		sessions: map[int64]*session{},
 		watches:  newWatchRegistry(),
 		started:  time.Now(),
 	}
-	s.luaLimit.Store(int64(cfg.LuaTimeLimit))
-	if s.cfg.ProtoMaxBulkLen <= 0 {
-		s.cfg.ProtoMaxBulkLen = defaultMaxBulk
-	}
-	if s.cfg.ClientQueryBufferLimit <= 0 {
-		s.cfg.ClientQueryBufferLimit = defaultMaxQuery
-	}
-	s.maxBulk.Store(s.cfg.ProtoMaxBulkLen)
-	s.maxQuery.Store(s.cfg.ClientQueryBufferLimit)
+	s.luaLimits.init(cfg)
+	s.limits.init(&s.cfg)
 	s.obs.init()
+	s.life.init()
 	for name, v := range s.atomicParams() {
 		if n, err := strconv.ParseInt(s.cfg.Settings[name], 10, 64); err == nil {
 			v.Store(n)
@@ -134,7 +111,6 @@ func New(cfg Config, table *commands.Table, scripts ScriptEngine) (*Server, erro
 		db.Close()
 		return nil, err
 	}
-	s.luaMaxMemory.Store(cfg.LuaMaxMemory)
 	db.OnCommit(s.committed)
 	s.addDebug()
 	s.addObservers()
@@ -178,9 +154,7 @@ func (s *Server) Start() error {
 	if err := s.checkProtected(); err != nil {
 		return err
 	}
-	s.served = make(chan error, 1)
-	drained := make(chan struct{})
-	s.drained = drained
+	drained := s.life.starting()
 	if s.cfg.EventLoop {
 		if err := s.makeLoops(); err != nil {
 			s.cfg.Logger.Warn("no event loop here: one goroutine per connection", "err", err)
@@ -199,21 +173,21 @@ func (s *Server) Start() error {
 	addr := net.JoinHostPort(s.cfg.Bind, strconv.Itoa(s.cfg.Port))
 	inner, err := net.Listen("tcp", addr)
 	if err != nil {
-		if s.tlsLn != nil {
-			s.tlsLn.Listener.Close()
+		if s.lns.tls != nil {
+			s.lns.tls.Listener.Close()
 			close(drained)
 		}
 		s.dropLoops()
 		return err
 	}
-	s.ln = &gatedListener{Listener: inner, drained: drained}
+	s.lns.plain = &gatedListener{Listener: inner, drained: drained}
 	if len(s.loops) > 0 {
 		s.runLoops(inner)
 		return nil
 	}
 	go func() {
-		s.acceptLoop(s.ln, s.take)
-		s.served <- nil
+		s.acceptLoop(s.lns.plain, s.take)
+		s.life.accepted()
 	}()
 	return nil
 }
@@ -243,51 +217,29 @@ func fromLoopback(nc net.Conn) bool {
 
 // Addr returns the listening address: the plain one, or the TLS one
 // when only TLS is served.
-func (s *Server) Addr() net.Addr {
-	if s.ln == nil {
-		return s.tlsLn.Addr()
-	}
-	return s.ln.Addr()
-}
+func (s *Server) Addr() net.Addr { return s.lns.addr() }
 
 // Done is closed when the server begins shutting down (SHUTDOWN or Close).
-func (s *Server) Done() <-chan struct{} { return s.shutdown }
+func (s *Server) Done() <-chan struct{} { return s.life.shutdown }
 
 // Close stops accepting, lets in-flight commands finish, then syncs and
 // closes the store. Blocked clients are released. Every caller waits for the
 // same close to finish (SHUTDOWN starts one that main then waits on).
 func (s *Server) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.close() })
-	return s.closeErr
+	return s.life.closeOnce(s.close)
 }
 
 func (s *Server) close() error {
-	s.closing.Store(true)
-	close(s.shutdown)
-	gate := s.ln
-	if gate == nil {
-		gate = s.tlsLn
-	}
+	s.life.begin()
+	gate := s.lns.gate()
 	if gate == nil {
 		return s.db.Close()
 	}
-	s.tlsLnMu.Lock() // a CONFIG SET tls-port seeing closing opens nothing more
-	for _, ln := range []*gatedListener{s.ln, s.tlsLn} {
-		if ln != nil {
-			ln.Listener.Close()
-		}
-	}
-	s.tlsLnMu.Unlock()
-	waited := make(chan struct{})
-	go func() { s.inflight.Wait(); close(waited) }()
-	abandon := s.abandon.Load()
-	if !abandon {
-		select {
-		case <-waited:
-		case <-time.After(10 * time.Second):
-			s.cfg.Logger.Warn("shutdown: commands still running after 10s; stopping without them")
-			abandon = true
-		}
+	s.lns.closeAll()
+	abandon := s.life.abandon.Load()
+	if !s.life.settle(10*time.Second) && !abandon {
+		s.cfg.Logger.Warn("shutdown: commands still running after 10s; stopping without them")
+		abandon = true
 	}
 	close(gate.drained)
 	if abandon {
@@ -298,7 +250,7 @@ func (s *Server) close() error {
 			go lp.stop()
 		}
 		select {
-		case <-s.served:
+		case <-s.life.served:
 			s.closeDetached()
 		case <-time.After(time.Second):
 		}
@@ -307,7 +259,7 @@ func (s *Server) close() error {
 	for _, lp := range s.loops {
 		lp.stop()
 	}
-	<-s.served
+	<-s.life.served
 	s.closeDetached()
 	return s.db.Close()
 }
@@ -319,7 +271,7 @@ func (s *Server) close() error {
 // connection, as Redis does: CONFIG SET may have changed it, or the
 // password, since the server started.
 func (s *Server) admit(sess *session, nc net.Conn) bool {
-	if s.closing.Load() {
+	if s.life.stopping() {
 		return false
 	}
 	s.mu.Lock()
@@ -670,7 +622,7 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 		case <-recheckC:
 			res = waitRecheck
 		case <-timeout:
-		case <-s.shutdown:
+		case <-s.life.shutdown:
 		case <-tick.C:
 			if !connClosed(sess.netConn) {
 				continue
@@ -683,40 +635,4 @@ func (s *Server) wait(sess *session, wt *waiter, deadline time.Time) ([]byte, wa
 		// Served just before it could leave: the reply is its own.
 		return <-wt.done, waitServed
 	}
-}
-
-// gatedListener stops the kernel accepting on Close but holds the accepting
-// goroutine until drained is closed: once it returns, every connection
-// left is closed, and in-flight commands must finish first.
-type gatedListener struct {
-	net.Listener
-	drained chan struct{}
-	retired chan struct{} // TLS listeners: closed when CONFIG SET tls-port closes it
-}
-
-// SyscallConn gives the listening socket, for awaitClient.
-func (l *gatedListener) SyscallConn() (syscall.RawConn, error) {
-	if sc, ok := l.Listener.(syscall.Conn); ok {
-		return sc.SyscallConn()
-	}
-	return nil, errors.ErrUnsupported
-}
-
-// SetDeadline lets acceptWaiting take only a client already waiting.
-func (l *gatedListener) SetDeadline(t time.Time) error {
-	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
-		return d.SetDeadline(t)
-	}
-	return errors.ErrUnsupported
-}
-
-func (l *gatedListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil && errors.Is(err, net.ErrClosed) {
-		select {
-		case <-l.drained:
-		case <-l.retired:
-		}
-	}
-	return c, err
 }

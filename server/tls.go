@@ -46,8 +46,8 @@ func (s *Server) listenTLS(drained chan struct{}) error {
 	if err != nil {
 		return err
 	}
-	s.tlsLn = &gatedListener{Listener: inner, drained: drained, retired: make(chan struct{})}
-	s.serveTLS(s.tlsLn, s.cfg.Port == 0)
+	s.lns.tls = &gatedListener{Listener: inner, drained: drained, retired: make(chan struct{})}
+	s.serveTLS(s.lns.tls, s.cfg.Port == 0)
 	return nil
 }
 
@@ -58,7 +58,7 @@ func (s *Server) serveTLS(ln *gatedListener, only bool) {
 	go func() {
 		s.acceptLoop(ln, func(c net.Conn) { s.take(newTLSConn(c, conf)) })
 		if only && len(s.loops) == 0 {
-			s.served <- nil // TLS only, without loops: this is the accepting goroutine close waits for
+			s.life.accepted() // TLS only, without loops: this is the accepting goroutine close waits for
 		}
 	}()
 }
@@ -91,14 +91,7 @@ func (s *Server) handshake(nc net.Conn) bool {
 func (s *Server) TLSOnly() bool { return s.cfg.Port == 0 && s.cfg.TLSPort != 0 }
 
 // TLSAddr returns the TLS listener's address, nil without one.
-func (s *Server) TLSAddr() net.Addr {
-	s.tlsLnMu.Lock()
-	defer s.tlsLnMu.Unlock()
-	if s.tlsLn == nil {
-		return nil
-	}
-	return s.tlsLn.Addr()
-}
+func (s *Server) TLSAddr() net.Addr { return s.lns.tlsAddr() }
 
 // TLS returns the TLS material holder (nil when TLS is off), which
 // CONFIG SET of a tls-* parameter reloads; the HTTP listener and the

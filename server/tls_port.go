@@ -21,15 +21,15 @@ import (
 // this one through it.
 func (s *Server) setTLSPort(value string) error {
 	port, _ := strconv.Atoi(value)
-	s.tlsLnMu.Lock()
-	defer s.tlsLnMu.Unlock()
+	s.lns.mu.Lock()
+	defer s.lns.mu.Unlock()
 	s.mu.Lock()
 	cur, plain, repl := s.cfg.TLSPort, s.cfg.Port, s.cfg.Settings["tls-replication"] == "yes"
 	s.mu.Unlock()
 	switch {
 	case port == cur:
 		return nil
-	case s.closing.Load():
+	case s.life.stopping():
 		return errors.New("the server is shutting down")
 	case plain == 0:
 		return errors.New("tls-port can't change while port is 0: it is the only listener")
@@ -46,14 +46,10 @@ func (s *Server) setTLSPort(value string) error {
 			s.cfg.Logger.Warn("Could not create server TCP listening socket: "+err.Error(), "tls-port", port)
 			return errors.New("Unable to listen on this port. Check server logs.") //lint:ignore ST1005 Redis's text
 		}
-		next = &gatedListener{Listener: inner, drained: s.drained, retired: make(chan struct{})}
+		next = &gatedListener{Listener: inner, drained: s.life.drained, retired: make(chan struct{})}
 		s.serveTLS(next, false)
 	}
-	if old := s.tlsLn; old != nil {
-		close(old.retired)
-		old.Listener.Close()
-	}
-	s.tlsLn = next
+	s.lns.swapTLS(next)
 	s.mu.Lock()
 	s.cfg.TLSPort = port
 	s.cfg.Settings["tls-port"] = value

@@ -1,0 +1,116 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// listeners holds the server's listening sockets: the plain port's and
+// tls-port's. CONFIG SET tls-port swaps the TLS one under mu, which close
+// also takes so that a swap seeing the close opens nothing more.
+type listeners struct {
+	plain *gatedListener // nil when only TLS is served
+	mu    sync.Mutex
+	tls   *gatedListener // tls-port's, or nil (tls.go)
+}
+
+// addr is the plain listener's address, or the TLS one's when only TLS is
+// served.
+func (l *listeners) addr() net.Addr {
+	if l.plain == nil {
+		return l.tls.Addr()
+	}
+	return l.plain.Addr()
+}
+
+// tlsAddr is the TLS listener's address, nil without one.
+func (l *listeners) tlsAddr() net.Addr {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tls == nil {
+		return nil
+	}
+	return l.tls.Addr()
+}
+
+// plainPort is the port the plain listener is bound to (the one asked for
+// may have been 0), or configured when there is no plain listener.
+func (l *listeners) plainPort(configured int) int {
+	if l.plain != nil {
+		if a, ok := l.plain.Addr().(*net.TCPAddr); ok {
+			return a.Port
+		}
+	}
+	return configured
+}
+
+// gate is the listener whose drained channel a close closes (both share
+// it): the plain one, else the TLS one; nil when nothing listens.
+func (l *listeners) gate() *gatedListener {
+	if l.plain != nil {
+		return l.plain
+	}
+	return l.tls
+}
+
+// closeAll stops the kernel accepting on both; their accepting goroutines
+// stay held until drained is closed.
+func (l *listeners) closeAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ln := range []*gatedListener{l.plain, l.tls} {
+		if ln != nil {
+			ln.Listener.Close()
+		}
+	}
+}
+
+// swapTLS makes next (nil: none) the TLS listener and retires the one it
+// replaces, whose accepting goroutine then returns at once. The caller
+// holds mu.
+func (l *listeners) swapTLS(next *gatedListener) {
+	if old := l.tls; old != nil {
+		close(old.retired)
+		old.Listener.Close()
+	}
+	l.tls = next
+}
+
+// gatedListener stops the kernel accepting on Close but holds the accepting
+// goroutine until drained is closed: once it returns, every connection
+// left is closed, and in-flight commands must finish first.
+type gatedListener struct {
+	net.Listener
+	drained chan struct{}
+	retired chan struct{} // TLS listeners: closed when CONFIG SET tls-port closes it
+}
+
+// SyscallConn gives the listening socket, for awaitClient.
+func (l *gatedListener) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := l.Listener.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
+}
+
+// SetDeadline lets acceptWaiting take only a client already waiting.
+func (l *gatedListener) SetDeadline(t time.Time) error {
+	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+		return d.SetDeadline(t)
+	}
+	return errors.ErrUnsupported
+}
+
+func (l *gatedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil && errors.Is(err, net.ErrClosed) {
+		select {
+		case <-l.drained:
+		case <-l.retired:
+		}
+	}
+	return c, err
+}
