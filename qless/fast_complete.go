@@ -48,7 +48,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	jid, wn, qn := string(args[0]), workerOf(args[1]), namesOf(args[2])
 	worker := wn.name
 	qname := qn.name
-	key := "ql:j:" + jid
+	key := jobKey(jid)
 	hkey, dkey := key+"-history", key+"-dependents"
 	f.tx.PrefetchMetas(key, dkey, hkey)
 	var j [7]string
@@ -68,7 +68,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	}
 	var cfg [3]string
 	var cfgHas [3]bool
-	if !f.hmget("ql:config", fieldsCompleteConfig, cfg[:], cfgHas[:]) ||
+	if !f.hmget(configKey, fieldsCompleteConfig, cfg[:], cfgHas[:]) ||
 		!f.setHistoryLimit(cfg[0], cfgHas[0]) {
 		return false
 	}
@@ -95,7 +95,7 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 	if hasNext {
 		return f.completeAdvance(&c, nextq, delay, j[2], has[2])
 	}
-	if !f.holds("ql:completed", store.TypeZSet) {
+	if !f.holds(completedKey, store.TypeZSet) {
 		return false
 	}
 	expired, ok := f.planExpiry(jid, cfg[1], cfgHas[1], cfg[2], cfgHas[2])
@@ -112,24 +112,24 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		return false
 	}
 	f.leaveQueue(&c)
-	if f.hears("ql:log") {
-		f.c.Publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
+	if f.hears(logChannel) {
+		f.c.Publish(logChannel, `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
 	}
 	f.storeCompletion(&c, "complete", "")
-	f.zadd("ql:completed", f.now, jid)
+	f.zadd(completedKey, f.now, jid)
 	if len(expired) > 0 {
 		jids := make([]string, len(expired))
 		for i, old := range expired {
 			f.tick()
 			for _, tag := range old.tags {
-				f.zrem("ql:t:"+tag, old.jid)
-				f.zincrby("ql:tags", -1, tag)
+				f.zrem(tagKey(tag), old.jid)
+				f.zincrby(tagsKey, -1, tag)
 			}
-			f.tx.Delete("ql:j:" + old.jid)
-			f.tx.Delete("ql:j:" + old.jid + "-history")
+			f.tx.Delete(jobKey(old.jid))
+			f.tx.Delete(jobHistoryKey(old.jid))
 			jids[i] = old.jid
 		}
-		f.zrem("ql:completed", jids...)
+		f.zrem(completedKey, jids...)
 	}
 	f.applyRelease(jid, dkey, released)
 	qn.counts[EventCompleted].Add(1)
@@ -157,7 +157,7 @@ func (f *fastCall) leaveQueue(c *completion) {
 	f.applyStat(&c.stat)
 	f.zrem(c.wjobs, c.jid)
 	if c.tracked {
-		f.publish("ql:completed", c.jid)
+		f.publish(completedChannel, c.jid)
 	}
 }
 
@@ -204,7 +204,7 @@ func (f *fastCall) planRelease(jid, dkey string, expired []expiredJob) ([]releas
 				return nil, false
 			}
 		}
-		deps := "ql:j:" + j + "-dependencies"
+		deps := jobDependenciesKey(j)
 		if !f.holds(deps, store.TypeSet) {
 			return nil, false
 		}
@@ -219,14 +219,14 @@ func (f *fastCall) planRelease(jid, dkey string, expired []expiredJob) ([]releas
 		}
 		var v [3]string
 		var has [3]bool
-		if !f.hmget("ql:j:"+j, fieldsRelease, v[:], has[:]) {
+		if !f.hmget(jobKey(j), fieldsRelease, v[:], has[:]) {
 			return nil, false
 		}
 		if !has[0] {
 			continue
 		}
 		r.queue, r.hasQueue = v[0], true
-		prefix := "ql:q:" + r.queue
+		prefix := queuePrefix(r.queue)
 		if !f.holds(prefix+"-depends", store.TypeZSet) {
 			return nil, false
 		}
@@ -254,12 +254,12 @@ func (f *fastCall) applyRelease(jid, dkey string, released []releasedJob) {
 	}
 	for _, r := range released {
 		f.tick()
-		key := "ql:j:" + r.jid
+		key := jobKey(r.jid)
 		f.tx.SRem(key+"-dependencies", jid)
 		if !r.free || !r.hasQueue {
 			continue
 		}
-		prefix := "ql:q:" + r.queue
+		prefix := queuePrefix(r.queue)
 		f.zrem(prefix+"-depends", r.jid)
 		if r.hasScheduled {
 			f.zadd(prefix+"-scheduled", r.scheduled, r.jid)
@@ -277,7 +277,7 @@ func (f *fastCall) applyRelease(jid, dkey string, released []releasedJob) {
 // the job leaves its queue, then waits (or is scheduled, with a delay) in
 // nextq.
 func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, priorityText string, hasPriority bool) bool {
-	nprefix := "ql:q:" + nextq
+	nprefix := queuePrefix(nextq)
 	target := nprefix + "-work"
 	if delay > 0 {
 		target = nprefix + "-scheduled"
@@ -289,7 +289,7 @@ func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, p
 			return false
 		}
 	}
-	if !f.holds(target, store.TypeZSet) || !f.holds("ql:queues", store.TypeZSet) || !f.holds(c.key, store.TypeHash) {
+	if !f.holds(target, store.TypeZSet) || !f.holds(queuesKey, store.TypeZSet) || !f.holds(c.key, store.TypeHash) {
 		return false
 	}
 
@@ -299,11 +299,11 @@ func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, p
 	}
 	f.leaveQueue(c)
 	qnext := jsonString(nextq)
-	if f.hears("ql:log") {
-		f.c.Publish("ql:log", `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
+	if f.hears(logChannel) {
+		f.c.Publish(logChannel, `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
 	}
 	f.historyAppend(c.hkey, "["+f.historyWhen()+`,"put",{"q":`+qnext+"}]")
-	f.zaddNX("ql:queues", f.now, nextq)
+	f.zaddNX(queuesKey, f.now, nextq)
 	f.storeCompletion(c, "waiting", nextq)
 	jobCounts.add(c.qname, EventCompleted, 1)
 	jobCounts.add(nextq, EventPut, 1)
@@ -343,7 +343,7 @@ func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText stri
 	if count < 1 || count != math.Floor(count) || count > 1e15 || !(age > 0) {
 		return nil, false
 	}
-	z, err := f.tx.OpenZSet("ql:completed")
+	z, err := f.tx.OpenZSet(completedKey)
 	if err != nil {
 		return nil, false
 	}
@@ -382,18 +382,18 @@ func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText stri
 	for i, old := range drop {
 		var tags [1]string
 		var has [1]bool
-		if f.stopped() || !f.hmget("ql:j:"+old, fieldsTags, tags[:], has[:]) {
+		if f.stopped() || !f.hmget(jobKey(old), fieldsTags, tags[:], has[:]) {
 			return nil, false
 		}
 		out[i].jid = old
 		if !has[0] || tags[0] == "{}" {
 			continue
 		}
-		if out[i].tags, ok = stringArray(tags[0]); !ok || !f.holds("ql:tags", store.TypeZSet) {
+		if out[i].tags, ok = stringArray(tags[0]); !ok || !f.holds(tagsKey, store.TypeZSet) {
 			return nil, false
 		}
 		for _, tag := range out[i].tags {
-			if !f.holds("ql:t:"+tag, store.TypeZSet) {
+			if !f.holds(tagKey(tag), store.TypeZSet) {
 				return nil, false
 			}
 		}

@@ -18,7 +18,7 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	}
 	jid, wn := string(args[0]), workerOf(args[1])
 	worker := wn.name
-	key := "ql:j:" + jid
+	key := jobKey(jid)
 	var j [3]string
 	var has [3]bool
 	if !f.hmget(key, fieldsHeartbeatJob, j[:], has[:]) {
@@ -44,7 +44,7 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 		data = view(f.json)
 	}
 	wjobs, lkey := wn.jobs, qn.locks
-	if !f.holds(wjobs, store.TypeZSet) || !f.holds("ql:workers", store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
+	if !f.holds(wjobs, store.TypeZSet) || !f.holds(workersKey, store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
 		return false
 	}
 	if hasData {
@@ -54,7 +54,7 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	}
 	f.zadd(wjobs, expires, jid)
 	if f.switches&switchHeartbeatWorker != 0 {
-		f.zadd("ql:workers", f.now, worker)
+		f.zadd(workersKey, f.now, worker)
 	}
 	f.zadd(lkey, expires, jid)
 	f.w.WriteInt(scripts.NumberReply(expires))
@@ -67,7 +67,7 @@ func (f *fastCall) heartbeatOf(q *queueNames) (float64, bool) {
 	fields := [2][]byte{q.heartbeatField, fieldHeartbeat}
 	var v [2]string
 	var has [2]bool
-	if !f.hmget("ql:config", fields[:], v[:], has[:]) {
+	if !f.hmget(configKey, fields[:], v[:], has[:]) {
 		return 0, false
 	}
 	switch {
@@ -78,5 +78,3 @@ func (f *fastCall) heartbeatOf(q *queueNames) (float64, bool) {
 	}
 	return 60, true
 }
-
-func workerJobsKey(worker string) string { return "ql:w:" + worker + ":jobs" }

@@ -54,7 +54,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	var has [4]bool
 	// The queue's own settings, then the defaults.
 	fields := [4][]byte{qn.heartbeatField, fieldHeartbeat, qn.maxConcField, fieldHistory}
-	if !f.hmget("ql:config", fields[:], cfg[:], has[:]) {
+	if !f.hmget(configKey, fields[:], cfg[:], has[:]) {
 		return false
 	}
 	hb := 60.0
@@ -76,11 +76,11 @@ func fastPop(f *fastCall, args [][]byte) bool {
 			return false
 		}
 	}
-	paused, err := f.tx.SIsMember("ql:paused_queues", qname)
+	paused, err := f.tx.SIsMember(pausedQueuesKey, qname)
 	if err != nil || paused || queueThrottled(f, qn) || queueRated(f, qn) {
 		return false
 	}
-	if !f.holds("ql:workers", store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
+	if !f.holds(workersKey, store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
 		f.anyDue(qn.ttl, math.Inf(-1)) ||
 		!f.holds(work, store.TypeZSet) {
 		return false
@@ -142,13 +142,13 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	if !f.writing() {
 		return false
 	}
-	f.zadd("ql:workers", f.now, worker)
+	f.zadd(workersKey, f.now, worker)
 	if len(due) > 0 {
 		// check_scheduled: the due jobs become work.
 		moved := make([]string, len(due))
 		for i, e := range due {
 			f.zadd(work, e.Score, e.Member)
-			f.hset("ql:j:"+e.Member, "state", "waiting")
+			f.hset(jobKey(e.Member), "state", "waiting")
 			moved[i] = e.Member
 		}
 		f.zrem(skeyd, moved...)
@@ -176,7 +176,7 @@ func fastPop(f *fastCall, args [][]byte) bool {
 			f.hset(key, "time", stamp, "worker", worker, "expires", expText, "state", "running")
 		}
 		if j.tracked {
-			f.publish("ql:popped", j.jid)
+			f.publish(poppedChannel, j.jid)
 		}
 	}
 	if len(jids) > 1 {
@@ -239,7 +239,7 @@ func (f *fastCall) dueScheduled(skeyd, work, qname string, count int64) ([]store
 		jid := due[i].Member
 		var v [1]string
 		var has [1]bool
-		if _, in := w.Score(jid); in || !f.hmget("ql:j:"+jid, fieldsPriority, v[:], has[:]) {
+		if _, in := w.Score(jid); in || !f.hmget(jobKey(jid), fieldsPriority, v[:], has[:]) {
 			return nil, false
 		}
 		priority := 0.0
@@ -292,7 +292,7 @@ func (f *fastCall) zaddAll(key string, score float64, members []string) {
 
 // readPopJob is job_read for the jobs fastPop takes.
 func (f *fastCall) readPopJob(jid string, j *popJob) bool {
-	key := "ql:j:" + jid
+	key := jobKey(jid)
 	j.key = key
 	hkey := key + "-history"
 	j.hkey = hkey
