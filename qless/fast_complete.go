@@ -6,12 +6,70 @@ import (
 	"github.com/qlessd/qlessd/store"
 )
 
+// The job's fields a complete reads, in fieldsCompleteJob's order.
+const (
+	completeFieldWorker = iota
+	completeFieldState
+	completeFieldPriority
+	completeFieldRetries
+	completeFieldQueue
+	completeFieldTime
+	completeFieldThrottles
+	completeFields
+)
+
+// The config fields a complete reads, in fieldsCompleteConfig's order.
+const (
+	historyFieldMax   = iota // max-job-history
+	historyFieldCount        // jobs-history-count
+	historyFieldAge          // jobs-history
+	historyFields
+)
+
 var (
-	fieldsCompleteJob = [][]byte{[]byte("worker"), []byte("state"), []byte("priority"),
+	fieldsCompleteJob = [completeFields][]byte{[]byte("worker"), []byte("state"), []byte("priority"),
 		[]byte("retries"), []byte("queue"), []byte("time"), []byte("throttles")}
-	fieldsCompleteConfig = [][]byte{[]byte("max-job-history"), []byte("jobs-history-count"), []byte("jobs-history")}
+	fieldsCompleteConfig = [historyFields][]byte{[]byte("max-job-history"), []byte("jobs-history-count"), []byte("jobs-history")}
 	fieldsTags           = [][]byte{[]byte("tags")}
 )
+
+// completeCall is a complete's arguments (jid, worker, queue, data,
+// options), parsed.
+type completeCall struct {
+	jid     string
+	w       *workerNames
+	q       *queueNames
+	data    []byte
+	next    string // the queue to advance to (when hasNext)
+	hasNext bool
+	delay   float64
+}
+
+// completeJob is what the job's hash held before the complete.
+type completeJob struct {
+	worker, state, priority, retries, queue, time string
+	hasWorker, hasPriority, hasRetries            bool
+	hasQueue, hasTime, hasThrottles               bool
+}
+
+// historyConfig is the config that says which completed jobs complete
+// deletes.
+type historyConfig struct {
+	count, age       string // jobs-history-count, jobs-history
+	hasCount, hasAge bool
+}
+
+// completePlan is everything a complete writes, worked out before its
+// first write.
+type completePlan struct {
+	completion
+	call     completeCall
+	dkey     string
+	job      completeJob
+	history  historyConfig
+	expired  []expiredJob
+	released []releasedJob
+}
 
 // fastComplete is job_complete (API complete: jid, worker, queue, data)
 // without options, for the running job of that worker and queue, with no
@@ -22,19 +80,34 @@ var (
 // With a next queue (and maybe a delay, no dependencies) the job moves on
 // to that queue, scheduled or waiting, as job_complete's advance does.
 func fastComplete(f *fastCall, args [][]byte) bool {
+	var p completePlan
+	if !parseComplete(args, &p.call) || !planCompletion(f, &p) {
+		return false
+	}
+	if p.call.hasNext {
+		return f.completeAdvance(&p.completion, p.call.next, p.call.delay, p.job.priority, p.job.hasPriority)
+	}
+	if !planComplete(f, &p) || !f.writing() {
+		return false
+	}
+	applyComplete(f, &p)
+	return true
+}
+
+// parseComplete reads complete's arguments into c, false when the Lua
+// must run the call (dependencies to add, a delay without a next queue).
+func parseComplete(args [][]byte, c *completeCall) bool {
 	if len(args) < 4 || len(args)%2 != 0 || !decodesTruthy(args[3]) {
 		return false
 	}
-	var nextq string
-	var hasNext, hasDelay bool
-	delay := 0.0
+	hasDelay := false
 	for i := 4; i < len(args); i += 2 {
 		switch string(args[i]) {
 		case "next":
-			nextq, hasNext = string(args[i+1]), true
+			c.next, c.hasNext = string(args[i+1]), true
 		case "delay":
 			var ok bool
-			if delay, ok = plainNumber(args[i+1]); !ok {
+			if c.delay, ok = plainNumber(args[i+1]); !ok {
 				return false
 			}
 			hasDelay = true
@@ -42,84 +115,115 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 			return false
 		}
 	}
-	if hasDelay && !hasNext || hasNext && nextq == "" {
+	if hasDelay && !c.hasNext || c.hasNext && c.next == "" {
 		return false
 	}
-	jid, wn, qn := string(args[0]), workerOf(args[1]), namesOf(args[2])
-	worker := wn.name
-	qname := qn.name
-	key := jobKey(jid)
-	hkey, dkey := key+"-history", key+"-dependents"
-	f.tx.PrefetchMetas(key, dkey, hkey)
-	var j [7]string
-	var has [7]bool
-	if !f.hmget(key, fieldsCompleteJob, j[:], has[:]) {
+	c.jid, c.w, c.q, c.data = string(args[0]), workerOf(args[1]), namesOf(args[2]), args[3]
+	return true
+}
+
+// readCompleteJob reads the job's hash as a complete needs it.
+func readCompleteJob(f *fastCall, key string, j *completeJob) bool {
+	var v [completeFields]string
+	var has [completeFields]bool
+	if !f.hmget(key, fieldsCompleteJob[:], v[:], has[:]) {
 		return false
 	}
-	if !has[0] || j[0] != worker || j[1] != "running" || !has[4] || j[4] != qname || !has[3] {
+	*j = completeJob{
+		worker: v[completeFieldWorker], hasWorker: has[completeFieldWorker],
+		state:    v[completeFieldState],
+		priority: v[completeFieldPriority], hasPriority: has[completeFieldPriority],
+		retries: v[completeFieldRetries], hasRetries: has[completeFieldRetries],
+		queue: v[completeFieldQueue], hasQueue: has[completeFieldQueue],
+		time: v[completeFieldTime], hasTime: has[completeFieldTime],
+		hasThrottles: has[completeFieldThrottles],
+	}
+	return true
+}
+
+// readHistoryConfig reads the history config, setting the call's history
+// limit from max-job-history.
+func readHistoryConfig(f *fastCall, h *historyConfig) bool {
+	var v [historyFields]string
+	var has [historyFields]bool
+	if !f.hmget(configKey, fieldsCompleteConfig[:], v[:], has[:]) ||
+		!f.setHistoryLimit(v[historyFieldMax], has[historyFieldMax]) {
 		return false
 	}
-	if has[6] || queueThrottleHeld(f, qn) {
+	*h = historyConfig{count: v[historyFieldCount], hasCount: has[historyFieldCount],
+		age: v[historyFieldAge], hasAge: has[historyFieldAge]}
+	return true
+}
+
+// planCompletion checks what complete and advance share (the job runs
+// with this worker in this queue, the keys it leaves) and plans their
+// common writes into p.completion.
+func planCompletion(f *fastCall, p *completePlan) bool {
+	key := jobKey(p.call.jid)
+	hkey := jobHistoryKey(p.call.jid)
+	p.dkey = jobDependentsKey(p.call.jid)
+	f.tx.PrefetchMetas(key, p.dkey, hkey)
+	j := &p.job
+	if !readCompleteJob(f, key, j) ||
+		!j.hasWorker || j.worker != p.call.w.name || j.state != "running" || !j.hasQueue || j.queue != p.call.q.name || !j.hasRetries {
+		return false
+	}
+	if j.hasThrottles || queueThrottleHeld(f, p.call.q) {
 		return false // throttles to let go: throttle.lua does
 	}
-	retries, ok := plainString(j[3])
-	if !ok {
-		return false
-	}
-	var cfg [3]string
-	var cfgHas [3]bool
-	if !f.hmget(configKey, fieldsCompleteConfig, cfg[:], cfgHas[:]) ||
-		!f.setHistoryLimit(cfg[0], cfgHas[0]) {
+	retries, ok := plainString(j.retries)
+	if !ok || !readHistoryConfig(f, &p.history) {
 		return false
 	}
 	started := f.now
-	if has[5] {
-		if started, ok = plainString(j[5]); !ok {
+	if j.hasTime {
+		if started, ok = plainString(j.time); !ok {
 			return false
 		}
 	}
-	c := completion{jid: jid, qname: qname, key: key, hkey: hkey,
-		data: string(args[3]), retries: retries, work: qn.work, locks: qn.locks,
-		scheduled: qn.scheduled, wjobs: wn.jobs}
+	c := &p.completion
+	*c = completion{jid: p.call.jid, qname: p.call.q.name, key: key, hkey: hkey,
+		data: string(p.call.data), retries: retries, work: p.call.q.work, locks: p.call.q.locks,
+		scheduled: p.call.q.scheduled, wjobs: p.call.w.jobs}
 	if !f.holds(c.hkey, store.TypeList) || !f.holds(c.work, store.TypeZSet) ||
 		!f.holds(c.locks, store.TypeZSet) || !f.holds(c.scheduled, store.TypeZSet) ||
 		!f.holds(c.wjobs, store.TypeZSet) {
 		return false
 	}
-	if c.stat, ok = f.planStat(qn.statKey("run", f.now), f.now-started); !ok {
+	if c.stat, ok = f.planStat(p.call.q.statKey("run", f.now), f.now-started); !ok {
 		return false
 	}
-	if c.tracked, ok = f.tracked(jid); !ok {
-		return false
-	}
-	if hasNext {
-		return f.completeAdvance(&c, nextq, delay, j[2], has[2])
-	}
+	c.tracked, ok = f.tracked(p.call.jid)
+	return ok
+}
+
+// planComplete plans what a complete without a next queue writes beyond
+// planCompletion: the completed jobs to expire, the dependents to release.
+func planComplete(f *fastCall, p *completePlan) bool {
 	if !f.holds(completedKey, store.TypeZSet) {
 		return false
 	}
-	expired, ok := f.planExpiry(jid, cfg[1], cfgHas[1], cfg[2], cfgHas[2])
-	if !ok {
+	var ok bool
+	h := &p.history
+	if p.expired, ok = f.planExpiry(p.call.jid, h.count, h.hasCount, h.age, h.hasAge); !ok {
 		return false
 	}
-	released, ok := f.planRelease(jid, dkey, expired)
-	if !ok {
-		return false
-	}
+	p.released, ok = f.planRelease(p.call.jid, p.dkey, p.expired)
+	return ok
+}
 
-	// Checked: from here on the Lua's writes, in its order.
-	if !f.writing() {
-		return false
-	}
-	f.leaveQueue(&c)
+// applyComplete makes a complete's planned writes, in the Lua's order, and
+// replies.
+func applyComplete(f *fastCall, p *completePlan) {
+	f.leaveQueue(&p.completion)
 	if f.hears(logChannel) {
-		f.c.Publish(logChannel, `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
+		f.c.Publish(logChannel, `{"jid":`+jsonString(p.call.jid)+`,"event":"completed","queue":`+jsonString(p.call.q.name)+`}`)
 	}
-	f.storeCompletion(&c, "complete", "")
-	f.zadd(completedKey, f.now, jid)
-	if len(expired) > 0 {
-		jids := make([]string, len(expired))
-		for i, old := range expired {
+	f.storeCompletion(&p.completion, "complete", "")
+	f.zadd(completedKey, f.now, p.call.jid)
+	if len(p.expired) > 0 {
+		jids := make([]string, len(p.expired))
+		for i, old := range p.expired {
 			f.tick()
 			for _, tag := range old.tags {
 				f.zrem(tagKey(tag), old.jid)
@@ -131,10 +235,9 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 		}
 		f.zrem(completedKey, jids...)
 	}
-	f.applyRelease(jid, dkey, released)
-	qn.counts[EventCompleted].Add(1)
+	f.applyRelease(p.call.jid, p.dkey, p.released)
+	p.call.q.counts[EventCompleted].Add(1)
 	f.reply("complete")
-	return true
 }
 
 // completion is what a complete has read and planned about its job.
