@@ -11,7 +11,7 @@ import (
 
 var (
 	fieldHeartbeat, fieldHistory = []byte("heartbeat"), []byte("max-job-history")
-	fieldsJobRead                = [][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
+	fieldsJobRead                = [jobFields][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
 		[]byte("worker"), []byte("priority"), []byte("expires"), []byte("retries"),
 		[]byte("remaining"), []byte("data"), []byte("tags"), []byte("failure"),
 		[]byte("spawned_from_jid"), []byte("time"), []byte("throttles"), []byte("rates")}
@@ -360,37 +360,85 @@ func (f *fastCall) zaddAll(key string, score float64, members []string) {
 	z.Release()
 }
 
+// The job's fields a pop reads (job_read), in fieldsJobRead's order.
+const (
+	jobFieldJid = iota
+	jobFieldKlass
+	jobFieldState
+	jobFieldQueue
+	jobFieldWorker
+	jobFieldPriority
+	jobFieldExpires
+	jobFieldRetries
+	jobFieldRemaining
+	jobFieldData
+	jobFieldTags
+	jobFieldFailure
+	jobFieldSpawnedFrom
+	jobFieldTime
+	jobFieldThrottles
+	jobFieldRates
+	jobFields
+)
+
 // readPopJob is job_read for the jobs fastPop takes.
 func (f *fastCall) readPopJob(jid string, j *popJob) bool {
-	key := jobKey(jid)
-	j.key = key
-	hkey := key + "-history"
-	j.hkey = hkey
-	depsKey, dependentsKey := key+"-dependencies", key+"-dependents"
-	f.tx.PrefetchMetas(key, depsKey, dependentsKey, hkey)
-	var v [16]string
-	var has [16]bool
-	if !f.hmget(key, fieldsJobRead, v[:], has[:]) || has[14] || has[15] {
-		return false // throttles to take (throttle.lua) or rates to start (rate.lua)
+	j.key, j.hkey = jobKey(jid), jobHistoryKey(jid)
+	depsKey, dependentsKey := jobDependenciesKey(jid), jobDependentsKey(jid)
+	f.tx.PrefetchMetas(j.key, depsKey, dependentsKey, j.hkey)
+	if !f.readPopJobHash(j) {
+		return false
 	}
-	if !has[0] || !has[1] || !has[3] || !has[5] || !has[7] || !has[8] || !has[9] ||
-		!has[10] || (has[11] && v[11] != "{}") {
+	var ok bool
+	if j.tracked, ok = f.tracked(jid); !ok {
+		return false
+	}
+	if !f.holds(j.hkey, store.TypeList) || !f.holds(j.key, store.TypeHash) {
+		return false
+	}
+	if j.history, ok = f.readHistory(j.hkey); !ok {
+		return false
+	}
+	if j.dependents, ok = f.setJSON(dependentsKey); !ok {
+		return false
+	}
+	j.depsOn, ok = f.setJSON(depsKey)
+	return ok
+}
+
+// readPopJobHash reads the job's hash (j.key) into j, false when the Lua
+// must pop it: throttles to take (throttle.lua), rates to start
+// (rate.lua), a field missing, a failure, tags or numbers that are not
+// plain.
+func (f *fastCall) readPopJobHash(j *popJob) bool {
+	var v [jobFields]string
+	var has [jobFields]bool
+	if !f.hmget(j.key, fieldsJobRead[:], v[:], has[:]) || has[jobFieldThrottles] || has[jobFieldRates] {
+		return false
+	}
+	for _, i := range [...]int{jobFieldJid, jobFieldKlass, jobFieldQueue, jobFieldPriority,
+		jobFieldRetries, jobFieldRemaining, jobFieldData, jobFieldTags} {
+		if !has[i] {
+			return false
+		}
+	}
+	if has[jobFieldFailure] && v[jobFieldFailure] != "{}" {
 		return false
 	}
 	j.tags = "{}"
-	if v[10] != "{}" {
-		tags, ok := stringArray(v[10])
+	if v[jobFieldTags] != "{}" {
+		tags, ok := stringArray(v[jobFieldTags])
 		if !ok || len(tags) == 0 {
 			return false
 		}
 		j.tags = stringArrayJSON(tags)
 	}
 	var ok1, ok2, ok3 bool
-	j.jid, j.klass, j.queue, j.data = v[0], v[1], v[3], v[9]
-	j.spawned, j.hasSpawned = v[12], has[12]
-	j.priority, ok1 = plainString(v[5])
-	j.retries, ok2 = plainString(v[7])
-	j.remaining, ok3 = plainString(v[8])
+	j.jid, j.klass, j.queue, j.data = v[jobFieldJid], v[jobFieldKlass], v[jobFieldQueue], v[jobFieldData]
+	j.spawned, j.hasSpawned = v[jobFieldSpawnedFrom], has[jobFieldSpawnedFrom]
+	j.priority, ok1 = plainString(v[jobFieldPriority])
+	j.retries, ok2 = plainString(v[jobFieldRetries])
+	j.remaining, ok3 = plainString(v[jobFieldRemaining])
 	if !(ok1 && ok2 && ok3) {
 		return false
 	}
@@ -400,28 +448,13 @@ func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 		return false
 	}
 	j.started = f.now
-	if has[13] {
+	if has[jobFieldTime] {
 		var ok bool
-		if j.started, ok = plainString(v[13]); !ok {
+		if j.started, ok = plainString(v[jobFieldTime]); !ok {
 			return false
 		}
 	}
-	tracked, ok := f.tracked(jid)
-	if !ok {
-		return false
-	}
-	j.tracked = tracked
-	if !f.holds(hkey, store.TypeList) || !f.holds(key, store.TypeHash) {
-		return false
-	}
-	if j.history, ok = f.readHistory(hkey); !ok {
-		return false
-	}
-	if j.dependents, ok = f.setJSON(dependentsKey); !ok {
-		return false
-	}
-	j.depsOn, ok = f.setJSON(depsKey)
-	return ok
+	return true
 }
 
 // setJSON is list_json of SMEMBERS key, for a set of plain strings.
