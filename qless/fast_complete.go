@@ -204,8 +204,7 @@ func planComplete(f *fastCall, p *completePlan) bool {
 		return false
 	}
 	var ok bool
-	h := &p.history
-	if p.expired, ok = f.planExpiry(p.call.jid, h.count, h.hasCount, h.age, h.hasAge); !ok {
+	if p.expired, ok = f.planExpiry(p.call.jid, &p.history); !ok {
 		return false
 	}
 	p.released, ok = f.planRelease(p.call.jid, p.dkey, p.expired)
@@ -430,27 +429,45 @@ type expiredJob struct {
 // now: those completed more than jobs-history ago, then the oldest beyond
 // jobs-history-count, when their tags are a plain array of strings and
 // jid itself is not among them.
-func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText string, hasAge bool) ([]expiredJob, bool) {
-	count, age := 50000.0, 604800.0
-	var ok bool
-	if hasCount {
-		if count, ok = plainString(countText); !ok {
-			return nil, false
-		}
-	}
-	if hasAge {
-		if age, ok = plainString(ageText); !ok {
-			return nil, false
-		}
-	}
-	if count < 1 || count != math.Floor(count) || count > 1e15 || !(age > 0) {
+func (f *fastCall) planExpiry(jid string, h *historyConfig) ([]expiredJob, bool) {
+	count, age, ok := h.limits()
+	if !ok {
 		return nil, false
 	}
 	z, err := f.tx.OpenZSet(completedKey)
 	if err != nil {
 		return nil, false
 	}
-	defer z.Release()
+	drop, ok := f.expiredJids(z, jid, count, age)
+	z.Release()
+	if !ok {
+		return nil, false
+	}
+	return f.readExpired(drop)
+}
+
+// limits are jobs-history-count and jobs-history as numbers, with their
+// defaults; false for values the Lua must judge.
+func (h *historyConfig) limits() (count, age float64, ok bool) {
+	count, age, ok = 50000, 604800, true
+	if h.hasCount {
+		if count, ok = plainString(h.count); !ok {
+			return 0, 0, false
+		}
+	}
+	if h.hasAge {
+		if age, ok = plainString(h.age); !ok {
+			return 0, 0, false
+		}
+	}
+	if count < 1 || count != math.Floor(count) || count > 1e15 || !(age > 0) {
+		return 0, 0, false
+	}
+	return count, age, true
+}
+
+// expiredJids are the completed jobs (z) that expire when jid joins them.
+func (f *fastCall) expiredJids(z *store.ZSet, jid string, count, age float64) ([]string, bool) {
 	if _, in := z.Score(jid); in {
 		return nil, false
 	}
@@ -463,24 +480,29 @@ func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText stri
 		drop = append(drop, e.Member)
 		return true
 	})
-	if over := z.Len() + 1 - int64(len(drop)) - int64(count); over > 0 {
-		fine := true
-		z.Ascend(func(e store.Entry) bool {
-			switch {
-			case aged(e):
-				return true
-			case !(e.Score < f.now || e.Score == f.now && e.Member < jid):
-				fine = false
-				return false
-			}
-			drop = append(drop, e.Member)
-			over--
-			return over > 0
-		})
-		if !fine || over > 0 {
-			return nil, false
-		}
+	over := z.Len() + 1 - int64(len(drop)) - int64(count)
+	if over <= 0 {
+		return drop, true
 	}
+	fine := true
+	z.Ascend(func(e store.Entry) bool {
+		switch {
+		case aged(e):
+			return true
+		case !(e.Score < f.now || e.Score == f.now && e.Member < jid):
+			fine = false
+			return false
+		}
+		drop = append(drop, e.Member)
+		over--
+		return over > 0
+	})
+	return drop, fine && over <= 0
+}
+
+// readExpired reads the tags of the jobs to expire, false when they are
+// not a plain array of strings or their keys hold another type.
+func (f *fastCall) readExpired(drop []string) ([]expiredJob, bool) {
 	out := make([]expiredJob, len(drop))
 	for i, old := range drop {
 		var tags [1]string
@@ -492,6 +514,7 @@ func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText stri
 		if !has[0] || tags[0] == "{}" {
 			continue
 		}
+		var ok bool
 		if out[i].tags, ok = stringArray(tags[0]); !ok || !f.holds(tagsKey, store.TypeZSet) {
 			return nil, false
 		}
