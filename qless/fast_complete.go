@@ -282,7 +282,7 @@ type releasedJob struct {
 	score        float64 // its work score otherwise
 }
 
-var fieldsRelease = [][]byte{[]byte("queue"), []byte("priority"), []byte("scheduled")}
+var fieldsRelease = [releaseFields][]byte{[]byte("queue"), []byte("priority"), []byte("scheduled")}
 
 // planRelease reads what release_dependents needs for jid's dependents (the
 // set dkey); false when the Lua must do it (a dependent that is jid itself
@@ -316,37 +316,50 @@ func (f *fastCall) planRelease(jid, dkey string, expired []expiredJob) ([]releas
 		}
 		r := &out[i]
 		r.jid, r.free = j, n == 0
-		if !r.free {
-			continue
-		}
-		var v [3]string
-		var has [3]bool
-		if !f.hmget(jobKey(j), fieldsRelease, v[:], has[:]) {
+		if r.free && !f.planReleaseFree(r) {
 			return nil, false
 		}
-		if !has[0] {
-			continue
-		}
-		r.queue, r.hasQueue = v[0], true
-		prefix := queuePrefix(r.queue)
-		if !f.holds(prefix+"-depends", store.TypeZSet) {
-			return nil, false
-		}
-		var ok bool
-		if has[2] {
-			r.hasScheduled = true
-			if r.scheduled, ok = plainString(v[2]); !ok || !f.holds(prefix+"-scheduled", store.TypeZSet) {
-				return nil, false
-			}
-			continue
-		}
-		var p float64
-		if p, ok = plainString(v[1]); !ok || !has[1] || !f.holds(prefix+"-work", store.TypeZSet) {
-			return nil, false
-		}
-		r.score = f.workScore(p)
 	}
 	return out, true
+}
+
+// The fields of a released job its release reads, in fieldsRelease's
+// order.
+const (
+	releaseFieldQueue = iota
+	releaseFieldPriority
+	releaseFieldScheduled
+	releaseFields
+)
+
+// planReleaseFree reads where a dependent with no other dependency goes:
+// its queue's scheduled jobs when it was put with a delay, else its work.
+func (f *fastCall) planReleaseFree(r *releasedJob) bool {
+	var v [releaseFields]string
+	var has [releaseFields]bool
+	if !f.hmget(jobKey(r.jid), fieldsRelease[:], v[:], has[:]) {
+		return false
+	}
+	if !has[releaseFieldQueue] {
+		return true
+	}
+	r.queue, r.hasQueue = v[releaseFieldQueue], true
+	if !f.holds(queueKey(r.queue, "depends"), store.TypeZSet) {
+		return false
+	}
+	var ok bool
+	if has[releaseFieldScheduled] {
+		r.hasScheduled = true
+		r.scheduled, ok = plainString(v[releaseFieldScheduled])
+		return ok && f.holds(queueKey(r.queue, "scheduled"), store.TypeZSet)
+	}
+	var p float64
+	if p, ok = plainString(v[releaseFieldPriority]); !ok || !has[releaseFieldPriority] ||
+		!f.holds(queueKey(r.queue, "work"), store.TypeZSet) {
+		return false
+	}
+	r.score = f.workScore(p)
+	return true
 }
 
 // applyRelease is release_dependents' writes.
@@ -357,18 +370,17 @@ func (f *fastCall) applyRelease(jid, dkey string, released []releasedJob) {
 	for _, r := range released {
 		f.tick()
 		key := jobKey(r.jid)
-		f.tx.SRem(key+"-dependencies", jid)
+		f.tx.SRem(jobDependenciesKey(r.jid), jid)
 		if !r.free || !r.hasQueue {
 			continue
 		}
-		prefix := queuePrefix(r.queue)
-		f.zrem(prefix+"-depends", r.jid)
+		f.zrem(queueKey(r.queue, "depends"), r.jid)
 		if r.hasScheduled {
-			f.zadd(prefix+"-scheduled", r.scheduled, r.jid)
+			f.zadd(queueKey(r.queue, "scheduled"), r.scheduled, r.jid)
 			f.hset(key, "state", "scheduled")
 			f.tx.HDel(key, "scheduled")
 		} else {
-			f.zadd(prefix+"-work", r.score, r.jid)
+			f.zadd(queueKey(r.queue, "work"), r.score, r.jid)
 			f.hset(key, "state", "waiting")
 		}
 	}
@@ -379,10 +391,9 @@ func (f *fastCall) applyRelease(jid, dkey string, released []releasedJob) {
 // the job leaves its queue, then waits (or is scheduled, with a delay) in
 // nextq.
 func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, priorityText string, hasPriority bool) bool {
-	nprefix := queuePrefix(nextq)
-	target := nprefix + "-work"
+	target := queueKey(nextq, "work")
 	if delay > 0 {
-		target = nprefix + "-scheduled"
+		target = queueKey(nextq, "scheduled")
 	}
 	var priority float64
 	if delay <= 0 {

@@ -5,9 +5,15 @@ import (
 	"github.com/qlessd/qlessd/store"
 )
 
-var (
-	fieldsHeartbeatJob = [][]byte{[]byte("queue"), []byte("worker"), []byte("state")}
+// The job's fields a heartbeat reads, in fieldsHeartbeatJob's order.
+const (
+	heartbeatFieldQueue = iota
+	heartbeatFieldWorker
+	heartbeatFieldState
+	heartbeatFields
 )
+
+var fieldsHeartbeatJob = [heartbeatFields][]byte{[]byte("queue"), []byte("worker"), []byte("state")}
 
 // fastHeartbeat is job_heartbeat for a job running with the calling worker:
 // the lock moves to now plus the queue's heartbeat, data (when given) is
@@ -19,15 +25,16 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	jid, wn := string(args[0]), workerOf(args[1])
 	worker := wn.name
 	key := jobKey(jid)
-	var j [3]string
-	var has [3]bool
-	if !f.hmget(key, fieldsHeartbeatJob, j[:], has[:]) {
+	var j [heartbeatFields]string
+	var has [heartbeatFields]bool
+	if !f.hmget(key, fieldsHeartbeatJob[:], j[:], has[:]) {
 		return false
 	}
-	if !has[0] || !has[1] || !has[2] || j[2] != "running" || j[1] != worker || worker == "" {
+	if !has[heartbeatFieldQueue] || !has[heartbeatFieldWorker] || !has[heartbeatFieldState] ||
+		j[heartbeatFieldState] != "running" || j[heartbeatFieldWorker] != worker || worker == "" {
 		return false
 	}
-	qn := namesOfString(j[0])
+	qn := namesOfString(j[heartbeatFieldQueue])
 	hb, ok := f.heartbeatOf(qn)
 	if !ok {
 		return false
