@@ -18,9 +18,6 @@ import (
 // with no connection bound yet, each bound worker gets its grace period
 // from start-up.
 
-// boundKey holds the bindings across restarts.
-const boundKey = "ql:bound"
-
 // Server is what the functions that work in the background (bindings,
 // TTL expiry) need of the running server.
 type Server interface {

@@ -39,7 +39,7 @@ func queuesWithTTLDue(db *store.DB, now float64) map[int][][]byte {
 	db.View(func(tx *store.Tx) error {
 		for d := 0; d < tx.Databases(); d++ {
 			tx.Select(d)
-			for _, q := range zsetMembers(tx, "ql:queues") {
+			for _, q := range zsetMembers(tx, queuesKey) {
 				if ttlDue(tx, queueKey(q, "ttl"), now) {
 					due[d] = append(due[d], []byte(q))
 				}

@@ -6,12 +6,70 @@ import (
 	"github.com/qlessd/qlessd/store"
 )
 
+// The job's fields a complete reads, in fieldsCompleteJob's order.
+const (
+	completeFieldWorker = iota
+	completeFieldState
+	completeFieldPriority
+	completeFieldRetries
+	completeFieldQueue
+	completeFieldTime
+	completeFieldThrottles
+	completeFields
+)
+
+// The config fields a complete reads, in fieldsCompleteConfig's order.
+const (
+	historyFieldMax   = iota // max-job-history
+	historyFieldCount        // jobs-history-count
+	historyFieldAge          // jobs-history
+	historyFields
+)
+
 var (
-	fieldsCompleteJob = [][]byte{[]byte("worker"), []byte("state"), []byte("priority"),
+	fieldsCompleteJob = [completeFields][]byte{[]byte("worker"), []byte("state"), []byte("priority"),
 		[]byte("retries"), []byte("queue"), []byte("time"), []byte("throttles")}
-	fieldsCompleteConfig = [][]byte{[]byte("max-job-history"), []byte("jobs-history-count"), []byte("jobs-history")}
+	fieldsCompleteConfig = [historyFields][]byte{[]byte("max-job-history"), []byte("jobs-history-count"), []byte("jobs-history")}
 	fieldsTags           = [][]byte{[]byte("tags")}
 )
+
+// completeCall is a complete's arguments (jid, worker, queue, data,
+// options), parsed.
+type completeCall struct {
+	jid     string
+	w       *workerNames
+	q       *queueNames
+	data    []byte
+	next    string // the queue to advance to (when hasNext)
+	hasNext bool
+	delay   float64
+}
+
+// completeJob is what the job's hash held before the complete.
+type completeJob struct {
+	worker, state, priority, retries, queue, time string
+	hasWorker, hasPriority, hasRetries            bool
+	hasQueue, hasTime, hasThrottles               bool
+}
+
+// historyConfig is the config that says which completed jobs complete
+// deletes.
+type historyConfig struct {
+	count, age       string // jobs-history-count, jobs-history
+	hasCount, hasAge bool
+}
+
+// completePlan is everything a complete writes, worked out before its
+// first write.
+type completePlan struct {
+	completion
+	call     completeCall
+	dkey     string
+	job      completeJob
+	history  historyConfig
+	expired  []expiredJob
+	released []releasedJob
+}
 
 // fastComplete is job_complete (API complete: jid, worker, queue, data)
 // without options, for the running job of that worker and queue, with no
@@ -22,19 +80,34 @@ var (
 // With a next queue (and maybe a delay, no dependencies) the job moves on
 // to that queue, scheduled or waiting, as job_complete's advance does.
 func fastComplete(f *fastCall, args [][]byte) bool {
+	var p completePlan
+	if !parseComplete(args, &p.call) || !planCompletion(f, &p) {
+		return false
+	}
+	if p.call.hasNext {
+		return f.completeAdvance(&p.completion, p.call.next, p.call.delay, p.job.priority, p.job.hasPriority)
+	}
+	if !planComplete(f, &p) || !f.writing() {
+		return false
+	}
+	applyComplete(f, &p)
+	return true
+}
+
+// parseComplete reads complete's arguments into c, false when the Lua
+// must run the call (dependencies to add, a delay without a next queue).
+func parseComplete(args [][]byte, c *completeCall) bool {
 	if len(args) < 4 || len(args)%2 != 0 || !decodesTruthy(args[3]) {
 		return false
 	}
-	var nextq string
-	var hasNext, hasDelay bool
-	delay := 0.0
+	hasDelay := false
 	for i := 4; i < len(args); i += 2 {
 		switch string(args[i]) {
 		case "next":
-			nextq, hasNext = string(args[i+1]), true
+			c.next, c.hasNext = string(args[i+1]), true
 		case "delay":
 			var ok bool
-			if delay, ok = plainNumber(args[i+1]); !ok {
+			if c.delay, ok = plainNumber(args[i+1]); !ok {
 				return false
 			}
 			hasDelay = true
@@ -42,99 +115,128 @@ func fastComplete(f *fastCall, args [][]byte) bool {
 			return false
 		}
 	}
-	if hasDelay && !hasNext || hasNext && nextq == "" {
+	if hasDelay && !c.hasNext || c.hasNext && c.next == "" {
 		return false
 	}
-	jid, wn, qn := string(args[0]), workerOf(args[1]), namesOf(args[2])
-	worker := wn.name
-	qname := qn.name
-	key := "ql:j:" + jid
-	hkey, dkey := key+"-history", key+"-dependents"
-	f.tx.PrefetchMetas(key, dkey, hkey)
-	var j [7]string
-	var has [7]bool
-	if !f.hmget(key, fieldsCompleteJob, j[:], has[:]) {
+	c.jid, c.w, c.q, c.data = string(args[0]), workerOf(args[1]), namesOf(args[2]), args[3]
+	return true
+}
+
+// readCompleteJob reads the job's hash as a complete needs it.
+func readCompleteJob(f *fastCall, key string, j *completeJob) bool {
+	var v [completeFields]string
+	var has [completeFields]bool
+	if !f.hmget(key, fieldsCompleteJob[:], v[:], has[:]) {
 		return false
 	}
-	if !has[0] || j[0] != worker || j[1] != "running" || !has[4] || j[4] != qname || !has[3] {
+	*j = completeJob{
+		worker: v[completeFieldWorker], hasWorker: has[completeFieldWorker],
+		state:    v[completeFieldState],
+		priority: v[completeFieldPriority], hasPriority: has[completeFieldPriority],
+		retries: v[completeFieldRetries], hasRetries: has[completeFieldRetries],
+		queue: v[completeFieldQueue], hasQueue: has[completeFieldQueue],
+		time: v[completeFieldTime], hasTime: has[completeFieldTime],
+		hasThrottles: has[completeFieldThrottles],
+	}
+	return true
+}
+
+// readHistoryConfig reads the history config, setting the call's history
+// limit from max-job-history.
+func readHistoryConfig(f *fastCall, h *historyConfig) bool {
+	var v [historyFields]string
+	var has [historyFields]bool
+	if !f.hmget(configKey, fieldsCompleteConfig[:], v[:], has[:]) ||
+		!f.setHistoryLimit(v[historyFieldMax], has[historyFieldMax]) {
 		return false
 	}
-	if has[6] || queueThrottleHeld(f, qn) {
+	*h = historyConfig{count: v[historyFieldCount], hasCount: has[historyFieldCount],
+		age: v[historyFieldAge], hasAge: has[historyFieldAge]}
+	return true
+}
+
+// planCompletion checks what complete and advance share (the job runs
+// with this worker in this queue, the keys it leaves) and plans their
+// common writes into p.completion.
+func planCompletion(f *fastCall, p *completePlan) bool {
+	key := jobKey(p.call.jid)
+	hkey := jobHistoryKey(p.call.jid)
+	p.dkey = jobDependentsKey(p.call.jid)
+	f.tx.PrefetchMetas(key, p.dkey, hkey)
+	j := &p.job
+	if !readCompleteJob(f, key, j) ||
+		!j.hasWorker || j.worker != p.call.w.name || j.state != "running" || !j.hasQueue || j.queue != p.call.q.name || !j.hasRetries {
+		return false
+	}
+	if j.hasThrottles || queueThrottleHeld(f, p.call.q) {
 		return false // throttles to let go: throttle.lua does
 	}
-	retries, ok := plainString(j[3])
-	if !ok {
-		return false
-	}
-	var cfg [3]string
-	var cfgHas [3]bool
-	if !f.hmget("ql:config", fieldsCompleteConfig, cfg[:], cfgHas[:]) ||
-		!f.setHistoryLimit(cfg[0], cfgHas[0]) {
+	retries, ok := plainString(j.retries)
+	if !ok || !readHistoryConfig(f, &p.history) {
 		return false
 	}
 	started := f.now
-	if has[5] {
-		if started, ok = plainString(j[5]); !ok {
+	if j.hasTime {
+		if started, ok = plainString(j.time); !ok {
 			return false
 		}
 	}
-	c := completion{jid: jid, qname: qname, key: key, hkey: hkey,
-		data: string(args[3]), retries: retries, work: qn.work, locks: qn.locks,
-		scheduled: qn.scheduled, wjobs: wn.jobs}
+	c := &p.completion
+	*c = completion{jid: p.call.jid, qname: p.call.q.name, key: key, hkey: hkey,
+		data: string(p.call.data), retries: retries, work: p.call.q.work, locks: p.call.q.locks,
+		scheduled: p.call.q.scheduled, wjobs: p.call.w.jobs}
 	if !f.holds(c.hkey, store.TypeList) || !f.holds(c.work, store.TypeZSet) ||
 		!f.holds(c.locks, store.TypeZSet) || !f.holds(c.scheduled, store.TypeZSet) ||
 		!f.holds(c.wjobs, store.TypeZSet) {
 		return false
 	}
-	if c.stat, ok = f.planStat(qn.statKey("run", f.now), f.now-started); !ok {
+	if c.stat, ok = f.planStat(p.call.q.statKey("run", f.now), f.now-started); !ok {
 		return false
 	}
-	if c.tracked, ok = f.tracked(jid); !ok {
-		return false
-	}
-	if hasNext {
-		return f.completeAdvance(&c, nextq, delay, j[2], has[2])
-	}
-	if !f.holds("ql:completed", store.TypeZSet) {
-		return false
-	}
-	expired, ok := f.planExpiry(jid, cfg[1], cfgHas[1], cfg[2], cfgHas[2])
-	if !ok {
-		return false
-	}
-	released, ok := f.planRelease(jid, dkey, expired)
-	if !ok {
-		return false
-	}
+	c.tracked, ok = f.tracked(p.call.jid)
+	return ok
+}
 
-	// Checked: from here on the Lua's writes, in its order.
-	if !f.writing() {
+// planComplete plans what a complete without a next queue writes beyond
+// planCompletion: the completed jobs to expire, the dependents to release.
+func planComplete(f *fastCall, p *completePlan) bool {
+	if !f.holds(completedKey, store.TypeZSet) {
 		return false
 	}
-	f.leaveQueue(&c)
-	if f.hears("ql:log") {
-		f.c.Publish("ql:log", `{"jid":`+jsonString(jid)+`,"event":"completed","queue":`+jsonString(qname)+`}`)
+	var ok bool
+	if p.expired, ok = f.planExpiry(p.call.jid, &p.history); !ok {
+		return false
 	}
-	f.storeCompletion(&c, "complete", "")
-	f.zadd("ql:completed", f.now, jid)
-	if len(expired) > 0 {
-		jids := make([]string, len(expired))
-		for i, old := range expired {
+	p.released, ok = f.planRelease(p.call.jid, p.dkey, p.expired)
+	return ok
+}
+
+// applyComplete makes a complete's planned writes, in the Lua's order, and
+// replies.
+func applyComplete(f *fastCall, p *completePlan) {
+	f.leaveQueue(&p.completion)
+	if f.hears(logChannel) {
+		f.c.Publish(logChannel, `{"jid":`+jsonString(p.call.jid)+`,"event":"completed","queue":`+jsonString(p.call.q.name)+`}`)
+	}
+	f.storeCompletion(&p.completion, "complete", "")
+	f.zadd(completedKey, f.now, p.call.jid)
+	if len(p.expired) > 0 {
+		jids := make([]string, len(p.expired))
+		for i, old := range p.expired {
 			f.tick()
 			for _, tag := range old.tags {
-				f.zrem("ql:t:"+tag, old.jid)
-				f.zincrby("ql:tags", -1, tag)
+				f.zrem(tagKey(tag), old.jid)
+				f.zincrby(tagsKey, -1, tag)
 			}
-			f.tx.Delete("ql:j:" + old.jid)
-			f.tx.Delete("ql:j:" + old.jid + "-history")
+			f.tx.Delete(jobKey(old.jid))
+			f.tx.Delete(jobHistoryKey(old.jid))
 			jids[i] = old.jid
 		}
-		f.zrem("ql:completed", jids...)
+		f.zrem(completedKey, jids...)
 	}
-	f.applyRelease(jid, dkey, released)
-	qn.counts[EventCompleted].Add(1)
+	f.applyRelease(p.call.jid, p.dkey, p.released)
+	p.call.q.counts[EventCompleted].Add(1)
 	f.reply("complete")
-	return true
 }
 
 // completion is what a complete has read and planned about its job.
@@ -157,7 +259,7 @@ func (f *fastCall) leaveQueue(c *completion) {
 	f.applyStat(&c.stat)
 	f.zrem(c.wjobs, c.jid)
 	if c.tracked {
-		f.publish("ql:completed", c.jid)
+		f.publish(completedChannel, c.jid)
 	}
 }
 
@@ -180,7 +282,7 @@ type releasedJob struct {
 	score        float64 // its work score otherwise
 }
 
-var fieldsRelease = [][]byte{[]byte("queue"), []byte("priority"), []byte("scheduled")}
+var fieldsRelease = [releaseFields][]byte{[]byte("queue"), []byte("priority"), []byte("scheduled")}
 
 // planRelease reads what release_dependents needs for jid's dependents (the
 // set dkey); false when the Lua must do it (a dependent that is jid itself
@@ -204,7 +306,7 @@ func (f *fastCall) planRelease(jid, dkey string, expired []expiredJob) ([]releas
 				return nil, false
 			}
 		}
-		deps := "ql:j:" + j + "-dependencies"
+		deps := jobDependenciesKey(j)
 		if !f.holds(deps, store.TypeSet) {
 			return nil, false
 		}
@@ -214,37 +316,50 @@ func (f *fastCall) planRelease(jid, dkey string, expired []expiredJob) ([]releas
 		}
 		r := &out[i]
 		r.jid, r.free = j, n == 0
-		if !r.free {
-			continue
-		}
-		var v [3]string
-		var has [3]bool
-		if !f.hmget("ql:j:"+j, fieldsRelease, v[:], has[:]) {
+		if r.free && !f.planReleaseFree(r) {
 			return nil, false
 		}
-		if !has[0] {
-			continue
-		}
-		r.queue, r.hasQueue = v[0], true
-		prefix := "ql:q:" + r.queue
-		if !f.holds(prefix+"-depends", store.TypeZSet) {
-			return nil, false
-		}
-		var ok bool
-		if has[2] {
-			r.hasScheduled = true
-			if r.scheduled, ok = plainString(v[2]); !ok || !f.holds(prefix+"-scheduled", store.TypeZSet) {
-				return nil, false
-			}
-			continue
-		}
-		var p float64
-		if p, ok = plainString(v[1]); !ok || !has[1] || !f.holds(prefix+"-work", store.TypeZSet) {
-			return nil, false
-		}
-		r.score = f.workScore(p)
 	}
 	return out, true
+}
+
+// The fields of a released job its release reads, in fieldsRelease's
+// order.
+const (
+	releaseFieldQueue = iota
+	releaseFieldPriority
+	releaseFieldScheduled
+	releaseFields
+)
+
+// planReleaseFree reads where a dependent with no other dependency goes:
+// its queue's scheduled jobs when it was put with a delay, else its work.
+func (f *fastCall) planReleaseFree(r *releasedJob) bool {
+	var v [releaseFields]string
+	var has [releaseFields]bool
+	if !f.hmget(jobKey(r.jid), fieldsRelease[:], v[:], has[:]) {
+		return false
+	}
+	if !has[releaseFieldQueue] {
+		return true
+	}
+	r.queue, r.hasQueue = v[releaseFieldQueue], true
+	if !f.holds(queueKey(r.queue, "depends"), store.TypeZSet) {
+		return false
+	}
+	var ok bool
+	if has[releaseFieldScheduled] {
+		r.hasScheduled = true
+		r.scheduled, ok = plainString(v[releaseFieldScheduled])
+		return ok && f.holds(queueKey(r.queue, "scheduled"), store.TypeZSet)
+	}
+	var p float64
+	if p, ok = plainString(v[releaseFieldPriority]); !ok || !has[releaseFieldPriority] ||
+		!f.holds(queueKey(r.queue, "work"), store.TypeZSet) {
+		return false
+	}
+	r.score = f.workScore(p)
+	return true
 }
 
 // applyRelease is release_dependents' writes.
@@ -254,19 +369,18 @@ func (f *fastCall) applyRelease(jid, dkey string, released []releasedJob) {
 	}
 	for _, r := range released {
 		f.tick()
-		key := "ql:j:" + r.jid
-		f.tx.SRem(key+"-dependencies", jid)
+		key := jobKey(r.jid)
+		f.tx.SRem(jobDependenciesKey(r.jid), jid)
 		if !r.free || !r.hasQueue {
 			continue
 		}
-		prefix := "ql:q:" + r.queue
-		f.zrem(prefix+"-depends", r.jid)
+		f.zrem(queueKey(r.queue, "depends"), r.jid)
 		if r.hasScheduled {
-			f.zadd(prefix+"-scheduled", r.scheduled, r.jid)
+			f.zadd(queueKey(r.queue, "scheduled"), r.scheduled, r.jid)
 			f.hset(key, "state", "scheduled")
 			f.tx.HDel(key, "scheduled")
 		} else {
-			f.zadd(prefix+"-work", r.score, r.jid)
+			f.zadd(queueKey(r.queue, "work"), r.score, r.jid)
 			f.hset(key, "state", "waiting")
 		}
 	}
@@ -277,10 +391,9 @@ func (f *fastCall) applyRelease(jid, dkey string, released []releasedJob) {
 // the job leaves its queue, then waits (or is scheduled, with a delay) in
 // nextq.
 func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, priorityText string, hasPriority bool) bool {
-	nprefix := "ql:q:" + nextq
-	target := nprefix + "-work"
+	target := queueKey(nextq, "work")
 	if delay > 0 {
-		target = nprefix + "-scheduled"
+		target = queueKey(nextq, "scheduled")
 	}
 	var priority float64
 	if delay <= 0 {
@@ -289,7 +402,7 @@ func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, p
 			return false
 		}
 	}
-	if !f.holds(target, store.TypeZSet) || !f.holds("ql:queues", store.TypeZSet) || !f.holds(c.key, store.TypeHash) {
+	if !f.holds(target, store.TypeZSet) || !f.holds(queuesKey, store.TypeZSet) || !f.holds(c.key, store.TypeHash) {
 		return false
 	}
 
@@ -299,11 +412,11 @@ func (f *fastCall) completeAdvance(c *completion, nextq string, delay float64, p
 	}
 	f.leaveQueue(c)
 	qnext := jsonString(nextq)
-	if f.hears("ql:log") {
-		f.c.Publish("ql:log", `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
+	if f.hears(logChannel) {
+		f.c.Publish(logChannel, `{"jid":`+jsonString(c.jid)+`,"to":`+qnext+`,"event":"advanced","queue":`+jsonString(c.qname)+`}`)
 	}
 	f.historyAppend(c.hkey, "["+f.historyWhen()+`,"put",{"q":`+qnext+"}]")
-	f.zaddNX("ql:queues", f.now, nextq)
+	f.zaddNX(queuesKey, f.now, nextq)
 	f.storeCompletion(c, "waiting", nextq)
 	jobCounts.add(c.qname, EventCompleted, 1)
 	jobCounts.add(nextq, EventPut, 1)
@@ -327,27 +440,45 @@ type expiredJob struct {
 // now: those completed more than jobs-history ago, then the oldest beyond
 // jobs-history-count, when their tags are a plain array of strings and
 // jid itself is not among them.
-func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText string, hasAge bool) ([]expiredJob, bool) {
-	count, age := 50000.0, 604800.0
-	var ok bool
-	if hasCount {
-		if count, ok = plainString(countText); !ok {
-			return nil, false
-		}
-	}
-	if hasAge {
-		if age, ok = plainString(ageText); !ok {
-			return nil, false
-		}
-	}
-	if count < 1 || count != math.Floor(count) || count > 1e15 || !(age > 0) {
+func (f *fastCall) planExpiry(jid string, h *historyConfig) ([]expiredJob, bool) {
+	count, age, ok := h.limits()
+	if !ok {
 		return nil, false
 	}
-	z, err := f.tx.OpenZSet("ql:completed")
+	z, err := f.tx.OpenZSet(completedKey)
 	if err != nil {
 		return nil, false
 	}
-	defer z.Release()
+	drop, ok := f.expiredJids(z, jid, count, age)
+	z.Release()
+	if !ok {
+		return nil, false
+	}
+	return f.readExpired(drop)
+}
+
+// limits are jobs-history-count and jobs-history as numbers, with their
+// defaults; false for values the Lua must judge.
+func (h *historyConfig) limits() (count, age float64, ok bool) {
+	count, age, ok = 50000, 604800, true
+	if h.hasCount {
+		if count, ok = plainString(h.count); !ok {
+			return 0, 0, false
+		}
+	}
+	if h.hasAge {
+		if age, ok = plainString(h.age); !ok {
+			return 0, 0, false
+		}
+	}
+	if count < 1 || count != math.Floor(count) || count > 1e15 || !(age > 0) {
+		return 0, 0, false
+	}
+	return count, age, true
+}
+
+// expiredJids are the completed jobs (z) that expire when jid joins them.
+func (f *fastCall) expiredJids(z *store.ZSet, jid string, count, age float64) ([]string, bool) {
 	if _, in := z.Score(jid); in {
 		return nil, false
 	}
@@ -360,40 +491,46 @@ func (f *fastCall) planExpiry(jid, countText string, hasCount bool, ageText stri
 		drop = append(drop, e.Member)
 		return true
 	})
-	if over := z.Len() + 1 - int64(len(drop)) - int64(count); over > 0 {
-		fine := true
-		z.Ascend(func(e store.Entry) bool {
-			switch {
-			case aged(e):
-				return true
-			case !(e.Score < f.now || e.Score == f.now && e.Member < jid):
-				fine = false
-				return false
-			}
-			drop = append(drop, e.Member)
-			over--
-			return over > 0
-		})
-		if !fine || over > 0 {
-			return nil, false
-		}
+	over := z.Len() + 1 - int64(len(drop)) - int64(count)
+	if over <= 0 {
+		return drop, true
 	}
+	fine := true
+	z.Ascend(func(e store.Entry) bool {
+		switch {
+		case aged(e):
+			return true
+		case !(e.Score < f.now || e.Score == f.now && e.Member < jid):
+			fine = false
+			return false
+		}
+		drop = append(drop, e.Member)
+		over--
+		return over > 0
+	})
+	return drop, fine && over <= 0
+}
+
+// readExpired reads the tags of the jobs to expire, false when they are
+// not a plain array of strings or their keys hold another type.
+func (f *fastCall) readExpired(drop []string) ([]expiredJob, bool) {
 	out := make([]expiredJob, len(drop))
 	for i, old := range drop {
 		var tags [1]string
 		var has [1]bool
-		if f.stopped() || !f.hmget("ql:j:"+old, fieldsTags, tags[:], has[:]) {
+		if f.stopped() || !f.hmget(jobKey(old), fieldsTags, tags[:], has[:]) {
 			return nil, false
 		}
 		out[i].jid = old
 		if !has[0] || tags[0] == "{}" {
 			continue
 		}
-		if out[i].tags, ok = stringArray(tags[0]); !ok || !f.holds("ql:tags", store.TypeZSet) {
+		var ok bool
+		if out[i].tags, ok = stringArray(tags[0]); !ok || !f.holds(tagsKey, store.TypeZSet) {
 			return nil, false
 		}
 		for _, tag := range out[i].tags {
-			if !f.holds("ql:t:"+tag, store.TypeZSet) {
+			if !f.holds(tagKey(tag), store.TypeZSet) {
 				return nil, false
 			}
 		}

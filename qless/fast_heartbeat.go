@@ -5,9 +5,15 @@ import (
 	"github.com/qlessd/qlessd/store"
 )
 
-var (
-	fieldsHeartbeatJob = [][]byte{[]byte("queue"), []byte("worker"), []byte("state")}
+// The job's fields a heartbeat reads, in fieldsHeartbeatJob's order.
+const (
+	heartbeatFieldQueue = iota
+	heartbeatFieldWorker
+	heartbeatFieldState
+	heartbeatFields
 )
+
+var fieldsHeartbeatJob = [heartbeatFields][]byte{[]byte("queue"), []byte("worker"), []byte("state")}
 
 // fastHeartbeat is job_heartbeat for a job running with the calling worker:
 // the lock moves to now plus the queue's heartbeat, data (when given) is
@@ -18,16 +24,17 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	}
 	jid, wn := string(args[0]), workerOf(args[1])
 	worker := wn.name
-	key := "ql:j:" + jid
-	var j [3]string
-	var has [3]bool
-	if !f.hmget(key, fieldsHeartbeatJob, j[:], has[:]) {
+	key := jobKey(jid)
+	var j [heartbeatFields]string
+	var has [heartbeatFields]bool
+	if !f.hmget(key, fieldsHeartbeatJob[:], j[:], has[:]) {
 		return false
 	}
-	if !has[0] || !has[1] || !has[2] || j[2] != "running" || j[1] != worker || worker == "" {
+	if !has[heartbeatFieldQueue] || !has[heartbeatFieldWorker] || !has[heartbeatFieldState] ||
+		j[heartbeatFieldState] != "running" || j[heartbeatFieldWorker] != worker || worker == "" {
 		return false
 	}
-	qn := namesOfString(j[0])
+	qn := namesOfString(j[heartbeatFieldQueue])
 	hb, ok := f.heartbeatOf(qn)
 	if !ok {
 		return false
@@ -44,7 +51,7 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 		data = view(f.json)
 	}
 	wjobs, lkey := wn.jobs, qn.locks
-	if !f.holds(wjobs, store.TypeZSet) || !f.holds("ql:workers", store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
+	if !f.holds(wjobs, store.TypeZSet) || !f.holds(workersKey, store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
 		return false
 	}
 	if hasData {
@@ -54,7 +61,7 @@ func fastHeartbeat(f *fastCall, args [][]byte) bool {
 	}
 	f.zadd(wjobs, expires, jid)
 	if f.switches&switchHeartbeatWorker != 0 {
-		f.zadd("ql:workers", f.now, worker)
+		f.zadd(workersKey, f.now, worker)
 	}
 	f.zadd(lkey, expires, jid)
 	f.w.WriteInt(scripts.NumberReply(expires))
@@ -67,7 +74,7 @@ func (f *fastCall) heartbeatOf(q *queueNames) (float64, bool) {
 	fields := [2][]byte{q.heartbeatField, fieldHeartbeat}
 	var v [2]string
 	var has [2]bool
-	if !f.hmget("ql:config", fields[:], v[:], has[:]) {
+	if !f.hmget(configKey, fields[:], v[:], has[:]) {
 		return 0, false
 	}
 	switch {
@@ -78,5 +85,3 @@ func (f *fastCall) heartbeatOf(q *queueNames) (float64, bool) {
 	}
 	return 60, true
 }
-
-func workerJobsKey(worker string) string { return "ql:w:" + worker + ":jobs" }

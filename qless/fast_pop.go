@@ -11,7 +11,7 @@ import (
 
 var (
 	fieldHeartbeat, fieldHistory = []byte("heartbeat"), []byte("max-job-history")
-	fieldsJobRead                = [][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
+	fieldsJobRead                = [jobFields][]byte{[]byte("jid"), []byte("klass"), []byte("state"), []byte("queue"),
 		[]byte("worker"), []byte("priority"), []byte("expires"), []byte("retries"),
 		[]byte("remaining"), []byte("data"), []byte("tags"), []byte("failure"),
 		[]byte("spawned_from_jid"), []byte("time"), []byte("throttles"), []byte("rates")}
@@ -33,12 +33,63 @@ type popJob struct {
 	trimmed                 bool     // history_add dropped entries past the limit
 }
 
+// The config fields a pop reads: the queue's own settings, then the
+// defaults.
+const (
+	popFieldQueueHeartbeat = iota // <queue>-heartbeat
+	popFieldHeartbeat             // heartbeat
+	popFieldMaxConcurrency        // <queue>-max-concurrency
+	popFieldMaxHistory            // max-job-history
+	popFields
+)
+
+// popPlan is a pop's arguments (queue, worker, count) and everything it
+// writes, worked out before its first write.
+type popPlan struct {
+	q       *queueNames
+	w       *workerNames
+	count   float64
+	expires float64       // the popped jobs' lock expiry
+	due     []store.Entry // the scheduled jobs check_scheduled moves to work
+	stat    statPlan      // the wait statistic's update
+}
+
+// popTaken are the jobs a pop takes. It travels by value, apart from
+// popPlan: the escape analysis follows a struct as a whole, so a slice
+// of fastPop's stack arrays held beside the queue's names (which the
+// store keeps) would move those arrays to the heap.
+type popTaken struct {
+	jids []string  // in take_work's order
+	jobs []popJob  // as read, one per jid
+	vals []float64 // each job's wait, for the wait statistic
+}
+
 // fastPop is queue_pop (API pop: queue, worker, count) when nothing but
 // waiting work is due: no lost locks, no recurring jobs, no scheduled job
 // due, no concurrency limit, and jobs whose stored fields job_json's text
 // path writes (tags a plain array of strings, no failure or dependencies;
 // history qless wrote).
 func fastPop(f *fastCall, args [][]byte) bool {
+	var p popPlan
+	if !parsePop(args, &p) || !planPopQueue(f, &p) {
+		return false
+	}
+	// A pop of one job (the usual call) keeps its working slices in these
+	// arrays rather than allocating each.
+	var jidArr [1]string
+	var jobArr [1]popJob
+	var valArr [1]float64
+	t, ok := planPopJobs(f, &p, popTaken{jidArr[:0], jobArr[:0], valArr[:0]})
+	if !ok || !f.writing() {
+		return false
+	}
+	applyPop(f, &p, t)
+	return true
+}
+
+// parsePop reads pop's arguments into p, false for a count the Lua must
+// judge.
+func parsePop(args [][]byte, p *popPlan) bool {
 	if len(args) != 3 {
 		return false
 	}
@@ -46,173 +97,192 @@ func fastPop(f *fastCall, args [][]byte) bool {
 	if !ok || count < 1 || count > 1000 || count != math.Floor(count) {
 		return false
 	}
-	qn, wn := namesOf(args[0]), workerOf(args[1])
-	worker := wn.name
-	qname := qn.name
-	work, lkey, skeyd, rkey := qn.work, qn.locks, qn.scheduled, qn.recur
-	var cfg [4]string
-	var has [4]bool
-	// The queue's own settings, then the defaults.
-	fields := [4][]byte{qn.heartbeatField, fieldHeartbeat, qn.maxConcField, fieldHistory}
-	if !f.hmget("ql:config", fields[:], cfg[:], has[:]) {
+	p.q, p.w, p.count = namesOf(args[0]), workerOf(args[1]), count
+	return true
+}
+
+// planPopConfig reads the config a pop needs: the lock expiry, the history
+// limit; false for a concurrency limit (the Lua counts it).
+func planPopConfig(f *fastCall, p *popPlan) bool {
+	var cfg [popFields]string
+	var has [popFields]bool
+	fields := [popFields][]byte{p.q.heartbeatField, fieldHeartbeat, p.q.maxConcField, fieldHistory}
+	if !f.hmget(configKey, fields[:], cfg[:], has[:]) {
 		return false
 	}
-	hb := 60.0
+	hb, ok := 60.0, true
 	switch {
-	case has[0]:
-		hb, ok = plainString(cfg[0])
-	case has[1]:
-		hb, ok = plainString(cfg[1])
+	case has[popFieldQueueHeartbeat]:
+		hb, ok = plainString(cfg[popFieldQueueHeartbeat])
+	case has[popFieldHeartbeat]:
+		hb, ok = plainString(cfg[popFieldHeartbeat])
 	}
-	if !ok || !f.setHistoryLimit(cfg[3], has[3]) {
+	if !ok || !f.setHistoryLimit(cfg[popFieldMaxHistory], has[popFieldMaxHistory]) {
 		return false
 	}
-	expires := f.now + hb
-	if math.IsNaN(expires) || math.IsInf(expires, 0) {
+	p.expires = f.now + hb
+	if math.IsNaN(p.expires) || math.IsInf(p.expires, 0) {
 		return false
 	}
-	if has[2] {
-		if mc, ok := plainString(cfg[2]); !ok || mc > 0 {
+	if has[popFieldMaxConcurrency] {
+		if mc, ok := plainString(cfg[popFieldMaxConcurrency]); !ok || mc > 0 {
 			return false
 		}
 	}
-	paused, err := f.tx.SIsMember("ql:paused_queues", qname)
-	if err != nil || paused || queueThrottled(f, qn) || queueRated(f, qn) {
+	return true
+}
+
+// planPopQueue checks the queue: nothing the Lua must do first (paused,
+// throttled, rated, recurring jobs, lost locks, expired TTLs), and finds
+// the scheduled jobs due.
+func planPopQueue(f *fastCall, p *popPlan) bool {
+	if !planPopConfig(f, p) {
 		return false
 	}
-	if !f.holds("ql:workers", store.TypeZSet) || f.tx.Exists(rkey) || f.anyDue(lkey, math.Inf(-1)) ||
-		f.anyDue(qn.ttl, math.Inf(-1)) ||
-		!f.holds(work, store.TypeZSet) {
+	q := p.q
+	paused, err := f.tx.SIsMember(pausedQueuesKey, q.name)
+	if err != nil || paused || queueThrottled(f, q) || queueRated(f, q) {
 		return false
 	}
-	due, ok := f.dueScheduled(skeyd, work, qname, int64(count))
-	if !ok {
+	if !f.holds(workersKey, store.TypeZSet) || f.tx.Exists(q.recur) || f.anyDue(q.locks, math.Inf(-1)) ||
+		f.anyDue(q.ttl, math.Inf(-1)) ||
+		!f.holds(q.work, store.TypeZSet) {
 		return false
 	}
-	// take_work: the top of the work set once the due jobs joined it.
-	// A pop of one job (the usual call) keeps its working slices in these
-	// arrays rather than allocating each.
+	var ok bool
+	p.due, ok = f.dueScheduled(q.scheduled, q.work, q.name, int64(p.count))
+	return ok
+}
+
+// takeWork is take_work: the top of the work set once the due jobs
+// joined it.
+func (f *fastCall) takeWork(p *popPlan) []store.Entry {
 	var top []store.Entry
-	var jidArr [1]string
-	var jobArr [1]popJob
-	var valArr [1]float64
-	z, _ := f.tx.OpenZSet(work)
-	z.RangeByRank(0, min(int64(count), z.Len())-1, true, func(e store.Entry) bool {
+	z, _ := f.tx.OpenZSet(p.q.work)
+	z.RangeByRank(0, min(int64(p.count), z.Len())-1, true, func(e store.Entry) bool {
 		top = append(top, e)
 		return true
 	})
 	z.Release()
-	if len(due) > 0 {
-		top = append(top, due...)
+	if len(p.due) > 0 {
+		top = append(top, p.due...)
 		sort.Slice(top, func(i, j int) bool {
 			if top[i].Score != top[j].Score {
 				return top[i].Score > top[j].Score
 			}
 			return top[i].Member > top[j].Member
 		})
-		top = top[:min(len(top), int(count))]
+		top = top[:min(len(top), int(p.count))]
 	}
-	jids, jobs, vals := jidArr[:0], jobArr[:0], valArr[:0]
+	return top
+}
+
+// planPopJobs reads the jobs take_work takes into t (whose slices have
+// room for one job) and plans the wait statistic.
+func planPopJobs(f *fastCall, p *popPlan, t popTaken) (popTaken, bool) {
+	top := f.takeWork(p)
 	if len(top) > 1 {
-		jids, jobs, vals = make([]string, 0, len(top)), make([]popJob, 0, len(top)), make([]float64, 0, len(top))
+		t = popTaken{make([]string, 0, len(top)), make([]popJob, 0, len(top)), make([]float64, 0, len(top))}
 	}
 	for _, e := range top {
-		jids = append(jids, e.Member)
+		t.jids = append(t.jids, e.Member)
 	}
-	jobs, vals = jobs[:len(jids)], vals[:len(jids)]
-	wjobs := wn.jobs
-	skey := qn.statKey("wait", f.now)
-	for i, jid := range jids {
-		if f.stopped() || !f.readPopJob(jid, &jobs[i]) {
-			return false
+	t.jobs, t.vals = t.jobs[:len(t.jids)], t.vals[:len(t.jids)]
+	skey := p.q.statKey("wait", f.now)
+	for i, jid := range t.jids {
+		if f.stopped() || !f.readPopJob(jid, &t.jobs[i]) {
+			return t, false
 		}
-		vals[i] = f.now - jobs[i].started
+		t.vals[i] = f.now - t.jobs[i].started
 	}
-	var stat statPlan
-	if len(jids) > 0 {
-		if !f.holds(wjobs, store.TypeZSet) || !f.holds(lkey, store.TypeZSet) {
-			return false
-		}
-		if stat, ok = f.planStatFold(skey, vals); !ok {
-			return false
-		}
+	if len(t.jids) == 0 {
+		return t, true
 	}
+	if !f.holds(p.w.jobs, store.TypeZSet) || !f.holds(p.q.locks, store.TypeZSet) {
+		return t, false
+	}
+	var ok bool
+	p.stat, ok = f.planStatFold(skey, t.vals)
+	return t, ok
+}
 
-	// Checked: from here on the Lua's writes, in its order.
-	if !f.writing() {
-		return false
-	}
-	f.zadd("ql:workers", f.now, worker)
-	if len(due) > 0 {
+// applyPop makes a pop's planned writes, in the Lua's order, and replies.
+func applyPop(f *fastCall, p *popPlan, t popTaken) {
+	q, worker := p.q, p.w.name
+	f.zadd(workersKey, f.now, worker)
+	if len(p.due) > 0 {
 		// check_scheduled: the due jobs become work.
-		moved := make([]string, len(due))
-		for i, e := range due {
-			f.zadd(work, e.Score, e.Member)
-			f.hset("ql:j:"+e.Member, "state", "waiting")
+		moved := make([]string, len(p.due))
+		for i, e := range p.due {
+			f.zadd(q.work, e.Score, e.Member)
+			f.hset(jobKey(e.Member), "state", "waiting")
 			moved[i] = e.Member
 		}
-		f.zrem(skeyd, moved...)
+		f.zrem(q.scheduled, moved...)
 	}
-	if len(jids) == 0 {
+	if len(t.jids) == 0 {
 		f.reply("{}")
-		return true
+		return
 	}
 	qworker := jsonString(worker)
 	when := f.historyWhen()
 	entry := "[" + when + `,"popped",{"worker":` + qworker + "}]"
 	stamp := fixed20(f.now)
-	expText := f.number(expires)
-	for i := range jobs {
+	expText := f.number(p.expires)
+	for i := range t.jobs {
 		f.tick()
-		j := &jobs[i]
-		key := j.key
+		j := &t.jobs[i]
 		j.trimmed = !f.historyAppend(j.hkey, entry)
-		if len(jids) == 1 {
-			f.applyStat(&stat)
-			f.zadd(wjobs, expires, j.jid)
-			f.hset(key, "time", stamp, "worker", worker, "expires", expText, "state", "running")
-			f.zadd(lkey, expires, j.jid)
+		if len(t.jids) == 1 {
+			f.applyStat(&p.stat)
+			f.zadd(p.w.jobs, p.expires, j.jid)
+			f.hset(j.key, "time", stamp, "worker", worker, "expires", expText, "state", "running")
+			f.zadd(q.locks, p.expires, j.jid)
 		} else {
-			f.hset(key, "time", stamp, "worker", worker, "expires", expText, "state", "running")
+			f.hset(j.key, "time", stamp, "worker", worker, "expires", expText, "state", "running")
 		}
 		if j.tracked {
-			f.publish("ql:popped", j.jid)
+			f.publish(poppedChannel, j.jid)
 		}
 	}
-	if len(jids) > 1 {
-		f.zaddAll(wjobs, expires, jids)
-		f.zaddAll(lkey, expires, jids)
-		f.applyStat(&stat)
+	if len(t.jids) > 1 {
+		f.zaddAll(p.w.jobs, p.expires, t.jids)
+		f.zaddAll(q.locks, p.expires, t.jids)
+		f.applyStat(&p.stat)
 	}
-	f.zrem(work, jids...)
-	qn.counts[EventPopped].Add(uint64(len(jids)))
+	f.zrem(q.work, t.jids...)
+	q.counts[EventPopped].Add(uint64(len(t.jids)))
+	f.replyPop(p, t, when, qworker)
+}
 
+// replyPop writes the popped jobs as job_json does, with the pop's own
+// history entry.
+func (f *fastCall) replyPop(p *popPlan, t popTaken, when, qworker string) {
 	// {worker} with when and what set in it, in Lua's order for that table.
 	extra := `{"when":` + when + `,"what":"popped","worker":` + qworker + `}`
 	size := 2
-	for i := range jobs {
-		j := &jobs[i]
+	for i := range t.jobs {
+		j := &t.jobs[i]
 		j.history = append(j.history, extra)
 		if j.trimmed {
 			// history_add kept the first entry and the newest others.
 			keep := int(f.historyLimit) - 1
 			j.history = append(j.history[:1], j.history[len(j.history)-keep:]...)
 		}
-		size += popJobSize(j, worker)
+		size += popJobSize(j, p.w.name)
 	}
 	// One allocation of about the reply's size, not a doubling per
 	// kilobyte: this text is most of what a pop allocates.
 	b := make([]byte, 0, size)
 	b = append(b, '[')
-	for i := range jobs {
+	for i := range t.jobs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendPopJob(b, &jobs[i], worker, expires)
+		b = appendPopJob(b, &t.jobs[i], p.w.name, p.expires)
 	}
 	b = append(b, ']')
 	f.reply(view(b))
-	return true
 }
 
 // dueScheduled is what check_scheduled moves: the queue's scheduled jobs
@@ -239,7 +309,7 @@ func (f *fastCall) dueScheduled(skeyd, work, qname string, count int64) ([]store
 		jid := due[i].Member
 		var v [1]string
 		var has [1]bool
-		if _, in := w.Score(jid); in || !f.hmget("ql:j:"+jid, fieldsPriority, v[:], has[:]) {
+		if _, in := w.Score(jid); in || !f.hmget(jobKey(jid), fieldsPriority, v[:], has[:]) {
 			return nil, false
 		}
 		priority := 0.0
@@ -290,37 +360,85 @@ func (f *fastCall) zaddAll(key string, score float64, members []string) {
 	z.Release()
 }
 
+// The job's fields a pop reads (job_read), in fieldsJobRead's order.
+const (
+	jobFieldJid = iota
+	jobFieldKlass
+	jobFieldState
+	jobFieldQueue
+	jobFieldWorker
+	jobFieldPriority
+	jobFieldExpires
+	jobFieldRetries
+	jobFieldRemaining
+	jobFieldData
+	jobFieldTags
+	jobFieldFailure
+	jobFieldSpawnedFrom
+	jobFieldTime
+	jobFieldThrottles
+	jobFieldRates
+	jobFields
+)
+
 // readPopJob is job_read for the jobs fastPop takes.
 func (f *fastCall) readPopJob(jid string, j *popJob) bool {
-	key := "ql:j:" + jid
-	j.key = key
-	hkey := key + "-history"
-	j.hkey = hkey
-	depsKey, dependentsKey := key+"-dependencies", key+"-dependents"
-	f.tx.PrefetchMetas(key, depsKey, dependentsKey, hkey)
-	var v [16]string
-	var has [16]bool
-	if !f.hmget(key, fieldsJobRead, v[:], has[:]) || has[14] || has[15] {
-		return false // throttles to take (throttle.lua) or rates to start (rate.lua)
+	j.key, j.hkey = jobKey(jid), jobHistoryKey(jid)
+	depsKey, dependentsKey := jobDependenciesKey(jid), jobDependentsKey(jid)
+	f.tx.PrefetchMetas(j.key, depsKey, dependentsKey, j.hkey)
+	if !f.readPopJobHash(j) {
+		return false
 	}
-	if !has[0] || !has[1] || !has[3] || !has[5] || !has[7] || !has[8] || !has[9] ||
-		!has[10] || (has[11] && v[11] != "{}") {
+	var ok bool
+	if j.tracked, ok = f.tracked(jid); !ok {
+		return false
+	}
+	if !f.holds(j.hkey, store.TypeList) || !f.holds(j.key, store.TypeHash) {
+		return false
+	}
+	if j.history, ok = f.readHistory(j.hkey); !ok {
+		return false
+	}
+	if j.dependents, ok = f.setJSON(dependentsKey); !ok {
+		return false
+	}
+	j.depsOn, ok = f.setJSON(depsKey)
+	return ok
+}
+
+// readPopJobHash reads the job's hash (j.key) into j, false when the Lua
+// must pop it: throttles to take (throttle.lua), rates to start
+// (rate.lua), a field missing, a failure, tags or numbers that are not
+// plain.
+func (f *fastCall) readPopJobHash(j *popJob) bool {
+	var v [jobFields]string
+	var has [jobFields]bool
+	if !f.hmget(j.key, fieldsJobRead[:], v[:], has[:]) || has[jobFieldThrottles] || has[jobFieldRates] {
+		return false
+	}
+	for _, i := range [...]int{jobFieldJid, jobFieldKlass, jobFieldQueue, jobFieldPriority,
+		jobFieldRetries, jobFieldRemaining, jobFieldData, jobFieldTags} {
+		if !has[i] {
+			return false
+		}
+	}
+	if has[jobFieldFailure] && v[jobFieldFailure] != "{}" {
 		return false
 	}
 	j.tags = "{}"
-	if v[10] != "{}" {
-		tags, ok := stringArray(v[10])
+	if v[jobFieldTags] != "{}" {
+		tags, ok := stringArray(v[jobFieldTags])
 		if !ok || len(tags) == 0 {
 			return false
 		}
 		j.tags = stringArrayJSON(tags)
 	}
 	var ok1, ok2, ok3 bool
-	j.jid, j.klass, j.queue, j.data = v[0], v[1], v[3], v[9]
-	j.spawned, j.hasSpawned = v[12], has[12]
-	j.priority, ok1 = plainString(v[5])
-	j.retries, ok2 = plainString(v[7])
-	j.remaining, ok3 = plainString(v[8])
+	j.jid, j.klass, j.queue, j.data = v[jobFieldJid], v[jobFieldKlass], v[jobFieldQueue], v[jobFieldData]
+	j.spawned, j.hasSpawned = v[jobFieldSpawnedFrom], has[jobFieldSpawnedFrom]
+	j.priority, ok1 = plainString(v[jobFieldPriority])
+	j.retries, ok2 = plainString(v[jobFieldRetries])
+	j.remaining, ok3 = plainString(v[jobFieldRemaining])
 	if !(ok1 && ok2 && ok3) {
 		return false
 	}
@@ -330,28 +448,13 @@ func (f *fastCall) readPopJob(jid string, j *popJob) bool {
 		return false
 	}
 	j.started = f.now
-	if has[13] {
+	if has[jobFieldTime] {
 		var ok bool
-		if j.started, ok = plainString(v[13]); !ok {
+		if j.started, ok = plainString(v[jobFieldTime]); !ok {
 			return false
 		}
 	}
-	tracked, ok := f.tracked(jid)
-	if !ok {
-		return false
-	}
-	j.tracked = tracked
-	if !f.holds(hkey, store.TypeList) || !f.holds(key, store.TypeHash) {
-		return false
-	}
-	if j.history, ok = f.readHistory(hkey); !ok {
-		return false
-	}
-	if j.dependents, ok = f.setJSON(dependentsKey); !ok {
-		return false
-	}
-	j.depsOn, ok = f.setJSON(depsKey)
-	return ok
+	return true
 }
 
 // setJSON is list_json of SMEMBERS key, for a set of plain strings.

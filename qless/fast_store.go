@@ -67,7 +67,7 @@ func (f *fastCall) zscore(key, member string) (score float64, found, ok bool) {
 
 // tracked is is_tracked: whether jid is in ql:tracked.
 func (f *fastCall) tracked(jid string) (bool, bool) {
-	_, found, ok := f.zscore("ql:tracked", jid)
+	_, found, ok := f.zscore(trackedKey, jid)
 	return found, ok
 }
 
@@ -98,7 +98,7 @@ func (f *fastCall) historyReady() bool {
 	if f.historyLimit == 0 {
 		var v [1]string
 		var has [1]bool
-		if !f.hmget("ql:config", fieldsLimit, v[:], has[:]) {
+		if !f.hmget(configKey, fieldsLimit, v[:], has[:]) {
 			return false
 		}
 		if !f.setHistoryLimit(v[0], has[0]) {

@@ -67,7 +67,7 @@ func ReadOverview(tx *store.Tx, now float64) Overview {
 	var ov Overview
 	for d := 0; d < tx.Databases(); d++ {
 		tx.Select(d)
-		for _, name := range zsetMembers(tx, "ql:queues") {
+		for _, name := range zsetMembers(tx, queuesKey) {
 			q := queues[name]
 			if q == nil {
 				q = &QueueJobs{Queue: name}
@@ -75,9 +75,9 @@ func ReadOverview(tx *store.Tx, now float64) Overview {
 			}
 			countQueue(tx, name, now, &q.Jobs)
 		}
-		groups, _, _ := tx.SMembers("ql:failures")
+		groups, _, _ := tx.SMembers(failuresKey)
 		for _, g := range groups {
-			n, _ := tx.ListLen("ql:f:" + g)
+			n, _ := tx.ListLen(failureGroupKey(g))
 			failed[g] += n
 		}
 		ov.Workers += countWorkers(tx, now)
@@ -95,7 +95,7 @@ func ReadOverview(tx *store.Tx, now float64) Overview {
 
 // countQueue adds queue_counts' numbers for qname to jobs.
 func countQueue(tx *store.Tx, qname string, now float64, jobs *[NumJobStates]int64) {
-	prefix := "ql:q:" + qname
+	prefix := queuePrefix(qname)
 	all, due := zcount(tx, prefix+"-locks", now)
 	jobs[StateStalled] += due
 	jobs[StateRunning] += all - due
@@ -122,12 +122,12 @@ func zlen(tx *store.Tx, key string) int64 {
 // max-worker-age.
 func countWorkers(tx *store.Tx, now float64) int64 {
 	age := 86400.0
-	if v, ok, _ := tx.HGet("ql:config", "max-worker-age"); ok {
+	if v, ok, _ := tx.HGet(configKey, "max-worker-age"); ok {
 		if n, err := strconv.ParseFloat(v, 64); err == nil {
 			age = n
 		}
 	}
-	all, old := zcount(tx, "ql:workers", now-age)
+	all, old := zcount(tx, workersKey, now-age)
 	return all - old
 }
 

@@ -47,7 +47,7 @@ var workerNameCache = nameCache[workerNames]{make: func(w string) *workerNames {
 func workerOf(w []byte) *workerNames { return workerNameCache.of(w) }
 
 func newQueueNames(q string) *queueNames {
-	prefix := "ql:q:" + q
+	prefix := queuePrefix(q)
 	th := queueThrottleKey(q)
 	return &queueNames{
 		name: q, work: prefix + "-work", locks: prefix + "-locks", scheduled: prefix + "-scheduled",
@@ -70,7 +70,7 @@ func (n *queueNames) statKey(kind string, now float64) string {
 	if k := slot.Load(); k != nil && k.day == day {
 		return k.key
 	}
-	k := &dayKey{day: day, key: "ql:s:" + kind + ":" + luaNumber(day) + ":" + n.name}
+	k := &dayKey{day: day, key: statKey(kind, luaNumber(day), n.name)}
 	slot.Store(k)
 	return k.key
 }

@@ -8,10 +8,6 @@ import (
 	"github.com/qlessd/qlessd/store"
 )
 
-// ratesSetKey is the set of the names of the rates set (rate.lua): while
-// it is empty no job can be held by a rate.
-const ratesSetKey = "ql:rates"
-
 // rateFree is when the first of the rates holding queue's waiting jobs
 // has room again after now: the oldest start in a full window leaves it
 // (+Inf: no rate holds them). The rates looked at are the queue's own and
@@ -22,7 +18,7 @@ func rateFree(tx *store.Tx, queue string, now float64) float64 {
 	if n, _ := tx.SCard(ratesSetKey); n == 0 {
 		return first
 	}
-	names := map[string]bool{"ql:q:" + queue: true}
+	names := map[string]bool{queuePrefix(queue): true}
 	for _, job := range waitingRates(tx, queue) {
 		for _, name := range job {
 			names[name] = true
@@ -58,7 +54,7 @@ func rateHeld(tx *store.Tx, queue string, now float64) int64 {
 	if n, _ := tx.SCard(ratesSetKey); n == 0 {
 		return 0
 	}
-	if rateFullUntil(tx, "ql:q:"+queue, now) > now {
+	if rateFullUntil(tx, queuePrefix(queue), now) > now {
 		return zlen(tx, queueKey(queue, "work"))
 	}
 	full := map[string]bool{}

@@ -1,5 +1,3 @@
-// Package qless holds the qless job-queue API as Lua scripts over qless's
-// keyspace, replying as qless-core's qless.lua does.
 package qless
 
 import (
