@@ -77,41 +77,9 @@ func cmdZAdd(c *Ctx, args [][]byte) { zaddGeneric(c, args, zaddFlags{}) }
 func cmdZIncrBy(c *Ctx, args [][]byte) { zaddGeneric(c, args, zaddFlags{incr: true}) }
 
 func zaddGeneric(c *Ctx, args [][]byte, f zaddFlags) {
-	i := 2
-	for ; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case EqualFold(a, "nx"):
-			f.nx = true
-		case EqualFold(a, "xx"):
-			f.xx = true
-		case EqualFold(a, "ch"):
-			f.ch = true
-		case EqualFold(a, "incr"):
-			f.incr = true
-		case EqualFold(a, "gt"):
-			f.gt = true
-		case EqualFold(a, "lt"):
-			f.lt = true
-		default:
-			goto pairs
-		}
-	}
-pairs:
-	rest := args[i:]
-	if len(rest) == 0 || len(rest)%2 != 0 {
-		c.Error(ErrSyntax)
-		return
-	}
-	switch {
-	case f.nx && f.xx:
-		c.Error(ErrXXNX)
-		return
-	case (f.gt && f.nx) || (f.lt && f.nx) || (f.gt && f.lt):
-		c.Error(ErrGTLTNX)
-		return
-	case f.incr && len(rest) > 2:
-		c.Error(ErrIncrOnePair)
+	rest := args[f.parse(args):]
+	if msg := f.refusal(len(rest)); msg != "" {
+		c.Error(msg)
 		return
 	}
 	var sbuf [8]float64
@@ -132,8 +100,74 @@ pairs:
 		return
 	}
 	defer z.Release()
-	var added, updated, processed int64
-	var last float64
+	r, nan := f.apply(z, rest, scores)
+	z.Flush()
+	switch {
+	case nan:
+		c.Error(ErrZScoreNaN)
+	case f.incr && r.processed > 0:
+		writeScore(c, r.last)
+	case f.incr:
+		c.W.WriteNull()
+	case f.ch:
+		c.W.WriteInt(r.added + r.updated)
+	default:
+		c.W.WriteInt(r.added)
+	}
+}
+
+// parse reads ZADD's options from args[2] on and returns where the
+// score/member pairs begin.
+func (f *zaddFlags) parse(args [][]byte) int {
+	i := 2
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case EqualFold(a, "nx"):
+			f.nx = true
+		case EqualFold(a, "xx"):
+			f.xx = true
+		case EqualFold(a, "ch"):
+			f.ch = true
+		case EqualFold(a, "incr"):
+			f.incr = true
+		case EqualFold(a, "gt"):
+			f.gt = true
+		case EqualFold(a, "lt"):
+			f.lt = true
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// refusal is the error for options that do not go together, or for n
+// arguments that are not score/member pairs; "" when there is none.
+func (f zaddFlags) refusal(n int) string {
+	switch {
+	case n == 0 || n%2 != 0:
+		return ErrSyntax
+	case f.nx && f.xx:
+		return ErrXXNX
+	case (f.gt && f.nx) || (f.lt && f.nx) || (f.gt && f.lt):
+		return ErrGTLTNX
+	case f.incr && n > 2:
+		return ErrIncrOnePair
+	}
+	return ""
+}
+
+// zaddCounts is what ZADD did: the reply's figures.
+type zaddCounts struct {
+	added, updated, processed int64
+	last                      float64
+}
+
+// apply adds or updates each member of the pairs in rest with its score
+// in scores; nan reports an INCR whose sum is not a number, which stops it
+// (what came before stays, as in Redis).
+func (f zaddFlags) apply(z *store.ZSet, rest [][]byte, scores []float64) (r zaddCounts, nan bool) {
 	for j, score := range scores {
 		// The set copies the member into the items or payload it
 		// writes, and z does not outlive this command.
@@ -147,38 +181,26 @@ pairs:
 			if f.incr {
 				score += cur
 				if math.IsNaN(score) {
-					z.Flush()
-					c.Error(ErrZScoreNaN)
-					return
+					return r, true
 				}
 			}
 			if (f.lt && score >= cur) || (f.gt && score <= cur) {
 				continue
 			}
-			last = score
-			processed++
+			r.last = score
+			r.processed++
 			if score != cur {
 				z.PutScored(member, score, cur, true)
-				updated++
+				r.updated++
 			}
 		case !f.xx:
 			z.PutScored(member, score, 0, false)
-			last = score
-			added++
-			processed++
+			r.last = score
+			r.added++
+			r.processed++
 		}
 	}
-	z.Flush()
-	switch {
-	case f.incr && processed > 0:
-		writeScore(c, last)
-	case f.incr:
-		c.W.WriteNull()
-	case f.ch:
-		c.W.WriteInt(added + updated)
-	default:
-		c.W.WriteInt(added)
-	}
+	return r, false
 }
 
 func cmdZRem(c *Ctx, args [][]byte) {
