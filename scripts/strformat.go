@@ -28,98 +28,127 @@ func strFormat(L *lua.LState) int {
 			b.WriteByte('%')
 			continue
 		}
-		start := i
-		for i < len(fs) && strings.IndexByte("-+ #0", fs[i]) >= 0 {
-			i++
-		}
-		if i-start > 5 {
-			L.RaiseError("invalid format (repeated flags)")
-		}
-		flags := fs[start:i]
-		w := i
-		for k := 0; k < 2 && i < len(fs) && isDigit(fs[i]); k++ {
-			i++
-		}
-		width := fs[w:i]
-		prec := ""
-		hasPrec := false
-		if i < len(fs) && fs[i] == '.' {
-			hasPrec = true
-			i++
-			p := i
-			for k := 0; k < 2 && i < len(fs) && isDigit(fs[i]); k++ {
-				i++
-			}
-			prec = fs[p:i]
-		}
-		if i < len(fs) && isDigit(fs[i]) {
-			L.RaiseError("invalid format (width or precision too long)")
-		}
-		if i >= len(fs) {
-			L.RaiseError("%s", "invalid option '%' to 'format'")
-		}
+		var sp formatSpec
+		i = sp.scan(L, fs, i)
 		arg++
 		if arg > L.GetTop() {
 			L.RaiseError("bad argument #%d to 'format' (no value)", arg)
 		}
-		conv := fs[i]
-		spec := "%" + flags + width
-		if hasPrec {
-			spec += "." + prec
-		}
-		switch conv {
-		case 'c':
-			// C's %c of 0 ends the buffer Lua copies from: nothing is added.
-			if c := byte(int64(formatNumberArg(L, arg))); c != 0 {
-				b.WriteString(padString(string([]byte{c}), flags, width, ""))
-			}
-		case 'd', 'i':
-			b.WriteString(fmt.Sprintf(spec+"d", luaToInt64(formatNumberArg(L, arg))))
-		case 'o', 'u', 'x', 'X':
-			v := uint64(luaToInt64(formatNumberArg(L, arg)))
-			verb := string(conv)
-			if conv == 'u' {
-				verb = "d"
-			}
-			b.WriteString(fmt.Sprintf(spec+verb, v))
-		case 'e', 'E', 'f', 'g', 'G':
-			f := formatNumberArg(L, arg)
-			if s, ok := clua.NonFinite(f); ok {
-				if conv == 'E' || conv == 'G' {
-					s = strings.ToUpper(s)
-				}
-				if !math.IsNaN(f) && f > 0 && strings.ContainsAny(flags, "+ ") {
-					if strings.Contains(flags, "+") {
-						s = "+" + s
-					} else {
-						s = " " + s
-					}
-				}
-				b.WriteString(padString(s, strings.ReplaceAll(flags, "0", ""), width, ""))
-				break
-			}
-			if !hasPrec {
-				spec += ".6"
-			}
-			b.WriteString(fmt.Sprintf(spec+string(conv), f))
-		case 'q':
-			s := formatStringArg(L, arg)
-			limits.Grow(L, 2*len(s))
-			b.WriteString(quoteLua(s))
-		case 's':
-			s := formatStringArg(L, arg)
-			limits.Grow(L, len(s))
-			if !hasPrec && len(s) >= 100 {
-				b.WriteString(s)
-				break
-			}
-			b.WriteString(padString(s, flags, width, prec))
-		default:
-			L.RaiseError("invalid option '%%%c' to 'format'", conv)
-		}
+		sp.write(L, &b, arg)
 	}
 	L.Push(lua.LString(b.String()))
 	return 1
+}
+
+// formatSpec is one conversion of a format string: %[flags][width][.prec]conv.
+type formatSpec struct {
+	flags, width, prec string
+	hasPrec            bool
+	conv               byte
+}
+
+// scan reads the conversion that starts at fs[i] (past its '%'), raising
+// Lua's errors for what C's printf would not take, and returns the index of
+// its conversion letter.
+func (sp *formatSpec) scan(L *lua.LState, fs string, i int) int {
+	start := i
+	for i < len(fs) && strings.IndexByte("-+ #0", fs[i]) >= 0 {
+		i++
+	}
+	if i-start > 5 {
+		L.RaiseError("invalid format (repeated flags)")
+	}
+	sp.flags = fs[start:i]
+	w := i
+	for k := 0; k < 2 && i < len(fs) && isDigit(fs[i]); k++ {
+		i++
+	}
+	sp.width = fs[w:i]
+	if i < len(fs) && fs[i] == '.' {
+		sp.hasPrec = true
+		i++
+		p := i
+		for k := 0; k < 2 && i < len(fs) && isDigit(fs[i]); k++ {
+			i++
+		}
+		sp.prec = fs[p:i]
+	}
+	if i < len(fs) && isDigit(fs[i]) {
+		L.RaiseError("invalid format (width or precision too long)")
+	}
+	if i >= len(fs) {
+		L.RaiseError("%s", "invalid option '%' to 'format'")
+	}
+	sp.conv = fs[i]
+	return i
+}
+
+// printf is the spec as Go's fmt reads it, without its verb.
+func (sp *formatSpec) printf() string {
+	spec := "%" + sp.flags + sp.width
+	if sp.hasPrec {
+		spec += "." + sp.prec
+	}
+	return spec
+}
+
+// write formats argument arg by the spec onto b.
+func (sp *formatSpec) write(L *lua.LState, b *strings.Builder, arg int) {
+	switch sp.conv {
+	case 'c':
+		// C's %c of 0 ends the buffer Lua copies from: nothing is added.
+		if c := byte(int64(formatNumberArg(L, arg))); c != 0 {
+			b.WriteString(padString(string([]byte{c}), sp.flags, sp.width, ""))
+		}
+	case 'd', 'i':
+		b.WriteString(fmt.Sprintf(sp.printf()+"d", luaToInt64(formatNumberArg(L, arg))))
+	case 'o', 'u', 'x', 'X':
+		v := uint64(luaToInt64(formatNumberArg(L, arg)))
+		verb := string(sp.conv)
+		if sp.conv == 'u' {
+			verb = "d"
+		}
+		b.WriteString(fmt.Sprintf(sp.printf()+verb, v))
+	case 'e', 'E', 'f', 'g', 'G':
+		b.WriteString(sp.float(formatNumberArg(L, arg)))
+	case 'q':
+		s := formatStringArg(L, arg)
+		limits.Grow(L, 2*len(s))
+		b.WriteString(quoteLua(s))
+	case 's':
+		s := formatStringArg(L, arg)
+		limits.Grow(L, len(s))
+		if !sp.hasPrec && len(s) >= 100 {
+			b.WriteString(s)
+			return
+		}
+		b.WriteString(padString(s, sp.flags, sp.width, sp.prec))
+	default:
+		L.RaiseError("invalid option '%%%c' to 'format'", sp.conv)
+	}
+}
+
+// float is %e, %f or %g of f; inf and nan as glibc prints them.
+func (sp *formatSpec) float(f float64) string {
+	s, ok := clua.NonFinite(f)
+	if !ok {
+		spec := sp.printf()
+		if !sp.hasPrec {
+			spec += ".6"
+		}
+		return fmt.Sprintf(spec+string(sp.conv), f)
+	}
+	if sp.conv == 'E' || sp.conv == 'G' {
+		s = strings.ToUpper(s)
+	}
+	if !math.IsNaN(f) && f > 0 && strings.ContainsAny(sp.flags, "+ ") {
+		if strings.Contains(sp.flags, "+") {
+			s = "+" + s
+		} else {
+			s = " " + s
+		}
+	}
+	return padString(s, strings.ReplaceAll(sp.flags, "0", ""), sp.width, "")
 }
 
 // padString applies %s's precision (bytes kept) and width.
