@@ -61,64 +61,10 @@ func (c *cursor) decode(used int) lua.LValue {
 	c.checkStack(used, "too many return values at once; use unpack_one or unpack_limit instead.")
 	d := c.data[c.pos:]
 	t := d[0]
+	if v, ok := c.number(t, d); ok {
+		return v
+	}
 	switch t {
-	case 0xcc:
-		if !c.need(2) {
-			return lua.LNil
-		}
-		c.pos += 2
-		return lua.LNumber(d[1])
-	case 0xd0:
-		if !c.need(2) {
-			return lua.LNil
-		}
-		c.pos += 2
-		return lua.LNumber(int8(d[1]))
-	case 0xcd, 0xd1:
-		if !c.need(3) {
-			return lua.LNil
-		}
-		c.pos += 3
-		u := binary.BigEndian.Uint16([]byte(d[1:3]))
-		if t == 0xd1 {
-			return lua.LNumber(int16(u))
-		}
-		return lua.LNumber(u)
-	case 0xce, 0xd2:
-		if !c.need(5) {
-			return lua.LNil
-		}
-		c.pos += 5
-		u := binary.BigEndian.Uint32([]byte(d[1:5]))
-		if t == 0xd2 {
-			return lua.LNumber(int32(u))
-		}
-		return lua.LNumber(u)
-	case 0xcf, 0xd3:
-		if !c.need(9) {
-			return lua.LNil
-		}
-		c.pos += 9
-		// Both go through a signed 64-bit integer on their way to a double.
-		return lua.LNumber(int64(binary.BigEndian.Uint64([]byte(d[1:9]))))
-	case 0xc0:
-		c.pos++
-		return lua.LNil
-	case 0xc3, 0xc2:
-		c.pos++
-		return lua.LBool(t == 0xc3)
-	case 0xca:
-		if !c.need(5) {
-			return lua.LNil
-		}
-		c.pos += 5
-		return lua.LNumber(math.Float32frombits(binary.BigEndian.Uint32([]byte(d[1:5]))))
-	case 0xcb:
-		if !c.need(9) {
-			return lua.LNil
-		}
-		c.pos += 9
-		return lua.LNumber(math.Float64frombits(binary.BigEndian.Uint64([]byte(d[1:9]))))
 	case 0xd9:
 		if !c.need(2) {
 			return lua.LNil
@@ -165,6 +111,49 @@ func (c *cursor) decode(used int) lua.LValue {
 	}
 	c.err = errBadFormat
 	return lua.LNil
+}
+
+// scalarSize is the encoded size, type byte included, of each fixed-size
+// scalar's type byte; 0 for the others.
+var scalarSize = [256]uint8{0xcc: 2, 0xd0: 2, 0xcd: 3, 0xd1: 3, 0xce: 5, 0xd2: 5, 0xcf: 9, 0xd3: 9,
+	0xc0: 1, 0xc2: 1, 0xc3: 1, 0xca: 5, 0xcb: 9}
+
+// number reads the fixed-size scalars (integers, floats, nil, booleans)
+// whose type byte is t at the head of d; ok is false for any other type.
+// When the input ends inside one, it returns nil with c.err set.
+func (c *cursor) number(t byte, d string) (v lua.LValue, ok bool) {
+	size := int(scalarSize[t])
+	if size == 0 {
+		return nil, false
+	}
+	if !c.need(uint64(size)) {
+		return lua.LNil, true
+	}
+	c.pos += size
+	switch t {
+	case 0xcc:
+		return lua.LNumber(d[1]), true
+	case 0xd0:
+		return lua.LNumber(int8(d[1])), true
+	case 0xcd:
+		return lua.LNumber(binary.BigEndian.Uint16([]byte(d[1:3]))), true
+	case 0xd1:
+		return lua.LNumber(int16(binary.BigEndian.Uint16([]byte(d[1:3])))), true
+	case 0xce:
+		return lua.LNumber(binary.BigEndian.Uint32([]byte(d[1:5]))), true
+	case 0xd2:
+		return lua.LNumber(int32(binary.BigEndian.Uint32([]byte(d[1:5])))), true
+	case 0xcf, 0xd3:
+		// Both go through a signed 64-bit integer on their way to a double.
+		return lua.LNumber(int64(binary.BigEndian.Uint64([]byte(d[1:9])))), true
+	case 0xca:
+		return lua.LNumber(math.Float32frombits(binary.BigEndian.Uint32([]byte(d[1:5])))), true
+	case 0xcb:
+		return lua.LNumber(math.Float64frombits(binary.BigEndian.Uint64([]byte(d[1:9])))), true
+	case 0xc2, 0xc3:
+		return lua.LBool(t == 0xc3), true
+	}
+	return lua.LNil, true
 }
 
 func (c *cursor) str(hdr int, n uint64) lua.LValue {
