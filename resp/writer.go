@@ -77,7 +77,7 @@ func AppendDouble(b []byte, f float64, resp3 bool) []byte {
 		b = append(b, s...)
 		return append(b, '\r', '\n')
 	}
-	return appendBulk(b, s)
+	return AppendBulk(b, s)
 }
 
 // AppendVerbatim appends s as a RESP3 verbatim string of format ext (cut
@@ -85,7 +85,7 @@ func AppendDouble(b []byte, f float64, resp3 bool) []byte {
 // a bulk string.
 func AppendVerbatim(b []byte, ext, s string, resp3 bool) []byte {
 	if !resp3 {
-		return appendBulk(b, s)
+		return AppendBulk(b, s)
 	}
 	b = append(b, '=')
 	b = strconv.AppendInt(b, int64(len(s)+4), 10)
@@ -106,7 +106,7 @@ func AppendVerbatim(b []byte, ext, s string, resp3 bool) []byte {
 // string.
 func AppendBigNumber(b []byte, s string, resp3 bool) []byte {
 	if !resp3 {
-		return appendBulk(b, s)
+		return AppendBulk(b, s)
 	}
 	b = append(b, '(')
 	b = append(b, s...)
@@ -120,7 +120,9 @@ func AppendAggregate(b []byte, prefix byte, n int) []byte {
 	return append(b, '\r', '\n')
 }
 
-func appendBulk(b []byte, s string) []byte {
+// AppendBulk appends s as a bulk string; the store's journal, a stream of
+// RESP commands, writes its records with it too.
+func AppendBulk(b []byte, s string) []byte {
 	b = append(b, '$')
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	b = append(b, '\r', '\n')

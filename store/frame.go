@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/qlessd/qlessd/resp"
 )
 
 // Records reach the data file in frames, each written by one write(2): the
@@ -142,7 +144,7 @@ func (fw *frameWriter) set(k, v string) error {
 	if err := fw.flush(); err != nil {
 		return err
 	}
-	head := appendBulk(append(fw.buf, "*3\r\n$3\r\nset\r\n"...), k)
+	head := resp.AppendBulk(append(fw.buf, "*3\r\n$3\r\nset\r\n"...), k)
 	head = strconv.AppendInt(append(head, '$'), int64(len(v)), 10)
 	head = append(head, '\r', '\n')
 	fw.buf = head[:frameHeaderLen]

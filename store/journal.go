@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/qlessd/qlessd/resp"
 )
 
 // The journal is the append-only data file. buntdb keeps the items in
@@ -129,11 +131,11 @@ func (j *journal) addSet(k, v, old string, had bool) {
 // appendSetRecord appends the record setting k to v, as the journal and a
 // rewrite write it.
 func appendSetRecord(b []byte, k, v string) []byte {
-	return appendBulk(appendBulk(append(b, "*3\r\n$3\r\nset\r\n"...), k), v)
+	return resp.AppendBulk(resp.AppendBulk(append(b, "*3\r\n$3\r\nset\r\n"...), k), v)
 }
 
 func (j *journal) addDel(k, old string) {
-	j.open = appendBulk(append(j.open, "*2\r\n$3\r\ndel\r\n"...), k)
+	j.open = resp.AppendBulk(append(j.open, "*2\r\n$3\r\ndel\r\n"...), k)
 	j.records++
 	j.noteItem(k, old, true)
 }
@@ -195,14 +197,6 @@ const (
 	recMulti    = "*1\r\n$5\r\nmulti\r\n"
 	recExec     = "*1\r\n$4\r\nexec\r\n"
 )
-
-func appendBulk(b []byte, s string) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, s...)
-	return append(b, '\r', '\n')
-}
 
 // discard drops the records of a transaction buntdb rolled back: the only
 // ones open, as seal empties open.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"unsafe"
+
+	"github.com/qlessd/qlessd/resp"
 )
 
 // A long string value is copied once on its way in: into the record that
@@ -33,7 +35,7 @@ func (j *journal) addSetItem(k string, m Meta) string {
 		j.open = make([]byte, openHead, openHead+64+len(k)+n)
 		j.headRoom = true
 	}
-	j.open = appendBulk(append(j.open, "*3\r\n$3\r\nset\r\n"...), k)
+	j.open = resp.AppendBulk(append(j.open, "*3\r\n$3\r\nset\r\n"...), k)
 	j.open = append(j.open, '$')
 	j.open = strconv.AppendInt(j.open, int64(n), 10)
 	j.open = append(j.open, '\r', '\n')
