@@ -81,18 +81,6 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// FormatFloat formats a double as Redis 7.0 replies with it in RESP2
-// (addReplyDouble): "%.17g", with inf and -inf spelled out.
-func FormatFloat(f float64) string {
-	if math.IsInf(f, 1) {
-		return "inf"
-	}
-	if math.IsInf(f, -1) {
-		return "-inf"
-	}
-	return strconv.FormatFloat(f, 'g', 17, 64)
-}
-
 // EqualFold compares an argument with a lowercase keyword.
 func EqualFold(arg []byte, lower string) bool {
 	if len(arg) != len(lower) {

@@ -3,6 +3,7 @@ package commands
 import (
 	"strconv"
 
+	"github.com/qlessd/qlessd/resp"
 	"github.com/qlessd/qlessd/store"
 )
 
@@ -67,6 +68,6 @@ func cmdZScan(c *Ctx, args [][]byte) {
 	c.W.WriteArray(2 * n)
 	for _, e := range batch[:n] {
 		c.W.WriteBulkString(e.Member)
-		c.W.WriteBulkString(FormatFloat(e.Score))
+		c.W.WriteBulkString(resp.FormatDouble(e.Score))
 	}
 }
