@@ -21,7 +21,7 @@ func (n *Node) syncLogEverySecond() {
 				n.log.Warn("syncing the cluster's log failed", "err", err)
 			}
 			if err := n.logs.Sync(); err != nil {
-				n.log.Warn("syncing the cluster's log failed", "err", err)
+				n.log.Warn("syncing the cluster's term and vote failed", "err", err)
 			}
 		}
 	}

@@ -201,12 +201,11 @@ func (n *Node) openRaft() error {
 	return nil
 }
 
-// logStoreOptions: BoltDB keeps its list of free pages in memory only
-// (rebuilt by a scan when the log is opened) instead of writing it with
-// every append: once snapshots have cut the log, thousands of pages are
-// free, and writing their list was a page or more per entry on every
-// node, beside the entry's own. The map form finds a run of free pages
-// without sorting the whole list on each append.
+// logStoreOptions: BoltDB holds term and vote (and, in a node of an
+// earlier version, the entries until moveLogs takes them out). Its list
+// of free pages stays in memory, rebuilt by a scan at open, instead of
+// being written with every transaction: after the entries are moved out
+// most of the file is free pages.
 func logStoreOptions() *bbolt.Options {
 	return &bbolt.Options{NoFreelistSync: true, FreelistType: bbolt.FreelistMapType}
 }
