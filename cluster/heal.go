@@ -162,7 +162,7 @@ func (n *Node) snapshotToResend(id string) (uint64, error) {
 		return 0, err
 	}
 	saved := n.raft.ReloadableConfig()
-	if first, err := n.logs.FirstIndex(); err == nil && first <= 1 {
+	if first, err := n.entries.FirstIndex(); err == nil && first <= 1 {
 		// Keep all but the first entry: the follower is sent back there.
 		cut := saved
 		if last := n.raft.LastIndex(); cut.TrailingLogs >= last {
@@ -176,7 +176,7 @@ func (n *Node) snapshotToResend(id string) (uint64, error) {
 	if err := n.await(n.raft.Snapshot(), 0); err != nil {
 		return 0, fmt.Errorf("snapshot: %w", err)
 	}
-	if first, err := n.logs.FirstIndex(); err != nil || first <= 1 {
+	if first, err := n.entries.FirstIndex(); err != nil || first <= 1 {
 		return 0, fmt.Errorf("the log still starts at its first entry (%d, %v)", first, err)
 	}
 	n.log.Info("took a snapshot for a follower to re-install", "follower", id)

@@ -17,8 +17,11 @@ func (n *Node) syncLogEverySecond() {
 		case <-n.done:
 			return
 		case <-t.C:
-			if err := n.logs.Sync(); err != nil {
+			if err := n.entries.Sync(); err != nil {
 				n.log.Warn("syncing the cluster's log failed", "err", err)
+			}
+			if err := n.logs.Sync(); err != nil {
+				n.log.Warn("syncing the cluster's term and vote failed", "err", err)
 			}
 		}
 	}

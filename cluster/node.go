@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	"go.etcd.io/bbolt"
 
 	"github.com/qlessd/qlessd/server"
 	"github.com/qlessd/qlessd/store"
@@ -26,14 +27,15 @@ import (
 
 // Node is this process's member of the cluster.
 type Node struct {
-	opts  Options
-	log   *slog.Logger
-	db    *store.DB
-	srv   *server.Server
-	raft  *raft.Raft
-	trans *leaseTransport
-	logs  *raftboltdb.BoltStore
-	snaps *raft.FileSnapshotStore
+	opts    Options
+	log     *slog.Logger
+	db      *store.DB
+	srv     *server.Server
+	raft    *raft.Raft
+	trans   *leaseTransport
+	logs    *raftboltdb.BoltStore // term and vote (raft's StableStore)
+	entries *logStore             // the log's entries (logstore.go)
+	snaps   *raft.FileSnapshotStore
 
 	ready atomic.Bool // leading, with every earlier entry applied: serves writes
 	// leadTerm is the term ready was set for (leadership.go).
@@ -135,8 +137,18 @@ func (n *Node) openRaft() error {
 	}
 	logw := n.raftLog
 	var err error
-	n.logs, err = raftboltdb.New(raftboltdb.Options{Path: filepath.Join(dir, "raft.db"), NoSync: n.opts.Sync != store.SyncAlways})
+	n.logs, err = raftboltdb.New(raftboltdb.Options{
+		Path: filepath.Join(dir, "raft.db"), NoSync: n.opts.Sync != store.SyncAlways, BoltOptions: logStoreOptions(),
+	})
 	if err != nil {
+		return fmt.Errorf("open the cluster log: %w", err)
+	}
+	if err := moveLogs(n.logs, filepath.Join(dir, "log")); err != nil {
+		n.logs.Close()
+		return err
+	}
+	if n.entries, err = openLogStore(filepath.Join(dir, "log"), n.opts.Sync == store.SyncAlways); err != nil {
+		n.logs.Close()
 		return fmt.Errorf("open the cluster log: %w", err)
 	}
 	if n.snaps, err = raft.NewFileSnapshotStore(dir, 2, logw); err != nil {
@@ -162,14 +174,14 @@ func (n *Node) openRaft() error {
 	n.trans = &leaseTransport{NetworkTransport: tcp, lease: n.lease, rpcs: make(chan raft.RPC)}
 	go n.trans.filterRPCs(n)
 	conf := n.raftConfig()
-	had, err := raft.HasExistingState(n.logs, n.logs, n.snaps)
+	had, err := raft.HasExistingState(n.entries, n.logs, n.snaps)
 	if err != nil {
 		return err
 	}
 	// Recent entries stay in memory: the leader sends each to every
 	// follower, and reading them back from BoltDB cost it a twentieth
 	// of its time under load.
-	cached, err := raft.NewLogCache(1024, n.logs)
+	cached, err := raft.NewLogCache(1024, n.entries)
 	if err != nil {
 		return err
 	}
@@ -187,6 +199,15 @@ func (n *Node) openRaft() error {
 		}
 	}
 	return nil
+}
+
+// logStoreOptions: BoltDB holds term and vote (and, in a node of an
+// earlier version, the entries until moveLogs takes them out). Its list
+// of free pages stays in memory, rebuilt by a scan at open, instead of
+// being written with every transaction: after the entries are moved out
+// most of the file is free pages.
+func logStoreOptions() *bbolt.Options {
+	return &bbolt.Options{NoFreelistSync: true, FreelistType: bbolt.FreelistMapType}
 }
 
 // defaultHeartbeat is cluster-heartbeat-timeout's default: raft's, which
@@ -278,6 +299,9 @@ func (n *Node) Close() error {
 	n.wg.Wait()
 	n.closeRelays("")
 	if cerr := n.logs.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := n.entries.Close(); err == nil {
 		err = cerr
 	}
 	return err
