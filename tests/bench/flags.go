@@ -40,6 +40,7 @@ func parseFlags() (*config, error) {
 	clusterOnly := fs.Bool("cluster-only", false, "run only the cluster part (-cluster, 3 if 0): no client view, table, big value, TLS or restart part")
 	fs.BoolVar(&cfg.tls, "tls", false, "after the tables, run put and pop1 on qlessd and Redis in clear and over TLS, and print what TLS costs each")
 	tlsConc := fs.String("tls-conc", "50", "concurrencies of the TLS part")
+	tlsOnly := fs.Bool("tls-only", false, "run only the TLS part (-tls), -rounds times, in the -passes given: no client view, table, big value, cluster or restart part")
 	fs.Int64Var(&cfg.bigValue, "big-value", 500_000_000, "after the table, one SET of a value of this many bytes on each server: its time, peak RSS, and RSS after DEL; 0: no such part")
 	fs.IntVar(&cfg.restartJobs, "restart-jobs", 0, "after the tables, queue this many jobs on one qlessd, restart it, and print the seconds to ready, MB/s of data file loaded and memory per job; 0: no restart part")
 	fs.IntVar(&cfg.clientRounds, "client-rounds", 3, "rounds of the client view, run and printed first: each binding's stock qless.lua and QLESS beside Redis 7.0 + the same script (put, pop1, heartbeat); 0: no client view")
@@ -75,6 +76,9 @@ func parseFlags() (*config, error) {
 		if cfg.cluster == 0 {
 			cfg.cluster = 3
 		}
+	}
+	if *tlsOnly {
+		*servers, cfg.clientRounds, cfg.bigValue, cfg.restartJobs, cfg.cluster, cfg.tls = "", 0, 0, 0, 0, true
 	}
 	for _, w := range cfg.clusterWork {
 		if !contains(workloadNames, w) || w == "footprint" {
