@@ -39,8 +39,8 @@ type tlsPipe struct {
 	out     []byte // records written, sent from outSent on
 	// in: records the ring read that crypto/tls has not taken yet; inErr:
 	// how that read ended, once in is taken
-	in    []byte
-	inErr error
+	in      []byte
+	inErr   error
 	outSent int
 	// sendMu orders, once the connection has left the loop, the sending of
 	// out with crypto/tls's own writes (a CLIENT KILL's close_notify)
