@@ -40,7 +40,8 @@ func parseFlags() (*config, error) {
 	clusterOnly := fs.Bool("cluster-only", false, "run only the cluster part (-cluster, 3 if 0): no client view, table, big value, TLS or restart part")
 	fs.BoolVar(&cfg.tls, "tls", false, "after the tables, run put and pop1 on qlessd and Redis in clear and over TLS, and print what TLS costs each")
 	tlsConc := fs.String("tls-conc", "50", "concurrencies of the TLS part")
-	tlsOnly := fs.Bool("tls-only", false, "run only the TLS part (-tls), -rounds times, in the -passes given: no client view, table, big value, cluster or restart part")
+	fs.IntVar(&cfg.tlsRounds, "tls-rounds", 5, "rounds of the TLS part, each on fresh servers; the table prints every round and the medians")
+	tlsOnly := fs.Bool("tls-only", false, "run only the TLS part (-tls), in the -passes given: no client view, table, big value, cluster or restart part")
 	fs.Int64Var(&cfg.bigValue, "big-value", 500_000_000, "after the table, one SET of a value of this many bytes on each server: its time, peak RSS, and RSS after DEL; 0: no such part")
 	fs.IntVar(&cfg.restartJobs, "restart-jobs", 0, "after the tables, queue this many jobs on one qlessd, restart it, and print the seconds to ready, MB/s of data file loaded and memory per job; 0: no restart part")
 	fs.IntVar(&cfg.clientRounds, "client-rounds", 3, "rounds of the client view, run and printed first: each binding's stock qless.lua and QLESS beside Redis 7.0 + the same script (put, pop1, heartbeat); 0: no client view")
@@ -112,8 +113,8 @@ func parseFlags() (*config, error) {
 			return nil, fmt.Errorf("unknown way %q", w)
 		}
 	}
-	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 || cfg.clientRounds < 0 {
-		return nil, fmt.Errorf("-jobs, -cell-time and -rounds must be positive, -client-rounds at least 0")
+	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 || cfg.tlsRounds <= 0 || cfg.clientRounds < 0 {
+		return nil, fmt.Errorf("-jobs, -cell-time, -rounds and -tls-rounds must be positive, -client-rounds at least 0")
 	}
 	if (contains(cfg.servers, "redis") || cfg.tls || cfg.clientRounds > 0) && cfg.redisBin == "" {
 		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
@@ -154,7 +155,7 @@ func settings(cfg *config) map[string]any {
 		"passes": cfg.passes, "servers": cfg.servers, "ways": cfg.ways,
 		"qless_lua": cfg.qlessLua, "redis_server": cfg.redisBin,
 		"big_value": cfg.bigValue, "cluster": cfg.cluster, "cluster_concurrency": cfg.clusterConc, "cluster_workloads": cfg.clusterWork,
-		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc, "restart_jobs": cfg.restartJobs,
+		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc, "tls_rounds": cfg.tlsRounds, "restart_jobs": cfg.restartJobs,
 		"client_rounds": cfg.clientRounds, "client_concurrency": cfg.clientConc,
 	}
 }

@@ -71,7 +71,7 @@ func runTLS(cfg *config, sources map[string]scriptSource, note func(string, ...a
 	var results []*result
 	seen := map[string]bool{}
 rounds:
-	for round := 1; round <= cfg.rounds && !stopping(); round++ {
+	for round := 1; round <= cfg.tlsRounds && !stopping(); round++ {
 		for _, pass := range cfg.passes {
 			if stopping() {
 				break rounds
