@@ -81,47 +81,66 @@ func parseFlags() (*config, error) {
 	if *tlsOnly {
 		*servers, cfg.clientRounds, cfg.bigValue, cfg.restartJobs, cfg.cluster, cfg.tls = "", 0, 0, 0, 0, true
 	}
+	cfg.passes, cfg.servers, cfg.ways = words(*passes), words(*servers), words(*ways)
+	if err := checkFlags(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// checkFlags refuses settings the run cannot use, and finds redis-server
+// when the run needs it.
+func checkFlags(cfg *config) error {
 	for _, w := range cfg.clusterWork {
 		if !contains(workloadNames, w) || w == "footprint" {
-			return nil, fmt.Errorf("unknown cluster workload %q (footprint is not run on a cluster)", w)
+			return fmt.Errorf("unknown cluster workload %q (footprint is not run on a cluster)", w)
 		}
 	}
 	if cfg.bigValue < 0 || cfg.bigValue > 512<<20 {
-		return nil, fmt.Errorf("-big-value must be 0 (no big-value part) or at most 512 MB (proto-max-bulk-len)")
+		return fmt.Errorf("-big-value must be 0 (no big-value part) or at most 512 MB (proto-max-bulk-len)")
 	}
 	if cfg.cluster < 0 {
-		return nil, fmt.Errorf("-cluster must be 0 (no cluster part) or a node count")
+		return fmt.Errorf("-cluster must be 0 (no cluster part) or a node count")
 	}
-	cfg.passes, cfg.servers, cfg.ways = words(*passes), words(*servers), words(*ways)
+	if err := checkNames(cfg); err != nil {
+		return err
+	}
+	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 || cfg.tlsRounds <= 0 || cfg.clientRounds < 0 {
+		return fmt.Errorf("-jobs, -cell-time, -rounds and -tls-rounds must be positive, -client-rounds at least 0")
+	}
+	if (contains(cfg.servers, "redis") || cfg.tls || cfg.clientRounds > 0) && cfg.redisBin == "" {
+		var err error
+		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
+			return fmt.Errorf("redis-server not found (install Redis 7 or pass -redis-server)")
+		}
+	}
+	return nil
+}
+
+// checkNames refuses a workload, pass, server or way the bench does not
+// know.
+func checkNames(cfg *config) error {
 	for _, w := range append(append([]string{}, cfg.workloads...), cfg.alwaysWork...) {
 		if !contains(workloadNames, w) {
-			return nil, fmt.Errorf("unknown workload %q", w)
+			return fmt.Errorf("unknown workload %q", w)
 		}
 	}
 	for _, p := range cfg.passes {
 		if p != "everysec" && p != "always" {
-			return nil, fmt.Errorf("unknown pass %q (everysec or always)", p)
+			return fmt.Errorf("unknown pass %q (everysec or always)", p)
 		}
 	}
 	for _, s := range cfg.servers {
 		if s != "redis" && s != "qlessd" {
-			return nil, fmt.Errorf("unknown server %q", s)
+			return fmt.Errorf("unknown server %q", s)
 		}
 	}
 	for _, w := range cfg.ways {
 		if !contains([]string{"qless.lua", "ours", "native"}, w) {
-			return nil, fmt.Errorf("unknown way %q", w)
+			return fmt.Errorf("unknown way %q", w)
 		}
 	}
-	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 || cfg.tlsRounds <= 0 || cfg.clientRounds < 0 {
-		return nil, fmt.Errorf("-jobs, -cell-time, -rounds and -tls-rounds must be positive, -client-rounds at least 0")
-	}
-	if (contains(cfg.servers, "redis") || cfg.tls || cfg.clientRounds > 0) && cfg.redisBin == "" {
-		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
-			return nil, fmt.Errorf("redis-server not found (install Redis 7 or pass -redis-server)")
-		}
-	}
-	return cfg, nil
+	return nil
 }
 
 func ints(s string) ([]int, error) {
