@@ -150,11 +150,12 @@ fuzz:
 # First the client view (each binding's qless.lua and QLESS beside Redis,
 # put, pop1, heartbeat at concurrency 1 and 50, three rounds; ARGS=
 # "-client-rounds 0" skips it), then qlessd against Redis (docs/performance.md),
-# then qlessd alone against a 3-node cluster (put, pop1 at concurrency 50);
-# ARGS="-cluster 0" skips that.
+# then qlessd alone against a 3-node cluster (put, pop1 at concurrency 50;
+# ARGS="-cluster 0" skips that), then what TLS costs each server (five
+# rounds; ARGS="-tls-only" runs only that).
 bench: build
 	./tests/ensure-redis.sh
-	$(GO) run ./tests/bench -cluster 3 -restart-jobs 1000000 $(ARGS)
+	$(GO) run ./tests/bench -cluster 3 -tls -restart-jobs 1000000 $(ARGS)
 
 # Static binaries for Linux in dist/, with the version (VERSION, else the
 # last tag, else the source's default) and the commit stamped in.

@@ -44,7 +44,10 @@ type eventLoop struct {
 	ringRes   []int32
 	ringAsked []int
 	ringSend  []*loopConn
-	ringPlain []*loopConn // the turn's plain readable connections
+	ringPlain []*loopConn // the turn's readable connections the ring reads
+	// tlsIn is where the ring reads TLS clients' records, tlsRingRead bytes
+	// for each; crypto/tls takes them from there in the same turn
+	tlsIn []byte
 
 	// own is held by whoever serves the loop's connections: the loop's
 	// goroutine, except while it is away (running a script, or waiting

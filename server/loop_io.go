@@ -7,6 +7,9 @@ func (lp *eventLoop) read(lc *loopConn) {
 	if lc.closing || lc.dead {
 		return
 	}
+	if lc.tls != nil {
+		lc.tls.drained = false // the poller found it readable, or it owes input
+	}
 	lp.readOn(lc, 0)
 	lp.parse(lc)
 }

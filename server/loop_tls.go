@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -36,6 +37,10 @@ type tlsPipe struct {
 	// is empty until the loop's next read of the connection
 	drained bool
 	out     []byte // records written, sent from outSent on
+	// in: records the ring read that crypto/tls has not taken yet; inErr:
+	// how that read ended, once in is taken
+	in      []byte
+	inErr   error
 	outSent int
 	// sendMu orders, once the connection has left the loop, the sending of
 	// out with crypto/tls's own writes (a CLIENT KILL's close_notify)
@@ -68,6 +73,14 @@ func (noInput) Timeout() bool   { return false }
 func (noInput) Temporary() bool { return true }
 
 func (p *tlsPipe) Read(b []byte) (int, error) {
+	if len(p.in) > 0 {
+		n := copy(b, p.in)
+		p.in = p.in[n:]
+		return n, nil
+	}
+	if p.inErr != nil {
+		return 0, p.inErr
+	}
 	if p.lc == nil {
 		return p.sock.Read(b)
 	}
@@ -178,11 +191,41 @@ func (p *tlsPipe) toSocket(sock net.Conn) {
 	p.sock, p.lc = sock, nil
 }
 
+// ringRead takes in the ring's read of the descriptor into in, of asked
+// bytes, which ended with err.
+func (p *tlsPipe) ringRead(in []byte, err error, asked int) {
+	p.in, p.drained = in, true
+	switch {
+	case err != nil && wouldBlock(err):
+	case err != nil:
+		// Not a net.Error: crypto/tls keeps it, as it keeps a reset.
+		p.inErr = fmt.Errorf("read: %w", err)
+	case len(in) == 0:
+		p.inErr = io.EOF
+	case len(in) == asked:
+		p.drained = false // the descriptor may hold more
+	}
+}
+
+// keepIn copies what crypto/tls left of the ring's read (the turn took
+// its share of the input) out of the loop's buffer, which the next read
+// reuses.
+func (p *tlsPipe) keepIn() {
+	if len(p.in) > 0 {
+		p.in = bytes.Clone(p.in)
+	} else {
+		p.in = nil
+	}
+}
+
+// tlsRingRead is the most of a TLS client's records the ring reads at a
+// time; crypto/tls reads on from the descriptor when there was more.
+const tlsRingRead = 16 << 10
+
 // readTLS fills room with decrypted input, as far as the records in hand
 // and the descriptor go. Its error is EAGAIN when they ran out first.
 func (lc *loopConn) readTLS(room []byte) (int, error) {
 	p := lc.tls
-	p.drained = false
 	got := 0
 	for got < len(room) {
 		n, err := p.tc.Read(room[got:])
@@ -216,30 +259,50 @@ func (lp *eventLoop) flushTLS(lc *loopConn) {
 	for {
 		for p.outSent < len(p.out) {
 			n, err := sockWrite(lc.fd, p.out[p.outSent:])
-			if n > 0 {
-				p.outSent += n
-			}
-			if err != nil {
-				if !wouldBlock(err) {
-					lc.dead = true
-				}
+			if !p.wrote(lc, n, err) {
 				return
 			}
 		}
-		if cap(p.out) > 2*tlsSeal {
-			p.out = nil
-		}
-		p.out, p.outSent = p.out[:0], 0
-		if lc.sent == len(lc.out.b) {
+		if !lc.sealTLS() {
 			return
 		}
-		end := min(len(lc.out.b), lc.sent+tlsSeal)
-		if _, err := p.tc.Write(lc.out.b[lc.sent:end]); err != nil {
-			lc.dead = true
-			return
-		}
-		lc.sent = end
 	}
+}
+
+// sealTLS encrypts the next share of a TLS client's replies into the
+// pipe's out, once what it held went out. It reports whether out holds
+// records to send.
+func (lc *loopConn) sealTLS() bool {
+	p := lc.tls
+	if p.outSent < len(p.out) {
+		return true
+	}
+	if cap(p.out) > 2*tlsSeal {
+		p.out = nil
+	}
+	p.out, p.outSent = p.out[:0], 0
+	if lc.sent == len(lc.out.b) || lc.dead {
+		return false
+	}
+	end := min(len(lc.out.b), lc.sent+tlsSeal)
+	if _, err := p.tc.Write(lc.out.b[lc.sent:end]); err != nil {
+		lc.dead = true
+		return false
+	}
+	lc.sent = end
+	return true
+}
+
+// wrote takes in a write of the pipe's records that sent n bytes, or
+// failed with err. It reports whether the socket may take more.
+func (p *tlsPipe) wrote(lc *loopConn, n int, err error) bool {
+	if n > 0 {
+		p.outSent += n
+	}
+	if err != nil && !wouldBlock(err) {
+		lc.dead = true
+	}
+	return err == nil
 }
 
 // owes reports whether lc has output the socket has not taken yet.

@@ -40,6 +40,8 @@ func parseFlags() (*config, error) {
 	clusterOnly := fs.Bool("cluster-only", false, "run only the cluster part (-cluster, 3 if 0): no client view, table, big value, TLS or restart part")
 	fs.BoolVar(&cfg.tls, "tls", false, "after the tables, run put and pop1 on qlessd and Redis in clear and over TLS, and print what TLS costs each")
 	tlsConc := fs.String("tls-conc", "50", "concurrencies of the TLS part")
+	fs.IntVar(&cfg.tlsRounds, "tls-rounds", 5, "rounds of the TLS part, each on fresh servers; the table prints every round and the medians")
+	tlsOnly := fs.Bool("tls-only", false, "run only the TLS part (-tls), in the -passes given: no client view, table, big value, cluster or restart part")
 	fs.Int64Var(&cfg.bigValue, "big-value", 500_000_000, "after the table, one SET of a value of this many bytes on each server: its time, peak RSS, and RSS after DEL; 0: no such part")
 	fs.IntVar(&cfg.restartJobs, "restart-jobs", 0, "after the tables, queue this many jobs on one qlessd, restart it, and print the seconds to ready, MB/s of data file loaded and memory per job; 0: no restart part")
 	fs.IntVar(&cfg.clientRounds, "client-rounds", 3, "rounds of the client view, run and printed first: each binding's stock qless.lua and QLESS beside Redis 7.0 + the same script (put, pop1, heartbeat); 0: no client view")
@@ -76,47 +78,69 @@ func parseFlags() (*config, error) {
 			cfg.cluster = 3
 		}
 	}
+	if *tlsOnly {
+		*servers, cfg.clientRounds, cfg.bigValue, cfg.restartJobs, cfg.cluster, cfg.tls = "", 0, 0, 0, 0, true
+	}
+	cfg.passes, cfg.servers, cfg.ways = words(*passes), words(*servers), words(*ways)
+	if err := checkFlags(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// checkFlags refuses settings the run cannot use, and finds redis-server
+// when the run needs it.
+func checkFlags(cfg *config) error {
 	for _, w := range cfg.clusterWork {
 		if !contains(workloadNames, w) || w == "footprint" {
-			return nil, fmt.Errorf("unknown cluster workload %q (footprint is not run on a cluster)", w)
+			return fmt.Errorf("unknown cluster workload %q (footprint is not run on a cluster)", w)
 		}
 	}
 	if cfg.bigValue < 0 || cfg.bigValue > 512<<20 {
-		return nil, fmt.Errorf("-big-value must be 0 (no big-value part) or at most 512 MB (proto-max-bulk-len)")
+		return fmt.Errorf("-big-value must be 0 (no big-value part) or at most 512 MB (proto-max-bulk-len)")
 	}
 	if cfg.cluster < 0 {
-		return nil, fmt.Errorf("-cluster must be 0 (no cluster part) or a node count")
+		return fmt.Errorf("-cluster must be 0 (no cluster part) or a node count")
 	}
-	cfg.passes, cfg.servers, cfg.ways = words(*passes), words(*servers), words(*ways)
+	if err := checkNames(cfg); err != nil {
+		return err
+	}
+	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 || cfg.tlsRounds <= 0 || cfg.clientRounds < 0 {
+		return fmt.Errorf("-jobs, -cell-time, -rounds and -tls-rounds must be positive, -client-rounds at least 0")
+	}
+	if (contains(cfg.servers, "redis") || cfg.tls || cfg.clientRounds > 0) && cfg.redisBin == "" {
+		var err error
+		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
+			return fmt.Errorf("redis-server not found (install Redis 7 or pass -redis-server)")
+		}
+	}
+	return nil
+}
+
+// checkNames refuses a workload, pass, server or way the bench does not
+// know.
+func checkNames(cfg *config) error {
 	for _, w := range append(append([]string{}, cfg.workloads...), cfg.alwaysWork...) {
 		if !contains(workloadNames, w) {
-			return nil, fmt.Errorf("unknown workload %q", w)
+			return fmt.Errorf("unknown workload %q", w)
 		}
 	}
 	for _, p := range cfg.passes {
 		if p != "everysec" && p != "always" {
-			return nil, fmt.Errorf("unknown pass %q (everysec or always)", p)
+			return fmt.Errorf("unknown pass %q (everysec or always)", p)
 		}
 	}
 	for _, s := range cfg.servers {
 		if s != "redis" && s != "qlessd" {
-			return nil, fmt.Errorf("unknown server %q", s)
+			return fmt.Errorf("unknown server %q", s)
 		}
 	}
 	for _, w := range cfg.ways {
 		if !contains([]string{"qless.lua", "ours", "native"}, w) {
-			return nil, fmt.Errorf("unknown way %q", w)
+			return fmt.Errorf("unknown way %q", w)
 		}
 	}
-	if cfg.jobs <= 0 || cfg.cellTime <= 0 || cfg.rounds <= 0 || cfg.clientRounds < 0 {
-		return nil, fmt.Errorf("-jobs, -cell-time and -rounds must be positive, -client-rounds at least 0")
-	}
-	if (contains(cfg.servers, "redis") || cfg.tls || cfg.clientRounds > 0) && cfg.redisBin == "" {
-		if cfg.redisBin, err = exec.LookPath("redis-server"); err != nil {
-			return nil, fmt.Errorf("redis-server not found (install Redis 7 or pass -redis-server)")
-		}
-	}
-	return cfg, nil
+	return nil
 }
 
 func ints(s string) ([]int, error) {
@@ -150,7 +174,7 @@ func settings(cfg *config) map[string]any {
 		"passes": cfg.passes, "servers": cfg.servers, "ways": cfg.ways,
 		"qless_lua": cfg.qlessLua, "redis_server": cfg.redisBin,
 		"big_value": cfg.bigValue, "cluster": cfg.cluster, "cluster_concurrency": cfg.clusterConc, "cluster_workloads": cfg.clusterWork,
-		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc, "restart_jobs": cfg.restartJobs,
+		"tls": cfg.tls, "tls_concurrency": cfg.tlsConc, "tls_rounds": cfg.tlsRounds, "restart_jobs": cfg.restartJobs,
 		"client_rounds": cfg.clientRounds, "client_concurrency": cfg.clientConc,
 	}
 }

@@ -38,8 +38,9 @@ type config struct {
 	clusterWork []string
 	clusterArgs []string // more flags for each cluster node
 	// tls runs the TLS part: put and pop1 at tlsConc, in clear and over TLS.
-	tls     bool
-	tlsConc []int
+	tls       bool
+	tlsConc   []int
+	tlsRounds int
 	// bigValue is the size of the big-value part's SET (0: no such part).
 	bigValue int64
 	// restartJobs is the restart part's queued jobs (0: no such part).

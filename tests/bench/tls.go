@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -44,11 +43,19 @@ func benchCerts(dir string) (func(port int) []string, *tls.Config, error) {
 		return []string{"--tls-port", strconv.Itoa(port), "--tls-cert-file", f.Cert,
 			"--tls-key-file", f.Key, "--tls-ca-cert-file", f.CA, "--tls-auth-clients", "no"}
 	}
-	return args, f.ClientConfig(), nil
+	conf := f.ClientConfig()
+	// Go prefers a post-quantum hybrid key exchange that OpenSSL 3.0 (Redis
+	// 7.0's) does not offer: both servers get the same one.
+	conf.CurvePreferences = []tls.CurveID{tls.X25519}
+	return args, conf, nil
 }
 
-// runTLS is the TLS part of a run: every pass, every round, each line its
-// median round.
+// runTLS is the TLS part of a run: every pass, every round, each round's
+// four servers fresh. Within a round the cells run each server's plain and
+// TLS lines back to back (runCells alternates the order), so that the load
+// of a shared machine drifting during a round moves both alike; the table
+// then takes the median of each round's ratios. Every round's lines are
+// returned, with their round.
 func runTLS(cfg *config, sources map[string]scriptSource, note func(string, ...any)) []*result {
 	dir, err := os.MkdirTemp("", "qlessd-bench-tls-")
 	if err != nil {
@@ -62,21 +69,31 @@ func runTLS(cfg *config, sources map[string]scriptSource, note func(string, ...a
 		return nil
 	}
 	var results []*result
+	seen := map[string]bool{}
 rounds:
-	for round := 1; round <= cfg.rounds && !stopping(); round++ {
+	for round := 1; round <= cfg.tlsRounds && !stopping(); round++ {
 		for _, pass := range cfg.passes {
 			if stopping() {
 				break rounds
 			}
-			rs, err := runTLSPass(cfg, pass, round, sources, args, client)
+			rs, negotiated, err := runTLSPass(cfg, pass, round, sources, args, client)
 			if err != nil {
 				note("TLS part ended: %s", firstLine(err.Error()))
 				break rounds
 			}
+			for _, n := range negotiated {
+				if !seen[n] {
+					seen[n] = true
+					note("TLS part: %s", n)
+				}
+			}
+			for _, r := range rs {
+				r.Round = round
+			}
 			results = append(results, rs...)
+			printTLSRound(os.Stderr, rs, round)
 		}
 	}
-	results = medianRounds(results, cfg.rounds)
 	sortResults(results)
 	return results
 }
@@ -93,10 +110,11 @@ func tlsWay(sources map[string]scriptSource) string {
 }
 
 func runTLSPass(cfg *config, pass string, round int, sources map[string]scriptSource,
-	args func(int) []string, client *tls.Config) ([]*result, error) {
+	args func(int) []string, client *tls.Config) ([]*result, []string, error) {
 	name := tlsWay(sources)
 	tlsWays := [][2]string{{"qlessd", name}, {"qlessd+tls", name}, {"redis", name}, {"redis+tls", name}}
 	var sessions []*session
+	var negotiated []string
 	defer func() {
 		for _, s := range sessions {
 			s.srv.stop()
@@ -109,13 +127,13 @@ func runTLSPass(cfg *config, pass string, round int, sources map[string]scriptSo
 		if overTLS {
 			var err error
 			if port, err = freePort(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			extra = args(port)
 		}
 		srv, err := startServerWith(cfg, kind, pass, extra)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sw[0], err)
+			return nil, nil, fmt.Errorf("%s: %w", sw[0], err)
 		}
 		if overTLS {
 			srv.addr = "127.0.0.1:" + strconv.Itoa(port)
@@ -128,53 +146,29 @@ func runTLSPass(cfg *config, pass string, round int, sources map[string]scriptSo
 		s := &session{cfg: cfg, w: w, srv: srv, pass: pass}
 		sessions = append(sessions, s)
 		if err := w.prepare(srv.addr); err != nil {
-			return nil, fmt.Errorf("%s: %w", w.label(), err)
+			return nil, nil, fmt.Errorf("%s: %w", w.label(), err)
+		}
+		if overTLS {
+			n, err := tlsNegotiated(srv.addr, client)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", sw[0], err)
+			}
+			negotiated = append(negotiated, sw[0]+" negotiates "+n)
 		}
 	}
-	return runCells(sessions, pass, round, cfg.tlsConc, []string{"put", "pop1"}), nil
+	return runCells(sessions, pass, round, cfg.tlsConc, []string{"put", "pop1"}), negotiated, nil
 }
 
-// printTLSTable prints the TLS part: per cell, each server's jobs/s in
-// clear and over TLS and their ratio, then qlessd's ratio over Redis's
-// (1.00 or more: TLS costs qlessd no more than it costs Redis).
-func printTLSTable(out io.Writer, results []*result) {
-	fmt.Fprintln(out, "TLS: each server in clear and over TLS (fresh servers, TLS 1.3, ECDSA P-256, tls-auth-clients no);")
-	way := "-"
-	if len(results) > 0 {
-		way = results[0].Way
+// tlsNegotiated says what a connection of the bench's clients to addr
+// agrees on, so that a run shows both servers were measured with the same
+// protocol and suite.
+func tlsNegotiated(addr string, conf *tls.Config) (string, error) {
+	c, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, conf)
+	if err != nil {
+		return "", err
 	}
-	fmt.Fprintf(out, "both run %s (EVALSHA); tls/pl is jobs/s over TLS over jobs/s in clear; q/r: qlessd's tls/pl over Redis's\n", way)
-	fmt.Fprintf(out, "%-8s %-10s %4s %9s %9s %9s %9s %9s %9s %11s\n", "fsync", "workload", "conc",
-		"q plain", "q tls", "q tls/pl", "r plain", "r tls", "r tls/pl", "q/r of tls")
-	type key struct {
-		pass, workload string
-		conc           int
-	}
-	cells := map[key]map[string]float64{}
-	var order []key
-	for _, r := range results {
-		k := key{r.Pass, r.Workload, r.Concurrency}
-		if cells[k] == nil {
-			cells[k] = map[string]float64{}
-			order = append(order, k)
-		}
-		cells[k][r.Server] = r.JobsPerSec
-	}
-	ratio := func(a, b float64) string {
-		if a == 0 || b == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f", a/b)
-	}
-	for _, k := range order {
-		c := cells[k]
-		qr, rr := c["qlessd+tls"]/c["qlessd"], c["redis+tls"]/c["redis"]
-		rr2 := "-"
-		if c["qlessd"] > 0 && c["redis"] > 0 && rr > 0 {
-			rr2 = fmt.Sprintf("%.2f", qr/rr)
-		}
-		fmt.Fprintf(out, "%-8s %-10s %4d %9.0f %9.0f %9s %9.0f %9.0f %9s %11s\n", k.pass, k.workload, k.conc,
-			c["qlessd"], c["qlessd+tls"], ratio(c["qlessd+tls"], c["qlessd"]),
-			c["redis"], c["redis+tls"], ratio(c["redis+tls"], c["redis"]), rr2)
-	}
+	defer c.Close()
+	st := c.ConnectionState()
+	return fmt.Sprintf("%s %s, curve %s, resumed %v", tls.VersionName(st.Version),
+		tls.CipherSuiteName(st.CipherSuite), st.CurveID, st.DidResume), nil
 }
