@@ -39,17 +39,14 @@ func numStr(L *lua.LState) int {
 	return 1
 }
 
-// rewriteChunk applies the rewrite to a parsed chunk, and in the same walk
-// mends the numerals gopher-lua cannot read (numlit.go).
-func rewriteChunk(chunk []ast.Stmt) []ast.Stmt {
+// rewriteConcats applies the rewrite to a parsed chunk, after the
+// numerals pass (passes.go), so a literal operand is read as Lua reads it.
+func rewriteConcats(chunk []ast.Stmt) []ast.Stmt {
 	var concats []*ast.StringConcatOpExpr
 	walkAST(reflect.ValueOf(chunk), func(n any) {
-		switch x := n.(type) {
-		case *ast.StringConcatOpExpr:
+		if x, ok := n.(*ast.StringConcatOpExpr); ok {
 			x.Lhs, x.Rhs = wrapOperand(x.Lhs), wrapOperand(x.Rhs)
 			concats = append(concats, x)
-		case *ast.NumberExpr:
-			mendNumeral(x)
 		}
 	})
 	if len(concats) == 0 {

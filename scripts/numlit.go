@@ -1,6 +1,7 @@
 package scripts
 
 import (
+	"reflect"
 	"strconv"
 
 	"github.com/yuin/gopher-lua/ast"
@@ -22,4 +23,14 @@ func mendNumeral(n *ast.NumberExpr) {
 	if f, ok := str2number(n.Value); ok {
 		n.Value = strconv.FormatFloat(f, 'g', -1, 64)
 	}
+}
+
+// mendNumerals mends every numeral of a parsed chunk.
+func mendNumerals(chunk []ast.Stmt) []ast.Stmt {
+	walkAST(reflect.ValueOf(chunk), func(n any) {
+		if x, ok := n.(*ast.NumberExpr); ok {
+			mendNumeral(x)
+		}
+	})
+	return chunk
 }
