@@ -3,7 +3,9 @@ package scripts
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,6 +49,21 @@ func qlessScript(tb testing.TB) string {
 	return b.String()
 }
 
+// moduleScript is a script written as a module, as stock qless.lua
+// builds are: a table of 150 functions defined in the head, which is
+// cached (prefix.go), and one call.
+func moduleScript() string {
+	var b strings.Builder
+	b.WriteString("local M = {ns = 'ql:'}\nlocal redis, tonumber = redis, tonumber\n")
+	for i := 1; i <= 150; i++ {
+		n := strconv.Itoa(i)
+		b.WriteString("function M.f" + n + "(key, ...)\n  local v = redis.call('get', M.ns .. key)\n" +
+			"  if not v then return arg.n end\n  local a, b = tonumber(v), " + n + "\n  a, b = b, a\n  return a + b\nend\n")
+	}
+	b.WriteString("return M.f1(KEYS[1])\n")
+	return b.String()
+}
+
 // smallScript is a typical EVAL body.
 const smallScript = "local v = redis.call('get', KEYS[1]) if not v then v = 0 end " +
 	"local n = tonumber(v) + tonumber(ARGV[1]) redis.call('set', KEYS[1], n) return 'n=' .. n"
@@ -54,7 +71,7 @@ const smallScript = "local v = redis.call('get', KEYS[1]) if not v then v = 0 en
 // BenchmarkCompileScript is what EVAL and SCRIPT LOAD pay once per new
 // script: the per-call prototype and the cached-head factory.
 func BenchmarkCompileScript(b *testing.B) {
-	for _, c := range []struct{ name, src string }{{"qless", qlessScript(b)}, {"small", smallScript}} {
+	for _, c := range []struct{ name, src string }{{"qless", qlessScript(b)}, {"module", moduleScript()}, {"small", smallScript}} {
 		b.Run(c.name, func(b *testing.B) {
 			body := []byte(c.src)
 			b.ReportAllocs()
@@ -97,7 +114,7 @@ func BenchmarkCompileStages(b *testing.B) {
 			case n == -1:
 				label = "compile-only"
 			case n >= 0:
-				label = "+" + stages[n]
+				label = "to-" + stages[n]
 			}
 			b.Run(c.name+"/"+label, func(b *testing.B) {
 				b.ReportAllocs()
@@ -124,8 +141,18 @@ func compileStages(b *testing.B, src string, n int, stages []string) {
 		on[s] = true
 	}
 	for _, p := range passes {
-		if on[p.name] && p.tree != nil {
+		if !on[p.name] {
+			continue
+		}
+		switch {
+		case p.tree != nil:
 			chunk = p.tree(chunk)
+		case p.visit != nil:
+			v, finish := p.visit()
+			walkAST(reflect.ValueOf(chunk), v)
+			if finish != nil {
+				chunk = finish(chunk)
+			}
 		}
 	}
 	proto, err := lua.Compile(chunk, chunkName)
@@ -149,5 +176,17 @@ func BenchmarkCloneTree(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		cloneTree(chunk)
+	}
+}
+
+// BenchmarkWalkAST is one walk of qless's tree, as most tree passes make.
+func BenchmarkWalkAST(b *testing.B) {
+	chunk, err := parseChunk(qlessScript(b), chunkName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		walkAST(reflect.ValueOf(chunk), func(any) {})
 	}
 }

@@ -1,7 +1,6 @@
 package scripts
 
 import (
-	"reflect"
 	"strconv"
 
 	"github.com/yuin/gopher-lua/ast"
@@ -25,12 +24,11 @@ func mendNumeral(n *ast.NumberExpr) {
 	}
 }
 
-// mendNumerals mends every numeral of a parsed chunk.
-func mendNumerals(chunk []ast.Stmt) []ast.Stmt {
-	walkAST(reflect.ValueOf(chunk), func(n any) {
+// numeralsPass is mendNumeral as a visit pass (passes.go).
+func numeralsPass() (func(any), func([]ast.Stmt) []ast.Stmt) {
+	return func(n any) {
 		if x, ok := n.(*ast.NumberExpr); ok {
 			mendNumeral(x)
 		}
-	})
-	return chunk
+	}, nil
 }

@@ -1,6 +1,8 @@
 package scripts
 
 import (
+	"reflect"
+
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -38,17 +40,23 @@ type pass struct {
 	flag   passFlag
 	reason string // the gopher-lua gap, and what Lua 5.1 / Redis does
 	guard  string // "scripts.TestX" or "tests.TestX": fails without the pass
-	// tree rewrites a syntax tree (nil from asHead: no head to cache);
+	// tree rewrites a syntax tree (nil from asHead: no head to cache).
+	tree func(chunk []ast.Stmt) []ast.Stmt
+	// visit is a tree pass that rewrites nodes one by one: made afresh for
+	// each chunk, it returns what walkAST calls on every node (children
+	// first) and what to do with the chunk after (nil: nothing). Passes
+	// next to each other share one walk, which costs about what parsing
+	// does (BenchmarkWalkAST).
+	visit func() (func(n any), func(chunk []ast.Stmt) []ast.Stmt)
 	// proto fixes the prototype compiled from chunk.
-	tree  func(chunk []ast.Stmt) []ast.Stmt
 	proto func(chunk []ast.Stmt, name string, p *lua.FunctionProto)
 }
 
 // passes is run in this order by applyTree and applyProto.
 var passes = []pass{
-	{name: "numerals", flag: onParse, tree: mendNumerals, guard: "tests.TestScriptingCorpus",
+	{name: "numerals", flag: onParse, visit: numeralsPass, guard: "tests.TestScriptingCorpus",
 		reason: "gopher-lua's compiler makes a numeral past a double's range (1e400) NaN; Lua's strtod makes it inf (numlit.go)"},
-	{name: "concat", flag: onParse, tree: rewriteConcats, guard: "tests.TestScriptingCorpus",
+	{name: "concat", flag: onParse, visit: concatPass, guard: "tests.TestScriptingCorpus",
 		reason: "gopher-lua's VM formats numbers in .. with Go's %v (1.2345675e+06); Lua uses %.14g; the chain also counts against lua-max-memory (concat.go)"},
 	{name: "argtable", flag: withArgTables, tree: rewriteArgTables, guard: "scripts.TestArgTable",
 		reason: "gopher-lua builds a vararg function's arg table with a 32-slot hash on every call (2 KB); a Go helper builds Lua's {..., n=} with room for n (argtable.go)"},
@@ -76,17 +84,55 @@ var repairs = []pass{
 }
 
 // applyTree runs the tree passes selected by set on chunk, in order; nil
-// when a pass declines (asHead: no head worth caching).
+// when a pass declines (asHead: no head worth caching) or chunk is empty.
 func applyTree(chunk []ast.Stmt, set passFlag) []ast.Stmt {
-	for _, p := range passes {
-		if p.tree == nil || p.flag&set == 0 {
+	for i := 0; i < len(passes); {
+		if passes[i].flag&set == 0 || passes[i].proto != nil {
+			i++
 			continue
 		}
-		if chunk = p.tree(chunk); chunk == nil {
+		if passes[i].visit == nil {
+			chunk = passes[i].tree(chunk)
+			i++
+		} else {
+			chunk, i = applyVisits(chunk, set, i)
+		}
+		if chunk == nil {
 			return nil
 		}
 	}
 	return chunk
+}
+
+// applyVisits runs the visit passes of set from passes[i] on, up to the
+// next pass of set that is not one, in one walk; it returns the chunk and
+// the index of that pass.
+func applyVisits(chunk []ast.Stmt, set passFlag, i int) ([]ast.Stmt, int) {
+	var visits []func(any)
+	var finishes []func([]ast.Stmt) []ast.Stmt
+	for ; i < len(passes); i++ {
+		p := passes[i]
+		if p.flag&set == 0 {
+			continue
+		}
+		if p.visit == nil {
+			break
+		}
+		v, f := p.visit()
+		visits = append(visits, v)
+		if f != nil {
+			finishes = append(finishes, f)
+		}
+	}
+	walkAST(reflect.ValueOf(chunk), func(n any) {
+		for _, v := range visits {
+			v(n)
+		}
+	})
+	for _, f := range finishes {
+		chunk = f(chunk)
+	}
+	return chunk, i
 }
 
 // applyProto runs the prototype passes on proto, compiled from chunk.
