@@ -175,7 +175,9 @@ func BenchmarkCloneTree(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		cloneTree(chunk)
+		if _, ok := cloneTree(chunk); !ok {
+			b.Fatal("unknown node")
+		}
 	}
 }
 

@@ -60,7 +60,11 @@ func compileScriptSource(src, name string) (proto, factory *lua.FunctionProto, e
 	chunk = applyTree(chunk, withArgTables)
 	var head []ast.Stmt
 	if applyTree(chunk, withHoist|asHead) != nil {
-		head = applyTree(cloneTree(chunk), withHoist|asHead)
+		if c, ok := cloneTree(chunk); ok {
+			head = applyTree(c, withHoist|asHead)
+		} else if c, err := parseChunk(src, name); err == nil {
+			head = applyTree(c, withArgTables|withHoist|asHead)
+		}
 	}
 	if proto, err = compilePerCall(chunk, src, name); err != nil {
 		return nil, nil, err

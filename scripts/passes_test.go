@@ -146,7 +146,10 @@ func TestCloneTreeIsDeep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := cloneTree(chunk)
+		c, ok := cloneTree(chunk)
+		if !ok {
+			t.Fatalf("%q: clone found a node type it does not know", src[:min(len(src), 40)])
+		}
 		nodes := map[any]bool{}
 		walkAST(reflect.ValueOf(chunk), func(n any) { nodes[n] = true })
 		walkAST(reflect.ValueOf(c), func(n any) {
