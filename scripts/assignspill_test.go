@@ -177,7 +177,7 @@ func TestLuaAssignSpillAtRegisterLimit(t *testing.T) {
 				names[i] = "v" + strconv.Itoa(i)
 			}
 			src := "local a, b, c\nlocal " + strings.Join(names, ", ") + "\n" + stmt + "\nreturn a, b"
-			_, plainErr := compileChunk(mustParse(t, src), chunkName, false)
+			_, plainErr := compileChunk(mustParse(t, src), chunkName, 0)
 			_, err := compile(src, chunkName)
 			if (err == nil) != (plainErr == nil) {
 				t.Errorf("%s with %d more locals: compiles: %v, without the rewrite: %v", stmt, n, err, plainErr)

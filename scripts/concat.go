@@ -1,8 +1,6 @@
 package scripts
 
 import (
-	"reflect"
-
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -39,31 +37,33 @@ func numStr(L *lua.LState) int {
 	return 1
 }
 
-// rewriteChunk applies the rewrite to a parsed chunk, and in the same walk
-// mends the numerals gopher-lua cannot read (numlit.go).
-func rewriteChunk(chunk []ast.Stmt) []ast.Stmt {
+// concatPass is the rewrite as a visit pass (passes.go): its visitor
+// wraps the operands of each "..", after the numerals pass has read the
+// literal ones as Lua does, and its finish marks the chains' starts and
+// declares numStr's local.
+func concatPass() (func(any), func([]ast.Stmt) []ast.Stmt) {
 	var concats []*ast.StringConcatOpExpr
-	walkAST(reflect.ValueOf(chunk), func(n any) {
-		switch x := n.(type) {
-		case *ast.StringConcatOpExpr:
+	visit := func(n any) {
+		if x, ok := n.(*ast.StringConcatOpExpr); ok {
 			x.Lhs, x.Rhs = wrapOperand(x.Lhs), wrapOperand(x.Rhs)
 			concats = append(concats, x)
-		case *ast.NumberExpr:
-			mendNumeral(x)
 		}
-	})
-	if len(concats) == 0 {
-		return chunk
 	}
-	markChainStarts(concats)
-	get := &ast.IdentExpr{Value: numStrGlobal}
-	decl := &ast.LocalAssignStmt{Names: []string{numStrLocal}, Exprs: []ast.Expr{get}}
-	if len(chunk) > 0 {
-		get.SetLine(chunk[0].Line())
-		decl.SetLine(chunk[0].Line())
-		decl.SetLastLine(chunk[0].Line())
+	finish := func(chunk []ast.Stmt) []ast.Stmt {
+		if len(concats) == 0 {
+			return chunk
+		}
+		markChainStarts(concats)
+		get := &ast.IdentExpr{Value: numStrGlobal}
+		decl := &ast.LocalAssignStmt{Names: []string{numStrLocal}, Exprs: []ast.Expr{get}}
+		if len(chunk) > 0 {
+			get.SetLine(chunk[0].Line())
+			decl.SetLine(chunk[0].Line())
+			decl.SetLastLine(chunk[0].Line())
+		}
+		return append([]ast.Stmt{decl}, chunk...)
 	}
-	return append([]ast.Stmt{decl}, chunk...)
+	return visit, finish
 }
 
 func wrapOperand(e ast.Expr) ast.Expr {

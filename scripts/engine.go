@@ -213,11 +213,11 @@ func compileScript(sha string, body []byte) (*script, error) {
 	if errText != "" {
 		return nil, &loadError{errText}
 	}
-	proto, err := compile(src, chunkName)
+	proto, factory, err := compileScriptSource(src, chunkName)
 	if err != nil {
 		return nil, &CompileError{Msg: err.Error()}
 	}
-	return &script{sha: sha, proto: proto, factory: compileFactory(src, chunkName), flags: flags, body: string(body)}, nil
+	return &script{sha: sha, proto: proto, factory: factory, flags: flags, body: string(body)}, nil
 }
 
 // ReadOnlyHost is implemented by hosts of EVAL_RO and EVALSHA_RO calls.

@@ -21,13 +21,9 @@ func (e *Engine) RegisterLibrary(name, src string) error {
 // args makes them in each state that runs the chunk (Go functions, say,
 // which only the library then sees).
 func (e *Engine) RegisterLibraryWith(name, src string, args func(L *lua.LState) []lua.LValue) error {
-	proto, err := compileOnce(src, chunkName)
+	proto, keeps, err := compileLibrary(src, chunkName)
 	if err != nil {
 		return fmt.Errorf("library %s: %w", name, err)
-	}
-	keeps := false
-	if chunk, err := parseChunk(src, chunkName); err == nil {
-		keeps = libraryKeepsLibs(chunk)
 	}
 	e.mu.Lock()
 	e.libs[name] = &library{name: name, proto: proto, keepsLibs: keeps, args: args}

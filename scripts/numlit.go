@@ -23,3 +23,12 @@ func mendNumeral(n *ast.NumberExpr) {
 		n.Value = strconv.FormatFloat(f, 'g', -1, 64)
 	}
 }
+
+// numeralsPass is mendNumeral as a visit pass (passes.go).
+func numeralsPass() (func(any), func([]ast.Stmt) []ast.Stmt) {
+	return func(n any) {
+		if x, ok := n.(*ast.NumberExpr); ok {
+			mendNumeral(x)
+		}
+	}, nil
+}
