@@ -43,3 +43,30 @@ func channelsRevoked(old, cur *aclPerms) (ChannelGrant, bool) {
 	}
 	return nil, false
 }
+
+// MaySubscribe reports whether u's channels, as they are now, permit a
+// subscription to every name (patterns as written when pattern). The
+// server asks again as it registers a subscription, under the registry's
+// lock, so that one checked just before an ACL SETUSER took the channel
+// away cannot be registered after the user's subscribers were looked at.
+func (u *User) MaySubscribe(pattern bool, names [][]byte) bool {
+	p := u.perms.Load()
+	if p.full {
+		return true
+	}
+	for _, s := range p.all() {
+		if s.allChans || ChannelGrant(s.channels).permitsAll(pattern, names) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g ChannelGrant) permitsAll(pattern bool, names [][]byte) bool {
+	for _, n := range names {
+		if !g.Permits(string(n), pattern) {
+			return false
+		}
+	}
+	return true
+}
