@@ -160,3 +160,30 @@ func TestConfigSetPortRewrite(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestConfigSetPortCluster: a cluster node whose client address is the
+// bind:port it announced refuses to move; one given
+// cluster-advertise-client moves, and keeps leading.
+func TestConfigSetPortCluster(t *testing.T) {
+	t.Parallel()
+	derived := startCluster(t, 1)
+	n := derived.leader(waitTimeout)
+	next := strconv.Itoa(freePort(t))
+	want := "-ERR CONFIG SET failed (possibly related to argument 'port') - port can't change in a cluster without cluster-advertise-client: the other nodes relay clients to bind:port\r\n"
+	if got := DialRaw(t, n.addr()).Do(t, "CONFIG", "SET", "port", next); got != want {
+		t.Errorf("CONFIG SET port in a cluster: %q, want %q", got, want)
+	}
+
+	told := startCluster(t, 1, "--cluster-advertise-client", "qlessd.example:6379")
+	n = told.leader(waitTimeout)
+	c := DialRaw(t, n.addr())
+	if got := c.Do(t, "CONFIG", "SET", "port", next); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET port with cluster-advertise-client: %q", got)
+	}
+	if got := DialRaw(t, "127.0.0.1:"+next).Do(t, "SET", "k", "v"); got != "+OK\r\n" {
+		t.Errorf("SET on the moved node: %q", got)
+	}
+	if got := c.Do(t, "GET", "k"); got != "$1\r\nv\r\n" {
+		t.Errorf("GET on the connection made before the move: %q", got)
+	}
+}
