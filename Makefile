@@ -47,7 +47,7 @@ MODE_TEST_NAMES := TestEventLoop TestBlocking TestListsBlocking TestZSetsBlockin
 	TestProtocol TestClientQueryBufferLimit TestAnnouncedBulk TestHugeMultibulk \
 	TestClientDifferential TestClientReply TestClientListAndKill TestMaxClients TestIdleTimeout TestOnDisconnect TestManyConnections \
 	TestObserveMonitor TestObserveStalledMonitor TestCrossProtocol TestBigValues TestRESP3 \
-	TestACLRevoke TestACLLoadDisconnects TestConfigSetPort
+	TestACLRevoke TestACLLoadDisconnects TestConfigSetPort TestTLSConfigSetBind
 empty :=
 space := $(empty) $(empty)
 MODE_TESTS := ^($(subst $(space),|,$(strip $(MODE_TEST_NAMES))))

@@ -6,6 +6,7 @@ package tests
 // runs on qlessd and on redis-server 7.0.
 
 import (
+	"context"
 	"net"
 	"os"
 	"strconv"
@@ -185,5 +186,41 @@ func TestConfigSetPortCluster(t *testing.T) {
 	}
 	if got := c.Do(t, "GET", "k"); got != "$1\r\nv\r\n" {
 		t.Errorf("GET on the connection made before the move: %q", got)
+	}
+}
+
+// TestTLSConfigSetBind: CONFIG SET bind moves the TLS listener with the
+// plain one, on qlessd as on redis-server 7.0; TLS clients connected
+// before stay.
+func TestTLSConfigSetBind(t *testing.T) {
+	t.Parallel()
+	p := newPKI(t)
+	files := []string{"--tls-cert-file", p.file("server.crt"), "--tls-key-file", p.file("server.key"),
+		"--tls-ca-cert-file", p.caFile}
+	conf := clientConfig(p.ca, p.client)
+	ctx := context.Background()
+	qTLS, rTLS := strconv.Itoa(freePort(t)), strconv.Itoa(freePort(t))
+	q := StartQlessd(t, "", append([]string{"--tls-port", qTLS}, files...)...)
+	r := StartRedis(t, append([]string{"--tls-port", rTLS}, files...)...)
+	for _, srv := range []struct{ who, plain, tlsPort string }{{"qlessd", q.Addr, qTLS}, {"redis-server", r.Addr, rTLS}} {
+		ctl := DialRaw(t, srv.plain)
+		early := tlsClient("127.0.0.1:"+srv.tlsPort, conf)
+		id, err := early.ClientID(ctx).Result()
+		if err != nil {
+			t.Fatalf("%s: %v", srv.who, err)
+		}
+		for _, bind := range []string{"0.0.0.0", "127.0.0.1"} {
+			if got := ctl.Do(t, "CONFIG", "SET", "bind", bind); got != "+OK\r\n" {
+				t.Fatalf("%s: CONFIG SET bind %s: %q", srv.who, bind, got)
+			}
+			if err := tlsPing("127.0.0.1:"+srv.tlsPort, conf); err != nil {
+				t.Errorf("%s: PING over TLS after CONFIG SET bind %s: %v", srv.who, bind, err)
+			}
+			// The same connection: go-redis would dial a new one unseen.
+			if got, err := early.ClientID(ctx).Result(); err != nil || got != id {
+				t.Errorf("%s: the TLS client of before CONFIG SET bind %s: id %d, %v (was %d)", srv.who, bind, got, err, id)
+			}
+		}
+		early.Close()
 	}
 }
