@@ -46,7 +46,8 @@ MODE_TEST_NAMES := TestEventLoop TestBlocking TestListsBlocking TestZSetsBlockin
 	TestScriptingNoTimeLimit TestScriptingKill TestScriptingUnkillable TestQlessLongCall \
 	TestProtocol TestClientQueryBufferLimit TestAnnouncedBulk TestHugeMultibulk \
 	TestClientDifferential TestClientReply TestClientListAndKill TestMaxClients TestIdleTimeout TestOnDisconnect TestManyConnections \
-	TestObserveMonitor TestObserveStalledMonitor TestCrossProtocol TestBigValues TestRESP3
+	TestObserveMonitor TestObserveStalledMonitor TestCrossProtocol TestBigValues TestRESP3 \
+	TestACLRevoke TestACLLoadDisconnects TestConfigSetPort TestTLSConfigSetBind
 empty :=
 space := $(empty) $(empty)
 MODE_TESTS := ^($(subst $(space),|,$(strip $(MODE_TEST_NAMES))))

@@ -24,6 +24,10 @@ type ACL struct {
 	// OnDelete, when set, closes the connections authenticated as users
 	// that ACL DELUSER or ACL LOAD removed (the server sets it).
 	OnDelete func(caller Session, users []*User)
+	// OnRevoke, when set, closes the connections of user subscribed to a
+	// channel or pattern that grant no longer permits, after ACL SETUSER
+	// narrowed its channels (the server sets it).
+	OnRevoke func(caller Session, user *User, grant ChannelGrant)
 	// File is the aclfile parameter, read at start ("" for none).
 	File string
 	// LogMax is acl-log-max-len: how many entries ACL LOG keeps.
@@ -135,10 +139,11 @@ func (a *ACL) May(name, fullName string) bool {
 }
 
 // SetUser applies rules to a user, creating it when there is none; on an
-// error nothing changes, and the error names the rule.
-func (a *ACL) SetUser(name string, rules []string) (string, error) {
+// error nothing changes, and the error names the rule. When the change
+// takes channels away from an existing user, its subscribers that lost
+// one are closed, as in Redis 7.0.
+func (a *ACL) SetUser(caller Session, name string, rules []string) (string, error) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	u := a.users[name]
 	var p *aclPerms
 	if u == nil {
@@ -148,14 +153,23 @@ func (a *ACL) SetUser(name string, rules []string) (string, error) {
 	}
 	for _, r := range rules {
 		if err := a.apply(p, r); err != nil {
+			a.mu.Unlock()
 			return r, err
 		}
 	}
+	var grant ChannelGrant
+	revoked := false
 	if u == nil {
 		u = &User{Name: name}
 		a.users[name] = u
+	} else {
+		grant, revoked = channelsRevoked(u.perms.Load(), p)
 	}
 	a.store(u, p)
+	a.mu.Unlock()
+	if revoked && a.OnRevoke != nil {
+		a.OnRevoke(caller, u, grant)
+	}
 	return "", nil
 }
 

@@ -19,7 +19,7 @@ func BenchmarkACLUnrestricted(b *testing.B) {
 func BenchmarkACLCheckRestricted(b *testing.B) {
 	t := Default()
 	a := NewACL(t, "")
-	if _, err := a.SetUser("r", []string{"on", "nopass", "+get", "~foo*"}); err != nil {
+	if _, err := a.SetUser(nil, "r", []string{"on", "nopass", "+get", "~foo*"}); err != nil {
 		b.Fatal(err)
 	}
 	u, cmd := a.User("r"), t.Lookup([]byte("get"))

@@ -49,7 +49,7 @@ func cmdACL(c *Ctx, args [][]byte) {
 			c.Error("ERR Unmatched parenthesis in acl selector starting at '" + string(rest[1+open]) + "'.")
 			return
 		}
-		if rule, err := a.SetUser(string(rest[0]), rules); err != nil {
+		if rule, err := a.SetUser(c.Sess, string(rest[0]), rules); err != nil {
 			c.Error("ERR Error in ACL SETUSER modifier '" + rule + "': " + err.Error())
 			return
 		}

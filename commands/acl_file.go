@@ -20,42 +20,58 @@ func (a *ACL) LoadFile(caller Session) error {
 		return fmt.Errorf("Error loading ACLs, opening file '%s': %s", a.File, strerror(err))
 	}
 	a.mu.Lock()
+	fresh, errs := a.parseFile(string(data))
+	if errs != "" {
+		a.mu.Unlock()
+		return fmt.Errorf("%sWARNING: ACL errors detected, no change to the previously active ACL rules was performed", errs)
+	}
+	gone := a.install(fresh)
+	a.mu.Unlock()
+	if len(gone) > 0 && a.OnDelete != nil {
+		a.OnDelete(caller, gone)
+	}
+	return nil
+}
+
+// parseFile reads the users of an ACL file: their states, and the errors
+// in Redis's words ("" for none). a.mu is held.
+func (a *ACL) parseFile(data string) (map[string]*aclPerms, string) {
 	fresh := map[string]*aclPerms{}
 	var errs strings.Builder
-	for i, line := range strings.Split(string(data), "\n") {
+	for i, line := range strings.Split(data, "\n") {
 		line = strings.Trim(line, " \t\r\n")
 		if line == "" {
 			continue
 		}
 		errs.WriteString(a.loadLine(strings.Split(line, " "), i+1, fresh))
 	}
-	if errs.Len() > 0 {
-		a.mu.Unlock()
-		return fmt.Errorf("%sWARNING: ACL errors detected, no change to the previously active ACL rules was performed", errs.String())
-	}
+	return fresh, errs.String()
+}
+
+// install makes the users of a loaded file the server's. As in Redis 7.0,
+// every user but default is made anew, so it returns all the others as
+// gone: their connections are closed, changed or not, while default's
+// stay whatever it lost. a.mu is held.
+func (a *ACL) install(fresh map[string]*aclPerms) []*User {
 	if fresh["default"] == nil {
 		fresh["default"] = a.defaultUser().perms.Load()
 	}
 	var gone []*User
 	for name, u := range a.users {
-		if fresh[name] == nil {
+		if u != a.Default {
 			delete(a.users, name)
 			gone = append(gone, u)
 		}
 	}
 	for name, p := range fresh {
-		u := a.users[name]
-		if u == nil {
+		u := a.Default
+		if name != "default" {
 			u = &User{Name: name}
 			a.users[name] = u
 		}
 		a.store(u, p)
 	}
-	a.mu.Unlock()
-	if len(gone) > 0 && a.OnDelete != nil {
-		a.OnDelete(caller, gone)
-	}
-	return nil
+	return gone
 }
 
 // loadLine parses one user line (its words split at single spaces, as

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -27,9 +28,10 @@ const clientName = "qlessd-dashboard"
 // records it in the job's history.
 const actor = "qlessd-dashboard"
 
-func newClient(addr, user string, password func() string, tlsConf *tls.Config) *client {
+func newClient(addr string, addrOf func() string, user string, password func() string, tlsConf *tls.Config) *client {
 	opts := &redis.Options{
 		Addr:      addr,
+		Dialer:    dialerTo(addrOf, tlsConf),
 		TLSConfig: tlsConf,
 		Protocol:  2,
 		PoolSize:  8,
@@ -55,6 +57,29 @@ func newClient(addr, user string, password func() string, tlsConf *tls.Config) *
 		},
 	}
 	return &client{rdb: redis.NewClient(opts)}
+}
+
+// dialerTo dials the address addrOf gives at each new connection (nil:
+// go-redis's own dialer, to Options.Addr). go-redis leaves TLS to a dialer
+// of ours, so it makes the TLS client itself, naming the host it dials
+// unless conf names one.
+func dialerTo(addrOf func() string, conf *tls.Config) func(context.Context, string, string) (net.Conn, error) {
+	if addrOf == nil {
+		return nil
+	}
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
+		addr := addrOf()
+		d := net.Dialer{Timeout: 2 * time.Second}
+		if conf == nil {
+			return d.DialContext(ctx, network, addr)
+		}
+		c := conf.Clone()
+		if c.ServerName == "" {
+			c.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		td := tls.Dialer{NetDialer: &d, Config: c}
+		return td.DialContext(ctx, network, addr)
+	}
 }
 
 // qlessArgs builds QLESS fn now args...

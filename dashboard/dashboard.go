@@ -20,6 +20,9 @@ import (
 type Options struct {
 	// Addr is the server's RESP address (host:port) the dashboard calls.
 	Addr string
+	// AddrOf, when set, gives the address each new connection dials
+	// instead of Addr: the server's moves with CONFIG SET port or bind.
+	AddrOf func() string
 	// TLS, when set, is how the dashboard's calls reach Addr over TLS
 	// (a server serving TLS only).
 	TLS *tls.Config
@@ -88,7 +91,7 @@ func New(opts Options) (*Dashboard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}
-	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.User, opts.Password, opts.TLS), pages: p,
+	d := &Dashboard{opts: opts, c: newClient(opts.Addr, opts.AddrOf, opts.User, opts.Password, opts.TLS), pages: p,
 		csrf: csrfToken(opts.CSRFKey)}
 	d.ctx, d.stop = context.WithCancel(context.Background())
 	// Nothing is read until someone looks: the sampler reads while a

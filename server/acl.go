@@ -14,6 +14,7 @@ import (
 func (s *Server) startACL() error {
 	s.acl = commands.NewACL(s.table, s.cfg.RequirePass)
 	s.acl.OnDelete = s.dropUsers
+	s.acl.OnRevoke = s.dropRevokedSubscribers
 	if n, err := strconv.ParseInt(s.cfg.Settings["acl-log-max-len"], 10, 64); err == nil {
 		s.acl.LogMax.Store(n)
 	}
@@ -63,6 +64,40 @@ func (s *Server) dropUsers(caller commands.Session, users []*commands.User) {
 			s.kill(me, sess)
 		}
 	}
+}
+
+// dropRevokedSubscribers closes the connections of user subscribed to a
+// channel or pattern that grant does not permit, as Redis 7.0 does after
+// ACL SETUSER narrowed the user's channels. The caller itself (a RESP3
+// subscriber changing its own user) gets its reply first, then is closed:
+// Redis 7.0 crashes there, later versions close after the reply.
+func (s *Server) dropRevokedSubscribers(caller commands.Session, user *commands.User, grant commands.ChannelGrant) {
+	me, _ := caller.(*session)
+	for _, sess := range s.allSessions() {
+		if sess.user.Load() == user && !s.subscriptionsPermitted(sess, grant) {
+			s.kill(me, sess)
+		}
+	}
+}
+
+// subscriptionsPermitted reports whether every channel, pattern and shard
+// channel sess is subscribed to passes grant.
+func (s *Server) subscriptionsPermitted(sess *session, grant commands.ChannelGrant) bool {
+	s.pubsub.mu.RLock()
+	defer s.pubsub.mu.RUnlock()
+	for p := range sess.patterns {
+		if !grant.Permits(p, true) {
+			return false
+		}
+	}
+	for _, subs := range []map[string]struct{}{sess.channels, sess.shards} {
+		for ch := range subs {
+			if !grant.Permits(ch, false) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ACLUser implements commands.ACLSession.

@@ -155,8 +155,13 @@ func (s *Server) SetConfig(name, value string) error {
 		_, err := s.setTLS([]string{name}, []string{value})
 		return err
 	}
-	if name == "tls-port" {
+	switch name {
+	case "tls-port":
 		return s.setTLSPort(value)
+	case "port":
+		return s.setPort(value)
+	case "bind":
+		return s.setBind(value)
 	}
 	if v := s.atomicParams()[name]; v != nil {
 		n, _ := strconv.ParseInt(value, 10, 64)

@@ -9,17 +9,23 @@ import (
 )
 
 // listeners holds the server's listening sockets: the plain port's and
-// tls-port's. CONFIG SET tls-port swaps the TLS one under mu, which close
-// also takes so that a swap seeing the close opens nothing more.
+// tls-port's. CONFIG SET port, tls-port and bind swap them under mu, which
+// close also takes so that a swap seeing the close opens nothing more.
 type listeners struct {
-	plain *gatedListener // nil when only TLS is served
 	mu    sync.Mutex
+	plain *gatedListener // nil when only TLS is served
 	tls   *gatedListener // tls-port's, or nil (tls.go)
 }
 
 // addr is the plain listener's address, or the TLS one's when only TLS is
 // served.
 func (l *listeners) addr() net.Addr {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.addrLocked()
+}
+
+func (l *listeners) addrLocked() net.Addr {
 	if l.plain == nil {
 		return l.tls.Addr()
 	}
@@ -39,6 +45,12 @@ func (l *listeners) tlsAddr() net.Addr {
 // plainPort is the port the plain listener is bound to (the one asked for
 // may have been 0), or configured when there is no plain listener.
 func (l *listeners) plainPort(configured int) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.plainPortLocked(configured)
+}
+
+func (l *listeners) plainPortLocked(configured int) int {
 	if l.plain != nil {
 		if a, ok := l.plain.Addr().(*net.TCPAddr); ok {
 			return a.Port
@@ -79,13 +91,34 @@ func (l *listeners) swapTLS(next *gatedListener) {
 	l.tls = next
 }
 
+// pause closes the listening sockets but leaves their accepting
+// goroutines parked, as if they were still served, until a swap retires
+// them (or shutdown drains them). The caller holds mu.
+func (l *listeners) pause() {
+	for _, ln := range []*gatedListener{l.plain, l.tls} {
+		if ln != nil {
+			ln.Listener.Close()
+		}
+	}
+}
+
+// swapPlain makes next the plain listener, already accepting, and retires
+// the one it replaces. The caller holds mu.
+func (l *listeners) swapPlain(next *gatedListener) {
+	if old := l.plain; old != nil {
+		close(old.retired)
+		old.Listener.Close()
+	}
+	l.plain = next
+}
+
 // gatedListener stops the kernel accepting on Close but holds the accepting
 // goroutine until drained is closed: once it returns, every connection
 // left is closed, and in-flight commands must finish first.
 type gatedListener struct {
 	net.Listener
 	drained chan struct{}
-	retired chan struct{} // TLS listeners: closed when CONFIG SET tls-port closes it
+	retired chan struct{} // closed when CONFIG SET port, tls-port or bind closes it
 }
 
 // SyscallConn gives the listening socket, for awaitClient.

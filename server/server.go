@@ -180,15 +180,11 @@ func (s *Server) Start() error {
 		s.dropLoops()
 		return err
 	}
-	s.lns.plain = &gatedListener{Listener: inner, drained: drained}
+	s.lns.plain = &gatedListener{Listener: inner, drained: drained, retired: make(chan struct{})}
 	if len(s.loops) > 0 {
-		s.runLoops(inner)
-		return nil
+		s.runLoops(nil)
 	}
-	go func() {
-		s.acceptLoop(s.lns.plain, s.take)
-		s.life.accepted()
-	}()
+	s.acceptPlain(s.lns.plain)
 	return nil
 }
 

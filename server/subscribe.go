@@ -15,6 +15,12 @@ func (s *session) Subscribe(c *commands.Ctx, kind commands.SubKind, names [][]by
 	word := [...]string{"subscribe", "psubscribe", "ssubscribe"}[kind]
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if u := s.user.Load(); u != nil && !u.MaySubscribe(kind == commands.SubPattern, names) {
+		// An ACL SETUSER took a channel away since the command's check:
+		// the connection ends as it would have had it subscribed first.
+		s.closeAfterReply = true
+		return
+	}
 	if s.out == nil {
 		s.out = newOutbox(s.srv.pubsubLimit(), s.overflowed)
 	}

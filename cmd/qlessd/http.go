@@ -47,7 +47,7 @@ func mountDashboard(h *httpd.Server, srv *server.Server, s settings) (*dashboard
 	}
 	admin := s.str("http-admin") == "yes" || (s.str("http-admin") == "auto" && !h.Guarded())
 	acl, user := srv.ACL(), s.str("http-user")
-	opts := dashboard.Options{Addr: srv.Addr().String(), Admin: admin, User: user, HostAllowed: h.AllowedHost,
+	opts := dashboard.Options{Addr: srv.Addr().String(), AddrOf: func() string { return srv.Addr().String() }, Admin: admin, User: user, HostAllowed: h.AllowedHost,
 		Password: func() string { return acl.InternalPass(user) },
 		May:      func(fn string) bool { return acl.May(user, "qless|"+fn) },
 		SignedIn: h.SignedIn}
