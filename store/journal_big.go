@@ -15,7 +15,9 @@ import (
 // again for the data file, and again into the frame, a 500 MB SET held
 // four times its size at once. The buffer holding such an item is never
 // reused: it is larger than maxKeptBuffer, so seal, discard and the writer
-// let go of it, and only appends follow the item's bytes.
+// let go of it, and only appends follow the item's bytes. A value handed
+// over in a Room is not copied even once: its buffer becomes the record
+// (adoptSetItem, room.go).
 
 // bigItem is the value size from which a string's item is built in its
 // record.
