@@ -1,6 +1,10 @@
 package commands
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/qlessd/qlessd/store"
+)
 
 // BigArg is the length from which an argument is in memory of its own
 // that nothing writes to again: the server reads such a bulk into a
@@ -10,6 +14,26 @@ import "unsafe"
 // arguments may point into a connection's input buffer, which the next
 // command overwrites.
 const BigArg = 32 << 10
+
+// TakeRoom returns the room of argument a, which the store may take over
+// (store.Room), when the connection handed one over with the command;
+// nil otherwise. Each room is handed out once: the store keeps its buffer
+// and writes around the value, so a second taker would overwrite what the
+// first wrote.
+func (c *Ctx) TakeRoom(a []byte) *store.Room {
+	if len(a) == 0 {
+		return nil
+	}
+	for i := range c.Owned {
+		r := &c.Owned[i]
+		if r.Len == len(a) && r.Buf != nil && &r.Buf[r.Off] == &a[0] {
+			taken := *r
+			*r = store.Room{}
+			return &taken
+		}
+	}
+	return nil
+}
 
 // KeepArg returns an argument as a string a command may keep: a long one
 // shares its memory (a 500 MB value is not copied again), a short one is

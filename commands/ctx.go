@@ -60,6 +60,10 @@ type Ctx struct {
 	// server runs it once the command's transaction has committed, outside
 	// any transaction, and only for a reply it sends to a connection.
 	Undelivered func()
+	// Owned are the rooms of the command's long arguments (store.Room):
+	// set only on a command's first run straight from its connection,
+	// whose buffers nothing else writes to again (TakeRoom).
+	Owned []store.Room
 
 	published []Message
 	tap       errTap        // see Dispatch

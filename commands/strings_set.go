@@ -142,7 +142,13 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, okReply, abortReply 
 		}
 		return
 	}
-	c.Tx.SetString(string(key), KeepArg(val), at, flags&optKeepTTL != 0)
+	if room := c.TakeRoom(val); room != nil {
+		// The value is in a buffer of its own that nothing writes to
+		// again: the store keeps it, uncopied (store.Room).
+		c.Tx.SetStringRoom(string(key), room, at, flags&optKeepTTL != 0)
+	} else {
+		c.Tx.SetString(string(key), KeepArg(val), at, flags&optKeepTTL != 0)
+	}
 	switch {
 	case flags&optGET != 0:
 		writeOptString(c, old, found)

@@ -1,6 +1,9 @@
 package server
 
-import "github.com/qlessd/qlessd/commands"
+import (
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
+)
 
 // loopCmd is one command the loop read: its arguments point into the
 // connection's input buffer, which stays put until the turn ends.
@@ -16,6 +19,8 @@ type loopCmd struct {
 	// script: a script that may run past lua-time-limit (any but a
 	// library's), which the loop runs with a stand-in ready (loop_busy.go)
 	script bool
+	// owned: the rooms of its long arguments (store.Room), for process
+	owned []store.Room
 }
 
 // parse takes the commands out of what was read. A command cut short by
@@ -55,6 +60,7 @@ func (lp *eventLoop) parse(lc *loopConn) {
 		if len(args) > before {
 			rc := loopCmd{args: args[before:len(args):len(args)], cmd: s.table.Lookup(args[before]), start: start}
 			rc.script = rc.cmd != nil && s.runsLong(rc.cmd, rc.args)
+			rc.owned = lc.req.takeOwned()
 			lc.bigIn += bigBytes(rc.args)
 			lc.cmds = append(lc.cmds, rc)
 		}

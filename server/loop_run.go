@@ -252,6 +252,7 @@ func (lp *eventLoop) runOne(lc *loopConn) {
 		lc.dead = true
 		return
 	}
+	lc.sess.owned = rc.owned
 	quit := s.process(lc.sess, rc.args, &lc.out)
 	s.life.leave()
 	if quit || lc.sess.closeAfterReply {

@@ -135,6 +135,7 @@ func (oc *ownConn) ReadCommand() ([][]byte, error) {
 			case err == nil:
 				oc.from += n
 				if len(args) > 0 {
+					sess.owned = oc.req.takeOwned()
 					return oc.keep(args, n), nil
 				}
 				continue

@@ -8,6 +8,7 @@ import (
 
 	"github.com/qlessd/qlessd/commands"
 	"github.com/qlessd/qlessd/resp"
+	"github.com/qlessd/qlessd/store"
 )
 
 // Commands are read from a connection's input as Redis 7.0 reads them
@@ -86,6 +87,11 @@ type reqParser struct {
 	// The last may still be filling (bigFill bytes of it read).
 	bigs    [][]byte
 	bigFill int
+	// rooms are the buffers of bigs made with room around the argument
+	// (store.Room; nil for the others), and owned the rooms of the command
+	// last read, which the connection hands to it (takeOwned).
+	rooms [][]byte
+	owned []store.Room
 }
 
 // next reads the command at the start of b. When b holds only part of it
@@ -100,6 +106,7 @@ func (p *reqParser) next(b []byte, lim reqLimits, args [][]byte) (int, [][]byte,
 	before := len(args)
 	n, args, err := p.read(b, lim, args)
 	if err == nil && len(args) > before && isCrossProtocol(args[before]) {
+		p.owned = nil
 		return n, args[:before], errCrossProtocol
 	}
 	return n, args, err
@@ -165,12 +172,16 @@ func (p *reqParser) multibulk(b []byte, lim reqLimits, args [][]byte) (int, [][]
 		p.left--
 	}
 	args = slices.Grow(args, len(p.spans)/2)
+	p.owned = nil
 	for i := 0; i < len(p.spans); i += 2 {
 		from, to := p.spans[i], p.spans[i+1]
 		if from < 0 {
 			big := p.bigs[to]
 			n := len(big) - 2 // the CRLF after it, skipped unchecked
 			args = append(args, big[:n:n])
+			if room := p.rooms[to]; room != nil {
+				p.owned = append(p.owned, store.Room{Buf: room, Off: store.RoomBefore, Len: n})
+			}
 			continue
 		}
 		args = append(args, b[from:to:to])
@@ -183,7 +194,8 @@ func (p *reqParser) multibulk(b []byte, lim reqLimits, args [][]byte) (int, [][]
 // reports whether the argument is whole.
 func (p *reqParser) takeBig(b []byte) bool {
 	if p.bigFill == 0 && (len(p.bigs) == 0 || len(p.bigs[len(p.bigs)-1]) > 0) {
-		p.bigs = append(p.bigs, make([]byte, 0, min(p.bigWant(), bigAlloc)))
+		big, room := p.newBig(min(p.bigWant(), bigAlloc))
+		p.bigs, p.rooms = append(p.bigs, big), append(p.rooms, room)
 	}
 	room := p.bigRoom()
 	n := copy(room, b[p.pos:])
@@ -228,11 +240,34 @@ func (p *reqParser) bigRoom() []byte {
 	if p.bigFill == cap(*big) && cap(*big) < want {
 		// Made by hand: append's growth would round past the length.
 		// Past bigStep (proto-max-bulk-len raised) it doubles.
-		grown := make([]byte, p.bigFill, min(want, max(bigStep, 2*cap(*big))))
-		copy(grown, (*big)[:p.bigFill])
-		*big = grown[:0]
+		grown, room := p.newBig(min(want, max(bigStep, 2*cap(*big))))
+		copy(grown[:p.bigFill], (*big)[:p.bigFill])
+		*big, p.rooms[len(p.rooms)-1] = grown, room
 	}
 	return (*big)[p.bigFill:min(cap(*big), want)]
+}
+
+// newBig makes a buffer of size bytes for the long argument being read,
+// returned empty. Made at the argument's full size, and long enough for
+// the store to take it over (store.BigValue), the buffer is made with
+// room before and after it for the store's records (store.Room), and
+// room is the whole of it; nil otherwise.
+func (p *reqParser) newBig(size int) (big, room []byte) {
+	if size < p.bigWant() || p.bulk < store.BigValue || size > math.MaxInt-store.RoomBefore-store.RoomAfter {
+		return make([]byte, 0, size), nil
+	}
+	room = make([]byte, store.RoomBefore+size+store.RoomAfter-2)
+	return room[store.RoomBefore : store.RoomBefore : store.RoomBefore+size], room
+}
+
+// takeOwned returns the rooms of the command next just read, each of
+// which the store may take over: nothing but the store writes to a
+// long argument's buffer once its command is read (the parser lets go
+// of it in done, and commands never write to their arguments).
+func (p *reqParser) takeOwned() []store.Room {
+	o := p.owned
+	p.owned = nil
+	return o
 }
 
 // bigRead takes in n bytes read into bigRoom.
@@ -315,7 +350,7 @@ func (p *reqParser) line(b []byte, c byte, tooBig protoError) (int, error) {
 func (p *reqParser) done() int {
 	n := p.pos
 	p.kind, p.pos, p.scanned, p.nul = 0, 0, 0, false
-	p.bigs, p.bigFill = nil, 0 // the arguments own them now
+	p.bigs, p.rooms, p.bigFill = nil, nil, 0 // the arguments own them now
 	if cap(p.spans) > 1<<12 {
 		p.spans = nil
 	} else {

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/qlessd/qlessd/commands"
+	"github.com/qlessd/qlessd/store"
 )
 
 var defaultLimits = reqLimits{maxBulk: defaultMaxBulk}
@@ -286,5 +289,42 @@ func TestLongestAnnouncedArgument(t *testing.T) {
 	}
 	if room := p.bigRoom(); len(room) != bigAlloc-2 { // "xx" is in it
 		t.Fatalf("room for %d", len(room))
+	}
+}
+
+// An argument long enough for the store to keep its buffer (store.BigValue)
+// is read into a buffer made at its full size with room around it, which
+// the command that read it is handed once (takeOwned); shorter long
+// arguments, and a buffer made before it reached its full size, have none.
+func TestLongArgumentsComeWithRooms(t *testing.T) {
+	for _, n := range []int{store.BigValue, 40 << 20} {
+		var p reqParser
+		mid := bytes.Repeat([]byte("m"), commands.BigArg)
+		value := bytes.Repeat([]byte("v"), n)
+		b := fmt.Appendf(nil, "*4\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n", len(mid), mid, n)
+		b = append(b, value[:100]...)
+		if _, _, err := p.next(b, defaultLimits, nil); err != errIncomplete {
+			t.Fatal(err)
+		}
+		sent := append(slices.Clone(value), "\r\n"...)
+		for room := p.bigRoom(); len(room) > 0; room = p.bigRoom() {
+			p.bigRead(copy(room, sent[p.bigFill:]))
+		}
+		b = append(b, "$1\r\nk\r\n"...) // the input so far, then what follows the value
+		_, args, err := p.next(b, defaultLimits, nil)
+		if err != nil || len(args) != 4 || !bytes.Equal(args[2], value) {
+			t.Fatalf("n %d: %d args, %v", n, len(args), err)
+		}
+		owned := p.takeOwned()
+		if len(owned) != 1 {
+			t.Fatalf("n %d: %d rooms, want the value's alone", n, len(owned))
+		}
+		r := owned[0]
+		if r.Off != store.RoomBefore || r.Len != n || &r.Buf[r.Off] != &args[2][0] || len(r.Buf) != r.Off+n+store.RoomAfter {
+			t.Fatalf("n %d: room at %d of %d for %d bytes, shared %v", n, r.Off, len(r.Buf), r.Len, &r.Buf[r.Off] == &args[2][0])
+		}
+		if again := p.takeOwned(); again != nil {
+			t.Fatalf("n %d: the room was handed out twice", n)
+		}
 	}
 }

@@ -296,6 +296,8 @@ func (s *Server) admit(sess *session, nc net.Conn) bool {
 // command, MULTI queueing, then the command. It reports whether the
 // connection is to close once the reply is sent (QUIT).
 func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool) {
+	owned := sess.owned
+	sess.owned = nil
 	defer func() {
 		// A bug in one command must not stop the server. Part of a reply may
 		// already be out, so the connection closes after the error line.
@@ -375,7 +377,7 @@ func (s *Server) process(sess *session, args [][]byte, w replyWriter) (quit bool
 	if sess.batch == nil { // a batch's scripts were announced with it
 		defer s.announceScript(sess, cmd, args, &pass)()
 	}
-	s.execute(sess, cmd, args, w, &pass)
+	s.execute(sess, cmd, args, w, &pass, owned)
 	return false
 }
 
@@ -413,8 +415,13 @@ func pingSubscribed(sess *session, cmd *commands.Cmd, args [][]byte, w resp.Writ
 // execute runs cmd in the transaction it needs, waits when it blocks, and
 // delivers what it published once it has committed. A blocked command's
 // last run, after its timeout, takes the store lock outside the gate.
-func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter, pass *gatePass) {
-	ctx := &commands.Ctx{Sess: sess, Env: s, Table: s.table}
+//
+// owned are the rooms of args that the connection read (store.Room): only
+// this, the command's first and only run from its connection, may hand
+// them to the store. A command queued by MULTI, run again after blocking,
+// or called by a script gets none, and copies what it keeps.
+func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w replyWriter, pass *gatePass, owned []store.Room) {
+	ctx := &commands.Ctx{Sess: sess, Env: s, Table: s.table, Owned: owned}
 	wt := s.runOnce(sess, ctx, cmd, args, w)
 	pass.leave() // done with the store lock; a blocked command now waits elsewhere
 	if wt == nil {
@@ -424,7 +431,7 @@ func (s *Server) execute(sess *session, cmd *commands.Cmd, args [][]byte, w repl
 	if ctx.Block.Timeout > 0 {
 		deadline = time.Now().Add(ctx.Block.Timeout)
 	}
-	ctx.Block = nil
+	ctx.Block, ctx.Owned = nil, nil
 	// Replies to the commands pipelined before this one go out now, as
 	// Redis sends them while the client waits.
 	sess.flushReplies()

@@ -31,6 +31,11 @@ type session struct {
 	// blocked command's reply is written by the transaction serving it.
 	resp3 atomic.Bool
 
+	// owned are the rooms of the command about to be processed, which its
+	// run may hand to the store (store.Room); process takes them, so they
+	// never outlive it.
+	owned []store.Room
+
 	mu      sync.Mutex
 	name    string
 	cmdName string // last command, for CLIENT LIST

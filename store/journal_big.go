@@ -15,7 +15,9 @@ import (
 // again for the data file, and again into the frame, a 500 MB SET held
 // four times its size at once. The buffer holding such an item is never
 // reused: it is larger than maxKeptBuffer, so seal, discard and the writer
-// let go of it, and only appends follow the item's bytes.
+// let go of it, and only appends follow the item's bytes. A value handed
+// over in a Room is not copied even once: its buffer becomes the record
+// (adoptSetItem, room.go).
 
 // bigItem is the value size from which a string's item is built in its
 // record.
@@ -73,4 +75,28 @@ func (j *journal) takeOpen() bool {
 	}
 	j.open, j.headRoom = nil, false
 	return true
+}
+
+// adoptSetItem is addSetItem for a value handed over in a Room: the
+// records go around the value in the room's buffer, which becomes open,
+// and the value is not copied. The transaction's records before it move
+// in front of it. It reports false, changing nothing, when they do not
+// fit in the room.
+func (j *journal) adoptSetItem(k string, m Meta, r *Room) (string, bool) {
+	n := metaHeader + len(m.Payload)
+	head := resp.AppendBulk(append(make([]byte, 0, 64+len(k)), "*3\r\n$3\r\nset\r\n"...), k)
+	head = append(strconv.AppendInt(append(head, '$'), int64(n), 10), '\r', '\n')
+	prior := j.openRecords()
+	start := r.Off - metaHeader - len(head) - len(prior) - openHead
+	end := r.Off + r.Len
+	if start < 0 || len(r.Buf)-end < 2 {
+		return "", false
+	}
+	open := r.Buf[start:end:len(r.Buf)]
+	copy(open[openHead:], prior)
+	copy(open[openHead+len(prior):], head)
+	item := r.item(m)
+	j.open, j.headRoom = append(open, '\r', '\n'), true
+	j.records++
+	return item, true
 }

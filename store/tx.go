@@ -26,6 +26,7 @@ type Tx struct {
 	freeHash *hashWriter // see borrowHash
 	freeZSet *ZSet       // see ZSet.Release
 	freeList *list       // see releaseList
+	room     *Room       // see SetStringRoom
 
 	counting  bool // see RecordLookups
 	looked    []lookedUp
@@ -260,27 +261,53 @@ func (tx *Tx) rawSet(k, v string) (replaced bool) {
 }
 
 // setMetaItem sets metadata item mk to m encoded, and returns the item.
-// A long string's item is built in its record (journal_big.go).
+// A long string's item is built in its record (journal_big.go), or around
+// the value in the buffer it came in (room.go).
 func (tx *Tx) setMetaItem(mk string, m Meta) string {
+	room := tx.takeRoom(m.Payload)
 	jr := tx.db.jr
 	if jr == nil || m.Type != TypeString || len(m.Payload) < bigItem {
 		item := m.encode()
+		if room != nil {
+			item = room.item(m)
+		}
 		tx.rawSet(mk, item)
 		return item
 	}
 	tx.mutating()
-	open, records := len(jr.open), jr.records
-	item := jr.addSetItem(mk, m)
+	open, records, headRoom := jr.open, jr.records, jr.headRoom
+	item, adopted := "", false
+	if room != nil {
+		item, adopted = jr.adoptSetItem(mk, m, room)
+	}
+	if !adopted {
+		item = jr.addSetItem(mk, m)
+	}
 	old, replaced, err := tx.db.setItem(tx.btx, mk, item)
 	if err != nil {
-		jr.open, jr.records = jr.open[:open], records
-		if open == 0 {
-			jr.open, jr.headRoom = nil, false
+		switch {
+		case adopted:
+			jr.open, jr.records, jr.headRoom = open, records, headRoom
+		case len(open) == 0:
+			jr.open, jr.records, jr.headRoom = nil, records, false
+		default:
+			jr.open, jr.records = jr.open[:len(open)], records
 		}
 		return item
 	}
 	jr.noteItem(mk, old, replaced)
 	return item
+}
+
+// takeRoom returns the room handed over with the value being set
+// (SetStringRoom) when v is its value, once.
+func (tx *Tx) takeRoom(v string) *Room {
+	r := tx.room
+	if !r.holds(v) {
+		return nil
+	}
+	tx.room = nil
+	return r
 }
 
 // rawDeleteAll deletes every item. buntdb refuses only read-only

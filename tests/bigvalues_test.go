@@ -166,3 +166,66 @@ func checkValues(t *testing.T, addr string, values map[string][]byte) {
 		}
 	}
 }
+
+// A long value read off the connection is kept by the store in the buffer
+// it was read into, its journal record written around it: every command
+// that keeps such a value, alone or pipelined with short writes, with an
+// expiry, replacing another, through a script, MULTI, and with a key too
+// long for the room before it, must keep the bytes it was sent, and again
+// after a restart.
+func TestBigValuesKeptInTheirReadBuffers(t *testing.T) {
+	for _, mode := range []string{"yes", "no"} {
+		t.Run("event-loop-"+mode, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"--event-loop", mode, "--appendfsync", "always"}
+			q := StartQlessd(t, dir, args...)
+			v := func(seed uint64, n int) []byte { return bigTestValue(n, 20+seed) }
+			longKey := strings.Repeat("k", 5000)
+			values := map[string][]byte{
+				"ttl": v(2, 2<<20+3), "a": v(3, 3<<20), "b": []byte("small"), "e1": v(4, 2<<20),
+				"e2": v(4, 2<<20), "m1": v(5, 1<<20+1), "m2": v(5, 1<<20+1), "nx": v(8, 2<<20),
+				"k": append(v(6, 2<<20), "tail"...), longKey: v(9, 2<<20),
+			}
+			old := v(1, 2<<20)
+			var in bytes.Buffer
+			cmd := func(a ...[]byte) { writeCommand(&in, a...) }
+			b := func(s string) []byte { return []byte(s) }
+			cmd(b("SET"), b("ttl"), old, b("EX"), b("100000"))
+			cmd(b("SET"), b("ttl"), values["ttl"], b("KEEPTTL"), b("GET"))
+			want := fmt.Sprintf("+OK\r\n$%d\r\n%s\r\n", len(old), old)
+			cmd(b("SET"), b("a"), values["a"])
+			cmd(b("INCR"), b("n"))
+			cmd(b("SET"), b("b"), b("small"))
+			want += "+OK\r\n:1\r\n+OK\r\n"
+			cmd(b("EVAL"), b("redis.call('set', KEYS[1], ARGV[1]) redis.call('set', KEYS[2], ARGV[1]) return redis.call('strlen', KEYS[2])"),
+				b("2"), b("e1"), b("e2"), values["e1"])
+			want += fmt.Sprintf(":%d\r\n", len(values["e1"]))
+			cmd(b("MULTI"))
+			cmd(b("SET"), b("m1"), values["m1"])
+			cmd(b("SET"), b("m2"), values["m2"])
+			cmd(b("EXEC"))
+			want += "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n+OK\r\n"
+			cmd(b("SET"), b("k"), values["k"][:2<<20])
+			cmd(b("APPEND"), b("k"), b("tail"))
+			cmd(b("SET"), b("nx"), values["nx"], b("NX"))
+			cmd(b("SET"), b(longKey), values[longKey])
+			want += fmt.Sprintf("+OK\r\n:%d\r\n+OK\r\n+OK\r\n", len(values["k"]))
+			if got := sendInPieces(t, q.Addr, in.Bytes(), len(want)); got != want {
+				t.Fatalf("replies differ: %d bytes, want %d; starts %q", len(got), len(want), got[:min(len(got), 64)])
+			}
+			check := func() {
+				t.Helper()
+				checkValues(t, q.Addr, values)
+				rdb := redis.NewClient(&redis.Options{Addr: q.Addr})
+				defer rdb.Close()
+				if ttl, err := rdb.TTL(context.Background(), "ttl").Result(); err != nil || ttl <= 0 {
+					t.Fatalf("ttl's TTL is %v, %v: KEEPTTL lost it", ttl, err)
+				}
+			}
+			check()
+			q.Stop()
+			q = StartQlessd(t, dir, args...)
+			check()
+		})
+	}
+}
