@@ -39,14 +39,15 @@ TEST_STEPS := vet staticcheck unit e2e e2e-goroutines e2e-two-loops fuzz
 # delivery, MULTI/WATCH, busy and killed scripts, client bookkeeping
 # (CLIENT, timeouts, max clients, MONITOR). What a command computes is the
 # same code in every mode and runs once, in e2e. A test of a new connection
-# behaviour goes in this list by its name.
+# behaviour goes in this list by its name; one that starts a server in each
+# mode itself (TestBigValues*) stays out, as e2e runs all its modes.
 MODE_TEST_NAMES := TestEventLoop TestBlocking TestListsBlocking TestZSetsBlockingPop \
 	TestQlessBPop TestQlessThrottleWakesBPop TestPubSub TestSlowSubscriber TestMulti TestWatch \
 	TestScriptingBusy TestScriptingPastLimit TestScriptingShutdownNosave TestScriptingShortScripts \
 	TestScriptingNoTimeLimit TestScriptingKill TestScriptingUnkillable TestQlessLongCall \
 	TestProtocol TestClientQueryBufferLimit TestAnnouncedBulk TestHugeMultibulk \
 	TestClientDifferential TestClientReply TestClientListAndKill TestMaxClients TestIdleTimeout TestOnDisconnect TestManyConnections \
-	TestObserveMonitor TestObserveStalledMonitor TestCrossProtocol TestBigValues TestRESP3
+	TestObserveMonitor TestObserveStalledMonitor TestCrossProtocol TestRESP3
 empty :=
 space := $(empty) $(empty)
 MODE_TESTS := ^($(subst $(space),|,$(strip $(MODE_TEST_NAMES))))
