@@ -132,21 +132,24 @@ soak:
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-# Each fuzz test for FUZZTIME (go test fuzzes one target at a time), with one
-# worker, the machine being shared; the seed corpora in testdata/fuzz run with
-# every plain go test too. A count, not a duration: with a duration Go 1.26's
-# coordinator can fail a target with "context deadline exceeded" as time runs
-# out (golang/go#75804). `make fuzz FUZZTIME=2000000x` for a longer search; a
-# crash one finds fails the run and is kept in its package's testdata/fuzz.
+# Each fuzz test for FUZZTIME, with one worker each, FUZZ_P of them at a
+# time (go test fuzzes one target per run, and much of a short run is go
+# test building and linking the instrumented binary and reading the corpus,
+# not fuzzing); each target's output is printed whole when it ends. The seed corpora in testdata/fuzz run with
+# every plain go test too. A count, not a duration: with a duration Go
+# 1.26's coordinator can fail a target with "context deadline exceeded" as
+# time runs out (golang/go#75804). `make fuzz FUZZTIME=2000000x` for a
+# longer search (FUZZ_P=1 to run one at a time); a crash one finds fails
+# the run and is kept in its package's testdata/fuzz.
 FUZZTIME ?= 20000x
+FUZZ_P ?= 3
 FUZZ_TARGETS := ./store:FuzzJournalLoad ./server:FuzzRequest ./server:FuzzInline \
 	./scripts/luacjson:FuzzDecode ./scripts/luacmsgpack:FuzzUnpack ./qless:FuzzQlessArgs
 fuzz:
-	@failed=; for t in $(FUZZ_TARGETS); do \
-		echo "fuzz $$t"; \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s -parallel 1 "$${t%%:*}" || failed="$$failed $$t"; \
-	done; \
-	if [ -n "$$failed" ]; then echo "fuzz FAILED:$$failed"; exit 1; fi
+	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_P) -I{} sh -c 't={}; \
+		out=$$($(GO) test -run "^$$" -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s -parallel 1 "$${t%%:*}" 2>&1); \
+		rc=$$?; printf "fuzz %s\n%s\n" "$$t" "$$out"; [ $$rc = 0 ] || { echo "fuzz FAILED: $$t"; exit 1; }' \
+		|| { echo "fuzz FAILED (each failed target is named above)"; exit 1; }
 
 # First the client view (each binding's qless.lua and QLESS beside Redis,
 # put, pop1, heartbeat at concurrency 1 and 50, three rounds; ARGS=
