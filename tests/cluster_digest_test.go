@@ -18,9 +18,8 @@ import (
 // RAFT STATUS, INFO replication and /metrics, then re-installs the
 // leader's snapshot.
 func TestClusterNodesCheckTheirStores(t *testing.T) {
-	t.Setenv("QLESSD_TEST_DIGEST_EVERY_MS", "300")
-	t.Setenv("QLESSD_TEST_DIVERGE_AT", "200")
-	c := startCluster(t, 3)
+	t.Parallel()
+	c := startClusterEnv(t, []string{"QLESSD_TEST_DIGEST_EVERY_MS=300", "QLESSD_TEST_DIVERGE_AT=200"}, 3)
 	l := c.leader(waitTimeout)
 	var followers []*clusterNode
 	for _, n := range c.nodes {

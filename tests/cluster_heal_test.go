@@ -22,11 +22,10 @@ import (
 // while writes go on, and ends with the leader's store key by key,
 // answering its reads from it again; the other follower is left alone.
 func TestClusterFollowerReinstallsAfterDigestDiffers(t *testing.T) {
-	t.Setenv("QLESSD_TEST_DIGEST_EVERY_MS", "300")
-	t.Setenv("QLESSD_TEST_DIVERGE_COMMAND", "1")
+	t.Parallel()
 	gate := filepath.Join(t.TempDir(), "send-the-snapshot")
-	t.Setenv("QLESSD_TEST_RESEND_GATE", gate)
-	c := startCluster(t, 3, "--cluster-follower-reads", "yes")
+	c := startClusterEnv(t, []string{"QLESSD_TEST_DIGEST_EVERY_MS=300", "QLESSD_TEST_DIVERGE_COMMAND=1",
+		"QLESSD_TEST_RESEND_GATE=" + gate}, 3, "--cluster-follower-reads", "yes")
 	l := c.leader(waitTimeout)
 	var f, other *clusterNode
 	for _, n := range c.nodes {

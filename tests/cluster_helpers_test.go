@@ -18,7 +18,8 @@ type testCluster struct {
 	t     *testing.T
 	nodes []*clusterNode
 	extra []string
-	pki   *pki // set: the nodes serve TLS and replicate over it (tls_cluster_test.go)
+	env   []string // test hooks (KEY=value) in each node's environment
+	pki   *pki     // set: the nodes serve TLS and replicate over it (tls_cluster_test.go)
 }
 
 type clusterNode struct {
@@ -37,7 +38,15 @@ func (n *clusterNode) addr() string { return fmt.Sprintf("127.0.0.1:%d", n.port)
 // to each.
 func startCluster(t *testing.T, size int, extra ...string) *testCluster {
 	t.Helper()
-	c := &testCluster{t: t, extra: extra}
+	return startClusterEnv(t, nil, size, extra...)
+}
+
+// startClusterEnv is startCluster with env (test hooks, KEY=value) in each
+// node's environment, its nodes started later included: the test can run
+// beside others, which t.Setenv would forbid.
+func startClusterEnv(t *testing.T, env []string, size int, extra ...string) *testCluster {
+	t.Helper()
+	c := &testCluster{t: t, extra: extra, env: env}
 	c.start(size)
 	return c
 }
@@ -76,7 +85,7 @@ func (c *testCluster) nodeArgs(n *clusterNode, more ...string) []string {
 }
 
 func (c *testCluster) startNode(n *clusterNode) *Proc {
-	p := startProc(c.t, n.dir, binary(c.t), n.args...)
+	p := startProcEnv(c.t, n.dir, c.env, binary(c.t), n.args...)
 	c.t.Cleanup(func() { p.Stop() })
 	return p
 }

@@ -22,8 +22,8 @@ import (
 // answer from its store: its read lease ran out while it was stopped, so
 // it must confirm with a majority, which fails, and refuse them.
 func TestClusterDeposedLeaderServesNoStaleRead(t *testing.T) {
-	t.Setenv("QLESSD_TEST_STEPDOWN_DELAY_MS", "5000")
-	c := startCluster(t, 3)
+	t.Parallel()
+	c := startClusterEnv(t, []string{"QLESSD_TEST_STEPDOWN_DELAY_MS=5000"}, 3)
 	old := c.leader(waitTimeout)
 	ctx := context.Background()
 	lc := client(old.addr())

@@ -43,8 +43,8 @@ func clusterHeartbeat() time.Duration {
 // meanwhile (digest.go): none may find a difference. QLESSD_CLUSTER_SEED
 // replays a run.
 func TestClusterPausesKeepStoresEqual(t *testing.T) {
-	t.Setenv("QLESSD_TEST_DIGEST_EVERY_MS", "500")
-	c := startCluster(t, 3, "--appendfsync", "always")
+	t.Parallel()
+	c := startClusterEnv(t, []string{"QLESSD_TEST_DIGEST_EVERY_MS=500"}, 3, "--appendfsync", "always")
 	c.leader(waitTimeout)
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("QLESSD_CLUSTER_SEED"), 10, 64); err == nil {

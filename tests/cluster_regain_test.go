@@ -20,9 +20,9 @@ import (
 // on the barrier of its first term: it logs so, serves once a barrier of
 // the new term is applied, and holds the write and the others' store.
 func TestClusterLeadWonBackServesAfterANewBarrier(t *testing.T) {
+	t.Parallel()
 	gates := t.TempDir()
-	t.Setenv("QLESSD_TEST_LEAD_GATE", gates)
-	c := startCluster(t, 3)
+	c := startClusterEnv(t, []string{"QLESSD_TEST_LEAD_GATE=" + gates}, 3)
 	a := c.leader(20 * time.Second)
 	gate := func(n *clusterNode) string { return filepath.Join(gates, n.id) }
 	signal := func(n *clusterNode, s syscall.Signal) { n.proc.cmd.Process.Signal(s) }

@@ -18,8 +18,8 @@ const stopBound = waitTimeout
 // down never did): SIGTERM must still end every node, the one caught
 // taking the lead included, instead of waiting on the barrier for ever.
 func TestClusterStopsWhileTakingLeadership(t *testing.T) {
-	t.Setenv("QLESSD_TEST_HOLD_BARRIER", "1")
-	c := startCluster(t, 3)
+	t.Parallel()
+	c := startClusterEnv(t, []string{"QLESSD_TEST_HOLD_BARRIER=1"}, 3)
 	var l *clusterNode
 	deadline := time.Now().Add(60 * time.Second)
 	for l == nil && time.Now().Before(deadline) {

@@ -150,15 +150,24 @@ const startTimeout = 60 * time.Second
 
 func startProc(t testing.TB, dir string, name string, args ...string) *Proc {
 	t.Helper()
-	p, err := tryStartProc(dir, name, args...)
+	return startProcEnv(t, dir, nil, name, args...)
+}
+
+// startProcEnv is startProc with env (KEY=value, test hooks) added to the
+// process's environment: t.Setenv would do it too, but would keep the
+// test from running beside others.
+func startProcEnv(t testing.TB, dir string, env []string, name string, args ...string) *Proc {
+	t.Helper()
+	p, err := tryStartProc(dir, env, name, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-// tryStartProc starts name and waits until it listens on its --port.
-func tryStartProc(dir string, name string, args ...string) (*Proc, error) {
+// tryStartProc starts name with env added to its environment and waits
+// until it listens on its --port.
+func tryStartProc(dir string, env []string, name string, args ...string) (*Proc, error) {
 	p := &Proc{Dir: dir, out: &bytes.Buffer{}, done: make(chan struct{})}
 	port, tlsPort := 0, 0
 	for i, a := range args {
@@ -174,6 +183,9 @@ func tryStartProc(dir string, name string, args ...string) (*Proc, error) {
 	}
 	p.Addr = fmt.Sprintf("127.0.0.1:%d", port)
 	p.cmd = exec.Command(name, args...)
+	if len(env) > 0 {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout = lockedWriter{p}
 	p.cmd.Stderr = lockedWriter{p}
 	if err := p.cmd.Start(); err != nil {
@@ -214,7 +226,7 @@ func (e *startError) Error() string { return fmt.Sprintf("%s exited at start:\n%
 func startOnFreePort(t testing.TB, dir, name string, args func(port int) []string) *Proc {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		p, err := tryStartProc(dir, name, args(freePort(t))...)
+		p, err := tryStartProc(dir, nil, name, args(freePort(t))...)
 		var se *startError
 		if err == nil {
 			return p
