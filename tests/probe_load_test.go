@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -68,6 +69,8 @@ type probeLoad struct {
 	problems []string
 	wg       sync.WaitGroup
 	stop     chan struct{}
+	// What the clients were told so far, for a probe waiting on it.
+	acks, refusals atomic.Int64
 }
 
 func startProbeLoad(addr string, models []*probeModel, refusal string, rng *rand.Rand) *probeLoad {
@@ -116,6 +119,7 @@ func (l *probeLoad) settle(m *probeModel, op *probeOp, r any) bool {
 		m.pending = nil
 		if l.refusal != "" && string(e) == l.refusal {
 			m.refused++
+			l.refusals.Add(1)
 			// Refusals come back at once: pace them.
 			time.Sleep(5 * time.Millisecond)
 			return true
@@ -130,6 +134,7 @@ func (l *probeLoad) settle(m *probeModel, op *probeOp, r any) bool {
 	}
 	op.apply(m)
 	m.acked++
+	l.acks.Add(1)
 	m.pending = nil
 	return true
 }
