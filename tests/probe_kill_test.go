@@ -24,9 +24,13 @@ func TestProbeKillLoop(t *testing.T) {
 		q := StartQlessd(t, dir, args...)
 		verifyProbeModels(t, q.Addr, models, dir, round)
 		load := startProbeLoad(q.Addr, models, "", rng)
+		probeRewrite(q.Addr, rng)
 		time.Sleep(probeMoment(rng)) // the fault's moment, not a wait for a condition
 		q.Kill()
 		load.wait(t)
+		if (round+1)%20 == 0 {
+			t.Logf("round %d: %s", round+1, probeTotals(models))
+		}
 	}
 	q := StartQlessd(t, dir, args...)
 	verifyProbeModels(t, q.Addr, models, dir, rounds)

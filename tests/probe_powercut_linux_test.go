@@ -63,6 +63,7 @@ func freshLoopFS(t *testing.T) *loopFS {
 func powerCutUnderLoad(t *testing.T, fs *loopFS, q *Proc, models []*probeModel, rng *rand.Rand, round int) *loopFS {
 	t.Helper()
 	load := startProbeLoad(q.Addr, models, "", rng)
+	probeRewrite(q.Addr, rng)
 	time.Sleep(probeMoment(rng)) // the fault's moment, not a wait for a condition
 	q.Kill()
 	load.wait(t)
