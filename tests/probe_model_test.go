@@ -62,12 +62,16 @@ func (m *probeModel) jid(i int) string    { return fmt.Sprintf("c%d-%d", m.c, i)
 func (m *probeModel) now() string         { return strconv.Itoa(1700000000 + m.seq) }
 
 // next picks the next command at random; values are the command's
-// sequence number, a few of them padded to a few kilobytes so that frames
-// of many sizes reach the file.
+// sequence number, some of them padded to a few kilobytes so that frames
+// of many sizes reach the file, and a few past 32 KB, which the server
+// reads into a buffer of their own (docs/limits.md).
 func (m *probeModel) next(rng *rand.Rand) *probeOp {
 	m.seq++
 	v := strconv.Itoa(m.seq)
-	if rng.Intn(8) == 0 {
+	switch rng.Intn(64) {
+	case 0:
+		v += ":" + strings.Repeat("x", 32<<10+rng.Intn(64<<10))
+	case 1, 2, 3, 4, 5, 6, 7:
 		v += ":" + strings.Repeat("x", rng.Intn(4000))
 	}
 	switch rng.Intn(6) {
