@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,6 +138,13 @@ func (l *probeLoad) settle(m *probeModel, op *probeOp, r any) bool {
 	l.acks.Add(1)
 	m.pending = nil
 	return true
+}
+
+// problemList is the problems met so far; safe to call while clients run.
+func (l *probeLoad) problemList() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.problems)
 }
 
 // wait ends the round's clients (the server is dead, or stop closes)

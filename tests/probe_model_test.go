@@ -30,6 +30,7 @@ type probeModel struct {
 	jobs    []string // state of job c<c>-<i>
 	job     int      // index of the job in progress, or -1
 	pending *probeOp
+	small   bool // no values past 32 KB
 
 	acked, refused, pendingKept, pendingGone int
 }
@@ -61,20 +62,12 @@ func (m *probeModel) key(s string) string { return fmt.Sprintf("p%d:%s", m.c, s)
 func (m *probeModel) jid(i int) string    { return fmt.Sprintf("c%d-%d", m.c, i) }
 func (m *probeModel) now() string         { return strconv.Itoa(1700000000 + m.seq) }
 
-// next picks the next command at random; values are the command's
-// sequence number, some of them padded to a few kilobytes so that frames
-// of many sizes reach the file, and a few past 32 KB, which the server
-// reads into a buffer of their own (docs/limits.md).
+// next picks the next command at random.
 func (m *probeModel) next(rng *rand.Rand) *probeOp {
 	m.seq++
-	v := strconv.Itoa(m.seq)
-	switch rng.Intn(64) {
-	case 0:
-		v += ":" + strings.Repeat("x", 32<<10+rng.Intn(64<<10))
-	case 1, 2, 3, 4, 5, 6, 7:
-		v += ":" + strings.Repeat("x", rng.Intn(4000))
-	}
-	switch rng.Intn(6) {
+	kind := rng.Intn(6)
+	v := m.value(rng, kind == 0 || kind == 4)
+	switch kind {
 	case 0:
 		k := m.key("s:" + strconv.Itoa(rng.Intn(64)))
 		return &probeOp{args: []string{"SET", k, v}, apply: func(m *probeModel) { m.strs[k] = v }, check: probeWant("OK")}
@@ -102,6 +95,22 @@ func (m *probeModel) next(rng *rand.Rand) *probeOp {
 		return &probeOp{args: []string{"HSET", m.key("h"), field, v}, apply: func(m *probeModel) { m.hash[field] = v }}
 	}
 	return m.nextJobStep()
+}
+
+// value is the command's sequence number, some padded to a few kilobytes
+// so that frames of many sizes reach the file, and, where overwrite says
+// the key or field is overwritten (so the live data stays bounded), a few
+// past 32 KB, which the server reads into a buffer of their own
+// (docs/limits.md), unless the model is kept small.
+func (m *probeModel) value(rng *rand.Rand, overwrite bool) string {
+	v := strconv.Itoa(m.seq)
+	switch n := rng.Intn(64); {
+	case n == 0 && overwrite && !m.small:
+		v += ":" + strings.Repeat("x", 32<<10+rng.Intn(64<<10))
+	case n < 8:
+		v += ":" + strings.Repeat("x", rng.Intn(4000))
+	}
+	return v
 }
 
 // nextJobStep moves the client's job on: put, pop, complete.
