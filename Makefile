@@ -132,10 +132,12 @@ soak:
 # acknowledged writes and fails on one lost. The last two need root (loop
 # devices, mount) and skip without it. A few minutes as set; longer with
 # QLESSD_PROBE_KILL_ROUNDS, _POWERCUT_ROUNDS, _FULLDISK_ROUNDS, _CLIENTS,
-# and QLESSD_PROBE_SEED to replay a run (docs/storage.md, Durability).
+# and QLESSD_PROBE_SEED to replay a run, PROBE_TIMEOUT for long runs
+# (docs/storage.md, Durability probes).
+PROBE_TIMEOUT ?= 60m
 probe: $(E2E_DIR)/qlessd
 	cd tests && QLESSD_BIN=$(CURDIR)/$(E2E_DIR)/qlessd QLESSD_ARGS="$(QLESSD_ARGS)" \
-		$(GO) test -tags probes -count=1 -timeout 60m -run '^TestProbe' -v $(TESTFLAGS) .
+		$(GO) test -tags probes -count=1 -timeout $(PROBE_TIMEOUT) -run '^TestProbe' -v $(TESTFLAGS) .
 
 # staticcheck, when missing, from the Go module proxy.
 $(STATICCHECK):
