@@ -33,7 +33,7 @@ func TestProbeFullDisk(t *testing.T) {
 	for _, m := range models {
 		m.small = true // the writer of 256 KB values has the big arguments here
 	}
-	fs := freshLoopFS(t)
+	fs := freshLoopFS(t, 64)
 	data, filler := filepath.Join(fs.mnt, "data"), filepath.Join(fs.mnt, "filler")
 	args := []string{"--appendfsync", "always", "--auto-aof-rewrite-percentage", "0"}
 	big := &probeBig{}

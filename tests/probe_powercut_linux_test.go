@@ -26,7 +26,8 @@ func TestProbePowerCut(t *testing.T) {
 	t.Run("always", func(t *testing.T) {
 		rounds := probeEnv(t, "QLESSD_PROBE_POWERCUT_ROUNDS", 30)
 		models := newProbeModels(t)
-		fs := freshLoopFS(t)
+		// Room for the data carried over a long run and a rewrite's copy of it.
+		fs := freshLoopFS(t, 256)
 		args := []string{"--appendfsync", "always", "--auto-aof-rewrite-min-size", "1mb"}
 		for round := 0; round < rounds; round++ {
 			q := StartQlessd(t, filepath.Join(fs.mnt, "data"), args...)
@@ -52,9 +53,10 @@ func TestProbePowerCut(t *testing.T) {
 	})
 }
 
-func freshLoopFS(t *testing.T) *loopFS {
+// freshLoopFS is an empty ext4 filesystem of sizeMB, mounted.
+func freshLoopFS(t *testing.T, sizeMB int) *loopFS {
 	image := filepath.Join(t.TempDir(), "img0")
-	newLoopImage(t, image, 64)
+	newLoopImage(t, image, sizeMB)
 	return mountLoop(t, image)
 }
 
@@ -79,7 +81,7 @@ func powerCutUnderLoad(t *testing.T, fs *loopFS, q *Proc, models []*probeModel, 
 // counters of their own; it returns how many INCRs were acknowledged and
 // how many the counters hold after the cut.
 func powerCutCounters(t *testing.T, rng *rand.Rand, round int) (acked, found int) {
-	fs := freshLoopFS(t)
+	fs := freshLoopFS(t, 64)
 	q := StartQlessd(t, filepath.Join(fs.mnt, "data"), "--appendfsync", "no")
 	models := newProbeModels(t)
 	fs = powerCutUnderLoad(t, fs, q, models, rng, round)
