@@ -24,7 +24,8 @@ const probeMisconf = "MISCONF Errors writing to the AOF file: No space left on d
 // killed while the disk is full; otherwise the filler goes, writes must be
 // acknowledged again, and then it is killed. The next round's start finds
 // exactly what was acknowledged, deletes the big values and rewrites the
-// file, which gives the room back.
+// file (BGREWRITEAOF, waited for; automatic rewrites are off, so that none
+// runs while the filler is sized).
 func TestProbeFullDisk(t *testing.T) {
 	requireLoopFS(t)
 	rounds := probeEnv(t, "QLESSD_PROBE_FULLDISK_ROUNDS", 6)
