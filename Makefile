@@ -3,7 +3,7 @@ BIN := bin/qlessd
 # staticcheck as .ci/run installs it (go install puts it in GOPATH/bin).
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: build run test soak fuzz bench vet fmt release \
+.PHONY: build run test soak probe fuzz bench vet fmt release \
 	test-static test-vet test-staticcheck test-unit test-e2e test-e2e-goroutines test-e2e-two-loops test-fuzz
 
 # -v names each package as it compiles: the first build compiles them all
@@ -141,6 +141,18 @@ soak:
 	QLESSD_CLUSTER_ROUNDS=30 $(GOTEST) -timeout 60m ./tests -run '^TestClusterFailover$$' -v
 	QLESSD_CLUSTER_PAUSES=200 $(GOTEST) -timeout 120m ./tests -run '^TestClusterPausesKeepStoresEqual$$' -v
 	$(MAKE) fuzz FUZZTIME=$(SOAK_FUZZTIME)
+
+# The durability probes (tests/probe_*_test.go, build tag probes): SIGKILL
+# under load, power cuts on an ext4 loop image, a full disk; each counts
+# acknowledged writes and fails on one lost. The last two need root (loop
+# devices, mount) and skip without it. A few minutes as set; longer with
+# QLESSD_PROBE_KILL_ROUNDS, _POWERCUT_ROUNDS, _FULLDISK_ROUNDS, _CLIENTS,
+# and QLESSD_PROBE_SEED to replay a run, PROBE_TIMEOUT for long runs
+# (docs/storage.md, Durability probes).
+PROBE_TIMEOUT ?= 60m
+probe: $(E2E_DIR)/qlessd
+	cd tests && QLESSD_BIN=$(CURDIR)/$(E2E_DIR)/qlessd QLESSD_ARGS="$(QLESSD_ARGS)" \
+		$(GO) test -tags probes -count=1 -timeout $(PROBE_TIMEOUT) -run '^TestProbe' -v $(TESTFLAGS) .
 
 # staticcheck, when missing, from the Go module proxy.
 $(STATICCHECK):
