@@ -410,6 +410,9 @@ func (db *DB) Save() error {
 	db.rw.running.Add(-1)
 	if err == nil {
 		db.rewrote()
+		if db.syncer != nil {
+			db.syncer.dropReplaced()
+		}
 	}
 	if err == nil || errors.Is(err, errRewriteRunning) {
 		db.markSaved()

@@ -194,6 +194,25 @@ func (s *syncer) reopen() error {
 	return nil
 }
 
+// dropReplaced closes the descriptor when a rewrite or a snapshot has
+// renamed another file over the one it is on; the next round reopens the
+// path. The new file was synced before the rename and holds every record
+// of the old one, so no round needs the old descriptor; kept, it holds the
+// replaced file's blocks on disk, and on a full disk, where writes are
+// refused and no round runs, it would hold them until a restart.
+func (s *syncer) dropReplaced() {
+	s.fileMu.Lock()
+	defer s.fileMu.Unlock()
+	if s.f == nil {
+		return
+	}
+	if now, err := os.Stat(s.path); err == nil && os.SameFile(now, s.fi) {
+		return
+	}
+	s.f.Close()
+	s.f = nil
+}
+
 // release closes the descriptor.
 func (s *syncer) release() {
 	s.fileMu.Lock()

@@ -118,6 +118,9 @@ func (db *DB) RestoreSnapshot(r io.Reader) error {
 	if err := syncDir(filepath.Dir(db.path)); err != nil {
 		db.log.Error("fsync of the data directory after installing a snapshot failed", "err", err)
 	}
+	if db.syncer != nil {
+		db.syncer.dropReplaced()
+	}
 	return nil
 }
 
