@@ -136,12 +136,18 @@ func moveLogs(from raft.LogStore, dir string) error {
 	return deleteAll(from)
 }
 
-func copyLogs(from raft.LogStore, to *logStore) error {
-	first, err := from.FirstIndex()
-	if err != nil {
-		return err
+// heldRange is the first and last index from holds; last is 0 when it
+// holds none.
+func heldRange(from raft.LogStore) (first, last uint64, err error) {
+	if first, err = from.FirstIndex(); err != nil {
+		return 0, 0, err
 	}
-	last, err := from.LastIndex()
+	last, err = from.LastIndex()
+	return first, last, err
+}
+
+func copyLogs(from raft.LogStore, to *logStore) error {
+	first, last, err := heldRange(from)
 	if err != nil || last == 0 {
 		return err
 	}
@@ -160,11 +166,7 @@ func copyLogs(from raft.LogStore, to *logStore) error {
 }
 
 func deleteAll(from raft.LogStore) error {
-	first, err := from.FirstIndex()
-	if err != nil {
-		return err
-	}
-	last, err := from.LastIndex()
+	first, last, err := heldRange(from)
 	if err != nil || last == 0 {
 		return err
 	}

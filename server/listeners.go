@@ -73,21 +73,14 @@ func (l *listeners) gate() *gatedListener {
 func (l *listeners) closeAll() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, ln := range []*gatedListener{l.plain, l.tls} {
-		if ln != nil {
-			ln.Listener.Close()
-		}
-	}
+	l.pause()
 }
 
 // swapTLS makes next (nil: none) the TLS listener and retires the one it
 // replaces, whose accepting goroutine then returns at once. The caller
 // holds mu.
 func (l *listeners) swapTLS(next *gatedListener) {
-	if old := l.tls; old != nil {
-		close(old.retired)
-		old.Listener.Close()
-	}
+	l.tls.retire()
 	l.tls = next
 }
 
@@ -105,11 +98,17 @@ func (l *listeners) pause() {
 // swapPlain makes next the plain listener, already accepting, and retires
 // the one it replaces. The caller holds mu.
 func (l *listeners) swapPlain(next *gatedListener) {
-	if old := l.plain; old != nil {
-		close(old.retired)
-		old.Listener.Close()
-	}
+	l.plain.retire()
 	l.plain = next
+}
+
+// retire closes the socket and lets its accepting goroutine return; nil
+// (no listener) is a no-op.
+func (ln *gatedListener) retire() {
+	if ln != nil {
+		close(ln.retired)
+		ln.Listener.Close()
+	}
 }
 
 // gatedListener stops the kernel accepting on Close but holds the accepting
