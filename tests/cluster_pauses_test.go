@@ -45,7 +45,7 @@ func clusterHeartbeat() time.Duration {
 func TestClusterPausesKeepStoresEqual(t *testing.T) {
 	t.Parallel()
 	c := startClusterEnv(t, []string{"QLESSD_TEST_DIGEST_EVERY_MS=500"}, 3, "--appendfsync", "always")
-	c.leader(waitTimeout)
+	keepCompletedJobs(t, c)
 	seed := uint64(time.Now().UnixNano())
 	if s, err := strconv.ParseUint(os.Getenv("QLESSD_CLUSTER_SEED"), 10, 64); err == nil {
 		seed = s
