@@ -243,16 +243,24 @@ func startOnFreePort(t testing.TB, dir, name string, args func(port int) []strin
 // taken, unless extra gives --http-addr (StartQlessdHTTP).
 func StartQlessd(t testing.TB, dir string, extra ...string) *Proc {
 	t.Helper()
+	return startQlessd(t, dir, func() []string { return extra })
+}
+
+// startQlessd is StartQlessd with the extra arguments made anew for each
+// try at a free port.
+func startQlessd(t testing.TB, dir string, extra func() []string) *Proc {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	bin := binary(t)
 	p := startOnFreePort(t, dir, bin, func(port int) []string {
+		more := extra()
 		args := append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--loglevel", "warning"}, modeArgs()...)
-		if !slices.Contains(extra, "--http-addr") {
+		if !slices.Contains(more, "--http-addr") {
 			args = append(args, "--http-addr", "")
 		}
-		return append(args, extra...)
+		return append(args, more...)
 	})
 	t.Cleanup(func() { p.Stop() })
 	return p
@@ -262,8 +270,13 @@ func StartQlessd(t testing.TB, dir string, extra ...string) *Proc {
 // host (say 127.0.0.1), whose base URL it returns.
 func StartQlessdHTTP(t testing.TB, dir, host string, extra ...string) (*Proc, string) {
 	t.Helper()
-	addr := net.JoinHostPort(host, strconv.Itoa(freePort(t)))
-	p := StartQlessd(t, dir, append([]string{"--http-addr", addr}, extra...)...)
+	var addr string
+	p := startQlessd(t, dir, func() []string {
+		// A new HTTP port on each try: the port taken may be this one,
+		// and trying it again would fail alike.
+		addr = net.JoinHostPort(host, strconv.Itoa(freePort(t)))
+		return append([]string{"--http-addr", addr}, extra...)
+	})
 	return p, "http://" + addr
 }
 
