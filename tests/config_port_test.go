@@ -100,10 +100,7 @@ func TestConfigSetPortDifferential(t *testing.T) {
 
 	for _, s := range servers {
 		old := s.addr
-		next := strconv.Itoa(freePort(t))
-		if got := s.c.Do(t, "CONFIG", "SET", "port", next); got != "+OK\r\n" {
-			t.Fatalf("%s: CONFIG SET port %s: %q", s.name, next, got)
-		}
+		next := moveToFreePort(t, s.c, s.name)
 		s.addr = net.JoinHostPort("127.0.0.1", next)
 		stopsAccepting(t, s.name, old)
 	}
@@ -135,10 +132,7 @@ func TestConfigSetPortRewrite(t *testing.T) {
 	file := writeFile(t, "timeout 0\n")
 	q := startWithFile(t, file, "", "--http-addr", "")
 	c := DialRaw(t, q.Addr)
-	next := strconv.Itoa(freePort(t))
-	if got := c.Do(t, "CONFIG", "SET", "port", next); got != "+OK\r\n" {
-		t.Fatalf("CONFIG SET port: %q", got)
-	}
+	next := moveToFreePort(t, c, "qlessd")
 	if got := c.Do(t, "CONFIG", "SET", "port", "0"); !strings.HasPrefix(got, "-ERR CONFIG SET failed (possibly related to argument 'port') - ") {
 		t.Errorf("CONFIG SET port 0 at run time: %q", got)
 	}
@@ -178,9 +172,7 @@ func TestConfigSetPortCluster(t *testing.T) {
 	told := startCluster(t, 1, "--cluster-advertise-client", "qlessd.example:6379")
 	n = told.leader(waitTimeout)
 	c := DialRaw(t, n.addr())
-	if got := c.Do(t, "CONFIG", "SET", "port", next); got != "+OK\r\n" {
-		t.Fatalf("CONFIG SET port with cluster-advertise-client: %q", got)
-	}
+	next = moveToFreePort(t, c, "cluster node with cluster-advertise-client")
 	if got := DialRaw(t, "127.0.0.1:"+next).Do(t, "SET", "k", "v"); got != "+OK\r\n" {
 		t.Errorf("SET on the moved node: %q", got)
 	}
@@ -222,5 +214,23 @@ func TestTLSConfigSetBind(t *testing.T) {
 			}
 		}
 		early.Close()
+	}
+}
+
+// moveToFreePort moves c's server to a port freePort finds, and to
+// another if something took that one before the server could bind it
+// (the refusal Redis gives a taken port); it returns the port.
+func moveToFreePort(t *testing.T, c *Raw, name string) string {
+	t.Helper()
+	const taken = "-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs.\r\n"
+	for attempt := 1; ; attempt++ {
+		next := strconv.Itoa(freePort(t))
+		got := c.Do(t, "CONFIG", "SET", "port", next)
+		if got == "+OK\r\n" {
+			return next
+		}
+		if got != taken || attempt == 5 {
+			t.Fatalf("%s: CONFIG SET port %s: %q", name, next, got)
+		}
 	}
 }
