@@ -143,16 +143,11 @@ func (s *Server) listenersMovable(name string) error {
 
 // openListener binds host:port for a listener not yet served.
 func (s *Server) openListener(host string, port int) (*gatedListener, error) {
-	inner, err := s.bindTCP(host, port)
+	inner, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return nil, err
 	}
 	return &gatedListener{Listener: inner, drained: s.life.drained, retired: make(chan struct{})}, nil
-}
-
-func (s *Server) bindTCP(host string, port int) (net.Listener, error) {
-	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	return net.Listen("tcp", addr)
 }
 
 // acceptPlain accepts the plain listener's clients on a goroutine. Without

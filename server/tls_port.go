@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"net"
 	"strconv"
 
 	"github.com/qlessd/qlessd/tlsconf"
@@ -41,12 +40,11 @@ func (s *Server) setTLSPort(value string) error {
 		if err := s.ensureTLS(); err != nil {
 			return err
 		}
-		inner, err := net.Listen("tcp", net.JoinHostPort(s.cfg.Bind, value))
-		if err != nil {
-			s.cfg.Logger.Warn("Could not create server TCP listening socket: "+err.Error(), "tls-port", port)
-			return errors.New("Unable to listen on this port. Check server logs.") //lint:ignore ST1005 Redis's text
+		var err error
+		if next, err = s.openListener(s.cfg.Bind, port); err != nil {
+			s.logBindFailure(err)
+			return errListenPort
 		}
-		next = &gatedListener{Listener: inner, drained: s.life.drained, retired: make(chan struct{})}
 		s.serveTLS(next, false)
 	}
 	s.lns.swapTLS(next)
