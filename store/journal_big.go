@@ -37,11 +37,7 @@ func (j *journal) addSetItem(k string, m Meta) string {
 		j.open = make([]byte, openHead, openHead+64+len(k)+n)
 		j.headRoom = true
 	}
-	j.open = resp.AppendBulk(append(j.open, "*3\r\n$3\r\nset\r\n"...), k)
-	j.open = append(j.open, '$')
-	j.open = strconv.AppendInt(j.open, int64(n), 10)
-	j.open = append(j.open, '\r', '\n')
-	j.open = slices.Grow(j.open, n+2)
+	j.open = slices.Grow(appendSetHead(j.open, k, n), n+2)
 	start := len(j.open)
 	j.open = append(j.open, byte(m.Type))
 	j.open = binary.BigEndian.AppendUint64(j.open, uint64(m.ExpireAt))
@@ -50,6 +46,13 @@ func (j *journal) addSetItem(k string, m Meta) string {
 	j.open = append(j.open, '\r', '\n')
 	j.records++
 	return item
+}
+
+// appendSetHead appends a set record of key k up to its value of n
+// bytes: the value and its CRLF follow.
+func appendSetHead(b []byte, k string, n int) []byte {
+	b = resp.AppendBulk(append(b, "*3\r\n$3\r\nset\r\n"...), k)
+	return append(strconv.AppendInt(append(b, '$'), int64(n), 10), '\r', '\n')
 }
 
 // openRecords is the records of the running transaction.
@@ -84,8 +87,7 @@ func (j *journal) takeOpen() bool {
 // fit in the room.
 func (j *journal) adoptSetItem(k string, m Meta, r *Room) (string, bool) {
 	n := metaHeader + len(m.Payload)
-	head := resp.AppendBulk(append(make([]byte, 0, 64+len(k)), "*3\r\n$3\r\nset\r\n"...), k)
-	head = append(strconv.AppendInt(append(head, '$'), int64(n), 10), '\r', '\n')
+	head := appendSetHead(make([]byte, 0, 64+len(k)), k, n)
 	prior := j.openRecords()
 	start := r.Off - metaHeader - len(head) - len(prior) - openHead
 	end := r.Off + r.Len
